@@ -1,0 +1,82 @@
+// CPU portability header: lets the CUDA C sources of kernels_cuda/ compile with g++ -fopenmp.
+//
+// The model is "one thread per block": threadIdx is {0,0,0} and blockDim {1,1,1} at compile
+// time, so `for (i = threadIdx.x; i < n; i += blockDim.x)` becomes a plain unit-stride loop
+// the compiler vectorizes, __syncthreads() is a legal no-op, and __shared__ arrays are
+// per-thread statics. The grid's blocks run in an OpenMP loop (contiguous chunks per thread).
+// Every kernel must therefore be correct for any block size, including 1.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+#include <omp.h>
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline __attribute__((always_inline))
+#define __shared__ static thread_local
+#define __launch_bounds__(...)
+#define __syncthreads() ((void)0)
+
+struct uint3 { unsigned x, y, z; };
+struct dim3 {
+    unsigned x, y, z;
+    constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+
+constexpr uint3 threadIdx = {0, 0, 0};
+constexpr dim3 blockDim = dim3(1, 1, 1);
+constexpr int warpSize = 1;
+inline thread_local uint3 blockIdx = {0, 0, 0};
+inline thread_local dim3 gridDim;
+
+using std::max;
+using std::min;
+
+inline unsigned __umulhi(unsigned a, unsigned b) {
+    return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32);
+}
+inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+    return static_cast<unsigned long long>((static_cast<unsigned __int128>(a) * b) >> 64);
+}
+template <typename T> inline T __ldg(const T* p) { return *p; }
+
+namespace npu_emu_cpu {
+
+template <typename... A, std::size_t... I>
+inline void call(void (*kernel)(A...), void** args, std::index_sequence<I...>) {
+    kernel(*static_cast<std::remove_cv_t<std::remove_reference_t<A>>*>(args[I])...);
+}
+
+// Run a grid: blocks in an OpenMP loop, static schedule so each thread owns a contiguous
+// range of blocks (and so a contiguous range of the output).
+template <typename... A>
+inline void run(void (*kernel)(A...), const unsigned* grid, void** args) {
+    const long long gx = grid[0], gy = grid[1], gz = grid[2];
+    const long long total = gx * gy * gz;
+#pragma omp parallel for schedule(static)
+    for (long long b = 0; b < total; ++b) {
+        gridDim = dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(gz));
+        blockIdx = uint3{static_cast<unsigned>(b % gx), static_cast<unsigned>((b / gx) % gy),
+                         static_cast<unsigned>(b / (gx * gy))};
+        call(kernel, args, std::index_sequence_for<A...>{});
+    }
+}
+
+}  // namespace npu_emu_cpu
+
+// Each kernel names itself once after its definition; on the CPU this emits the C entry point
+// the runtime calls (grid as 3 unsigned, arguments as an array of pointers to their values,
+// the convention of cuLaunchKernel). On the GPU it expands to nothing.
+#define NPU_EMU_EXPORT(name)                                                              \
+    extern "C" void npu_emu_launch_##name(const unsigned* grid, void** args) {            \
+        npu_emu_cpu::run(name, grid, args);                                               \
+    }
+
+extern "C" int npu_emu_max_threads() { return omp_get_max_threads(); }

@@ -1,0 +1,118 @@
+// Strided gather/scatter: dst[dst_view] = src[src_view] for any rank (after coalescing, at
+// most 8 dims), elements of 1, 2, 4 or 8 bytes (wider elements are split by the host), zero
+// source strides for broadcasting. Operand 0 of the parameters is dst, operand 1 is src.
+//
+// strided_copy_*: each thread copies `run` consecutive elements of the iteration space,
+//   dividing once to find its start, then walking rows with an odometer; the innermost
+//   contiguous and broadcast cases are plain loops the compiler vectorizes.
+// tiled_copy_*: when the source's fastest axis is not the destination's (a transpose), a
+//   32x33 tile is read along the source's fast axis and written along the destination's.
+#include "npu_emu_common.cuh"
+#include "npu_emu_index.cuh"
+
+namespace {
+
+using npu_emu::IterParams;
+using npu_emu::Odometer;
+
+template <typename T, typename I>
+__device__ __forceinline__ void copy_row(T* __restrict__ d, const T* __restrict__ s, I n, I ds, I ss) {
+    if (ds == 1 && ss == 1) {
+        for (I j = 0; j < n; ++j) d[j] = s[j];
+    } else if (ds == 1 && ss == 0) {
+        const T v = *s;
+        for (I j = 0; j < n; ++j) d[j] = v;
+    } else if (ds == 1) {
+        for (I j = 0; j < n; ++j) d[j] = s[j * ss];
+    } else {
+        for (I j = 0; j < n; ++j) d[j * ds] = s[j * ss];
+    }
+}
+
+template <typename T, typename I>
+__device__ __forceinline__ void strided_copy_body(const IterParams<2>& p, const T* __restrict__ src,
+                                                  T* __restrict__ dst) {
+    const I numel = static_cast<I>(p.numel);
+    const I run = static_cast<I>(p.run);
+    const uint64_t thread = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (thread * static_cast<uint64_t>(run) >= static_cast<uint64_t>(numel)) return;
+    const I begin = static_cast<I>(thread) * run;
+    I count = min(run, static_cast<I>(numel - begin));
+
+    Odometer<I, 2> od;
+    I i0 = od.seek(p, begin);
+    const I n0 = static_cast<I>(p.size[0]);
+    const I ds = static_cast<I>(p.stride[0][0]);
+    const I ss = static_cast<I>(p.stride[1][0]);
+    for (;;) {
+        const I n = min(static_cast<I>(n0 - i0), count);
+        copy_row<T, I>(dst + od.off[0] + i0 * ds, src + od.off[1] + i0 * ss, n, ds, ss);
+        count -= n;
+        if (count == 0) return;
+        i0 = 0;
+        od.next_row(p);
+    }
+}
+
+constexpr int TILE = 32;
+
+// Dims: 0 = the destination's fast axis, 1 = the source's fast axis, 2.. = batch.
+template <typename T, typename I>
+__device__ __forceinline__ void tiled_copy_body(const IterParams<2>& p, const T* __restrict__ src,
+                                                T* __restrict__ dst) {
+    __shared__ T tile[TILE][TILE + 1];
+    const I n0 = static_cast<I>(p.size[0]), n1 = static_cast<I>(p.size[1]);
+    const I tiles0 = (n0 + TILE - 1) / TILE, tiles1 = (n1 + TILE - 1) / TILE;
+    I b = static_cast<I>(blockIdx.x);
+    const I t0 = b % tiles0;
+    b /= tiles0;
+    const I t1 = b % tiles1;
+    b /= tiles1;
+    I doff = 0, soff = 0;
+    for (int d = 2; d < p.ndim; ++d) {   // batch position: a few divisions per 1024 elements
+        const I size = static_cast<I>(p.size[d]);
+        const I i = b % size;
+        b /= size;
+        doff += i * static_cast<I>(p.stride[0][d]);
+        soff += i * static_cast<I>(p.stride[1][d]);
+    }
+    const I ds0 = static_cast<I>(p.stride[0][0]), ds1 = static_cast<I>(p.stride[0][1]);
+    const I ss0 = static_cast<I>(p.stride[1][0]), ss1 = static_cast<I>(p.stride[1][1]);
+    const I base0 = t0 * TILE, base1 = t1 * TILE;
+    const I m0 = min(static_cast<I>(TILE), n0 - base0), m1 = min(static_cast<I>(TILE), n1 - base1);
+
+    // Read along the source's fast axis (dim 1).
+    for (I j = threadIdx.y; j < m0; j += blockDim.y) {
+        const T* s = src + soff + (base0 + j) * ss0 + base1 * ss1;
+        for (I i = threadIdx.x; i < m1; i += blockDim.x) tile[j][i] = s[i * ss1];
+    }
+    __syncthreads();
+    // Write along the destination's fast axis (dim 0).
+    for (I j = threadIdx.y; j < m1; j += blockDim.y) {
+        T* d = dst + doff + base0 * ds0 + (base1 + j) * ds1;
+        for (I i = threadIdx.x; i < m0; i += blockDim.x) d[i * ds0] = tile[i][j];
+    }
+}
+
+}  // namespace
+
+#define NPU_EMU_COPY_KERNELS(T, TN, I, IN)                                                     \
+    extern "C" __global__ void strided_copy_##TN##_##IN(const IterParams<2> p, const T* src,   \
+                                                        T* dst) {                              \
+        strided_copy_body<T, I>(p, src, dst);                                                  \
+    }                                                                                          \
+    NPU_EMU_EXPORT(strided_copy_##TN##_##IN)                                                   \
+    extern "C" __global__ void tiled_copy_##TN##_##IN(const IterParams<2> p, const T* src,     \
+                                                      T* dst) {                                \
+        tiled_copy_body<T, I>(p, src, dst);                                                    \
+    }                                                                                          \
+    NPU_EMU_EXPORT(tiled_copy_##TN##_##IN)
+
+NPU_EMU_COPY_KERNELS(uint8_t, b1, uint32_t, i32)
+NPU_EMU_COPY_KERNELS(uint16_t, b2, uint32_t, i32)
+NPU_EMU_COPY_KERNELS(uint32_t, b4, uint32_t, i32)
+NPU_EMU_COPY_KERNELS(uint64_t, b8, uint32_t, i32)
+NPU_EMU_COPY_KERNELS(uint8_t, b1, uint64_t, i64)
+NPU_EMU_COPY_KERNELS(uint16_t, b2, uint64_t, i64)
+NPU_EMU_COPY_KERNELS(uint32_t, b4, uint64_t, i64)
+NPU_EMU_COPY_KERNELS(uint64_t, b8, uint64_t, i64)

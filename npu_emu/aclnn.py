@@ -1,0 +1,222 @@
+"""The C-style aclnn facade (SPEC §1, §6, §8): CANN's names, output parameters returned as
+values with the status code last, and no exceptions for user errors: a failing call returns
+its code (or None where C returns a null pointer) and keeps the message for
+`aclGetRecentErrMsg()`.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+from . import status
+from .executor import Executor
+from .status import AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS
+from .tensor import (IntArray, Scalar, Tensor, make_int_array, make_scalar, make_tensor)
+
+
+def aclGetRecentErrMsg() -> str:
+    """The message of the last failed call on this thread ("" if none)."""
+    return status.recent_error()
+
+
+def _fail(err: AclnnError) -> int:
+    status.set_recent_error(err.message)
+    return err.code
+
+
+def _returns_status(fn: Callable[..., Any]) -> Callable[..., int]:
+    """A facade function whose only result is a status code."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> int:
+        try:
+            fn(*args, **kwargs)
+        except AclnnError as err:
+            return _fail(err)
+        return ACLNN_SUCCESS
+    return wrapper
+
+
+def _returns_object(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A facade constructor: the object, or None (C's null pointer) with the message kept."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except AclnnError as err:
+            _fail(err)
+            return None
+    return wrapper
+
+
+# ------------------------------------------------------------------- tensors and friends
+
+@_returns_object
+def aclCreateTensor(view_dims, data_type, stride, offset, format, storage_dims, tensor_data):
+    """aclCreateTensor(viewDims, dataType, stride, offset, format, storageDims, tensorData).
+
+    Python passes the arrays whole (their lengths are implied). `stride` None means
+    contiguous. `tensor_data` is a device pointer (int) or None."""
+    if tensor_data is not None and not isinstance(tensor_data, int):
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"tensorData={tensor_data!r} is not a device pointer (an int from "
+                         f"acl.rt.malloc)")
+    return make_tensor(view_dims, data_type, stride, offset, format, storage_dims, tensor_data)
+
+
+def _check_is(obj: object, cls: type, name: str, kind: str) -> None:
+    if obj is None:
+        raise status.nullptr(kind, name)
+    if not isinstance(obj, cls):
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"{name} is a {type(obj).__name__}, expected an {kind}")
+
+
+@_returns_status
+def aclDestroyTensor(tensor):
+    # Descriptors hold no device memory; a None tensor is accepted as in CANN.
+    if tensor is not None:
+        _check_is(tensor, Tensor, "tensor", "aclTensor")
+
+
+def _getter(attr: str, kind: str = "aclTensor", cls: type = Tensor):
+    def get(obj):
+        try:
+            _check_is(obj, cls, "tensor", kind)
+        except AclnnError as err:
+            return None, _fail(err)
+        value = getattr(obj, attr)
+        return (list(value) if isinstance(value, tuple) else value), ACLNN_SUCCESS
+    get.__name__ = attr
+    get.__doc__ = f"(value, ret): the tensor's {attr}."
+    return get
+
+
+aclGetViewShape = _getter("view_shape")
+aclGetViewStrides = _getter("view_strides")
+aclGetViewOffset = _getter("storage_offset")
+aclGetStorageShape = _getter("storage_shape")
+aclGetFormat = _getter("format")
+aclGetDataType = _getter("dtype")
+
+
+@_returns_object
+def aclCreateIntArray(value):
+    return make_int_array(value)
+
+
+@_returns_status
+def aclDestroyIntArray(array):
+    if array is not None:
+        _check_is(array, IntArray, "array", "aclIntArray")
+
+
+@_returns_object
+def aclCreateScalar(value, data_type):
+    return make_scalar(value, data_type)
+
+
+@_returns_status
+def aclDestroyScalar(scalar):
+    if scalar is not None:
+        _check_is(scalar, Scalar, "scalar", "aclScalar")
+
+
+@_returns_object
+def aclCreateFloatArray(value):
+    return tuple(float(v) for v in value)
+
+
+@_returns_object
+def aclCreateBoolArray(value):
+    return tuple(bool(v) for v in value)
+
+
+@_returns_object
+def aclCreateTensorList(tensors):
+    tensors = list(tensors)
+    for i, t in enumerate(tensors):
+        _check_is(t, Tensor, f"tensors[{i}]", "aclTensor")
+    return tuple(tensors)
+
+
+@_returns_status
+def aclDestroyFloatArray(array):
+    pass
+
+
+@_returns_status
+def aclDestroyBoolArray(array):
+    pass
+
+
+@_returns_status
+def aclDestroyTensorList(tensors):
+    pass
+
+
+# -------------------------------------------------------------------------- executors
+
+def _check_executor(executor: object) -> Executor:
+    if executor is None:
+        raise status.nullptr("aclOpExecutor", "executor")
+    if not isinstance(executor, Executor):
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"executor is a {type(executor).__name__}, expected an aclOpExecutor "
+                         f"from an aclnnXxxGetWorkspaceSize call")
+    return executor
+
+
+@_returns_status
+def aclSetAclOpExecutorRepeatable(executor):
+    _check_executor(executor).repeatable = True
+
+
+@_returns_status
+def aclDestroyAclOpExecutor(executor):
+    ex = _check_executor(executor)
+    ex.destroyed = True
+    ex.plan.launches.clear()
+
+
+@_returns_status
+def aclSetInputTensorAddr(executor, index, tensor, addr):
+    ex = _check_executor(executor)
+    if not ex.repeatable:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID, "aclSetInputTensorAddr needs a repeatable "
+                                                  "executor (aclSetAclOpExecutorRepeatable)")
+    ex.rebind("input", int(index), int(addr))
+
+
+@_returns_status
+def aclSetOutputTensorAddr(executor, index, tensor, addr):
+    ex = _check_executor(executor)
+    if not ex.repeatable:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID, "aclSetOutputTensorAddr needs a repeatable "
+                                                  "executor (aclSetAclOpExecutorRepeatable)")
+    ex.rebind("output", int(index), int(addr))
+
+
+def phase_one(fn: Callable[..., Executor]) -> Callable[..., tuple[int, Executor | None, int]]:
+    """Wrap a planner into aclnnXxxGetWorkspaceSize: (workspace_size, executor, ret)."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any):
+        try:
+            ex = fn(*args, **kwargs)
+        except AclnnError as err:
+            return 0, None, _fail(err)
+        return ex.workspace_size, ex, ACLNN_SUCCESS
+    return wrapper
+
+
+def phase_two(workspace, workspace_size, executor, stream) -> int:
+    """The body of every aclnnXxx(workspace, workspaceSize, executor, stream)."""
+    try:
+        ex = _check_executor(executor)
+        from .acl import resolve_stream
+        ex.run(workspace, int(workspace_size or 0), resolve_stream(stream))
+    except AclnnError as err:
+        return _fail(err)
+    return ACLNN_SUCCESS
+
+
+__all__ = [n for n in dir() if n.startswith("acl")]

@@ -1,0 +1,320 @@
+"""aclDataType (SPEC §2), type promotion (§3) and result conversion rules (§4).
+
+Tables are data: the promotion table below is a literal transcription of SPEC §3, read by
+`promote_types` and, independently, by the tests.
+"""
+from __future__ import annotations
+
+import contextlib
+import enum
+from dataclasses import dataclass
+from typing import Iterator
+
+import ml_dtypes
+import numpy as np
+
+from .status import AclnnError, ACLNN_ERR_PARAM_INVALID
+
+
+class aclDataType(enum.IntEnum):
+    ACL_DT_UNDEFINED = -1
+    ACL_FLOAT = 0
+    ACL_FLOAT16 = 1
+    ACL_INT8 = 2
+    ACL_INT32 = 3
+    ACL_UINT8 = 4
+    ACL_INT16 = 6
+    ACL_UINT16 = 7
+    ACL_UINT32 = 8
+    ACL_INT64 = 9
+    ACL_UINT64 = 10
+    ACL_DOUBLE = 11
+    ACL_BOOL = 12
+    ACL_STRING = 13
+    ACL_COMPLEX64 = 16
+    ACL_COMPLEX128 = 17
+    ACL_BF16 = 27
+    ACL_INT4 = 29
+    ACL_UINT1 = 30
+    ACL_COMPLEX32 = 33
+    ACL_HIFLOAT8 = 34
+    ACL_FLOAT8_E5M2 = 35
+    ACL_FLOAT8_E4M3FN = 36
+    ACL_FLOAT8_E8M0 = 37
+    ACL_FLOAT6_E3M2 = 38
+    ACL_FLOAT6_E2M3 = 39
+    ACL_FLOAT4_E2M1 = 40
+    ACL_FLOAT4_E1M2 = 41
+
+
+DT = aclDataType
+
+BOOL, SIGNED, UNSIGNED, FLOATING, COMPLEX, OTHER = (
+    "bool", "signed", "unsigned", "floating", "complex", "other")
+
+
+@dataclass(frozen=True)
+class DTypeInfo:
+    """What the emulator knows of one aclDataType.
+
+    ``storage`` is the NumPy dtype of the raw elements in device memory (bf16, fp8, HiFloat8
+    and complex32 are raw unsigned bits there); ``host`` is the dtype users read and write
+    (ml_dtypes where it has the type); both are None where no per-element storage exists
+    (sub-byte types, strings).
+    """
+
+    dtype: aclDataType
+    short: str
+    bits: int
+    kind: str
+    storage: np.dtype | None
+    host: np.dtype | None
+
+    @property
+    def itemsize(self) -> int | None:
+        return None if self.storage is None else self.storage.itemsize
+
+    @property
+    def name(self) -> str:
+        """CANN's DT_ name, as used in its messages ("DT_FLOAT")."""
+        return dt_name(self.dtype)
+
+
+def _info(dt, short, bits, kind, storage, host=None):
+    storage = None if storage is None else np.dtype(storage)
+    host = storage if host is None and storage is not None else host
+    return DTypeInfo(dt, short, bits, kind, storage, None if host is None else np.dtype(host))
+
+
+INFO: dict[aclDataType, DTypeInfo] = {i.dtype: i for i in [
+    _info(DT.ACL_DT_UNDEFINED, "undefined", 0, OTHER, None),
+    _info(DT.ACL_FLOAT, "f32", 32, FLOATING, np.float32),
+    _info(DT.ACL_FLOAT16, "f16", 16, FLOATING, np.float16),
+    _info(DT.ACL_INT8, "s8", 8, SIGNED, np.int8),
+    _info(DT.ACL_INT32, "s32", 32, SIGNED, np.int32),
+    _info(DT.ACL_UINT8, "u8", 8, UNSIGNED, np.uint8),
+    _info(DT.ACL_INT16, "s16", 16, SIGNED, np.int16),
+    _info(DT.ACL_UINT16, "u16", 16, UNSIGNED, np.uint16),
+    _info(DT.ACL_UINT32, "u32", 32, UNSIGNED, np.uint32),
+    _info(DT.ACL_INT64, "s64", 64, SIGNED, np.int64),
+    _info(DT.ACL_UINT64, "u64", 64, UNSIGNED, np.uint64),
+    _info(DT.ACL_DOUBLE, "f64", 64, FLOATING, np.float64),
+    _info(DT.ACL_BOOL, "bool", 8, BOOL, np.bool_),
+    _info(DT.ACL_STRING, "string", 0, OTHER, None),
+    _info(DT.ACL_COMPLEX64, "c64", 64, COMPLEX, np.complex64),
+    _info(DT.ACL_COMPLEX128, "c128", 128, COMPLEX, np.complex128),
+    _info(DT.ACL_BF16, "bf16", 16, FLOATING, np.uint16, ml_dtypes.bfloat16),
+    _info(DT.ACL_INT4, "s4", 4, SIGNED, None),
+    _info(DT.ACL_UINT1, "u1", 1, UNSIGNED, None),
+    # complex32: two fp16 halves (real, imag) in one 32-bit word; NumPy has no host type.
+    _info(DT.ACL_COMPLEX32, "c32", 32, COMPLEX, np.uint32, None),
+    # HiFloat8: no library has it; host code works on the raw codes (npu_emu.hifloat8).
+    _info(DT.ACL_HIFLOAT8, "hif8", 8, FLOATING, np.uint8, None),
+    _info(DT.ACL_FLOAT8_E5M2, "fp8e5m2", 8, FLOATING, np.uint8, ml_dtypes.float8_e5m2),
+    _info(DT.ACL_FLOAT8_E4M3FN, "fp8e4m3fn", 8, FLOATING, np.uint8, ml_dtypes.float8_e4m3fn),
+    _info(DT.ACL_FLOAT8_E8M0, "fp8e8m0", 8, FLOATING, np.uint8, ml_dtypes.float8_e8m0fnu),
+    _info(DT.ACL_FLOAT6_E3M2, "fp6e3m2", 6, FLOATING, None),
+    _info(DT.ACL_FLOAT6_E2M3, "fp6e2m3", 6, FLOATING, None),
+    _info(DT.ACL_FLOAT4_E2M1, "fp4e2m1", 4, FLOATING, None),
+    _info(DT.ACL_FLOAT4_E1M2, "fp4e1m2", 4, FLOATING, None),
+]}
+BY_SHORT = {i.short: i.dtype for i in INFO.values()}
+NUMERIC = frozenset(d for d, i in INFO.items() if i.kind != OTHER)
+
+# NumPy dtypes that map one-to-one onto an aclDataType (for users handing us arrays).
+_FROM_NUMPY = {
+    np.dtype(np.float32): DT.ACL_FLOAT, np.dtype(np.float16): DT.ACL_FLOAT16,
+    np.dtype(np.float64): DT.ACL_DOUBLE, np.dtype(np.int8): DT.ACL_INT8,
+    np.dtype(np.int16): DT.ACL_INT16, np.dtype(np.int32): DT.ACL_INT32,
+    np.dtype(np.int64): DT.ACL_INT64, np.dtype(np.uint8): DT.ACL_UINT8,
+    np.dtype(np.uint16): DT.ACL_UINT16, np.dtype(np.uint32): DT.ACL_UINT32,
+    np.dtype(np.uint64): DT.ACL_UINT64, np.dtype(np.bool_): DT.ACL_BOOL,
+    np.dtype(np.complex64): DT.ACL_COMPLEX64, np.dtype(np.complex128): DT.ACL_COMPLEX128,
+    np.dtype(ml_dtypes.bfloat16): DT.ACL_BF16,
+    np.dtype(ml_dtypes.float8_e5m2): DT.ACL_FLOAT8_E5M2,
+    np.dtype(ml_dtypes.float8_e4m3fn): DT.ACL_FLOAT8_E4M3FN,
+    np.dtype(ml_dtypes.float8_e8m0fnu): DT.ACL_FLOAT8_E8M0,
+}
+
+
+def as_dtype(value: object, param: str = "dtype") -> aclDataType:
+    """An aclDataType from an enum member, its integer value, its name ("ACL_FLOAT" or
+    "FLOAT"), a short name ("f32"), or a NumPy/ml_dtypes dtype; AclnnError(161002) otherwise."""
+    if isinstance(value, aclDataType):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        pass  # a bool is an int in Python, never a dtype
+    elif isinstance(value, (int, np.integer)):
+        try:
+            return aclDataType(int(value))
+        except ValueError:
+            pass
+    elif isinstance(value, str):
+        key = value.strip()
+        if key in BY_SHORT:
+            return BY_SHORT[key]
+        for candidate in (key.upper(), "ACL_" + key.upper(), "ACL_" + key.upper().removeprefix("DT_")):
+            if candidate in aclDataType.__members__:
+                return aclDataType[candidate]
+    else:
+        try:
+            np_dtype = np.dtype(value)  # type: ignore[call-overload]
+        except TypeError:
+            np_dtype = None
+        if np_dtype is not None and np_dtype in _FROM_NUMPY:
+            return _FROM_NUMPY[np_dtype]
+    raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                     f"{param}={value!r} is not an aclDataType (give a member of "
+                     f"npu_emu.aclDataType, its value, its name, or a NumPy dtype it maps to)")
+
+
+def info(dtype: object) -> DTypeInfo:
+    return INFO[as_dtype(dtype)]
+
+
+def dt_name(dtype: aclDataType) -> str:
+    """CANN's spelling in messages: DT_FLOAT, DT_BF16, ..."""
+    return "DT_" + aclDataType(dtype).name.removeprefix("ACL_").replace("DT_", "")
+
+
+# --------------------------------------------------------------------------- promotion (§3)
+
+# Literal transcription of SPEC §3's documented table (rows x columns); the bf16/f16 cell
+# reads f32 (SPEC's note: the seed's f64 there is its only asymmetric cell).
+_TABLE_AXES = "f32 f16 f64 bf16 s8 u8 s16 s32 s64 c32 c64 c128".split()
+_DOCUMENTED_TABLE = """
+f32   f32  f32  f64  f32  f32  f32  f32  f32  f32  c64  c64  c128
+f16   f32  f16  f64  f32  f16  f16  f16  f16  f16  c32  c64  c128
+f64   f64  f64  f64  f64  f64  f64  f64  f64  f64  c64  c64  c128
+bf16  f32  f32  f64  bf16 bf16 bf16 bf16 bf16 bf16 c32  c64  c128
+s8    f32  f16  f64  bf16 s8   s16  s16  s32  s64  c32  c64  c128
+u8    f32  f16  f64  bf16 s16  u8   s16  s32  s64  c32  c64  c128
+s16   f32  f16  f64  bf16 s16  s16  s16  s32  s64  c32  c64  c128
+s32   f32  f16  f64  bf16 s32  s32  s32  s32  s64  c32  c64  c128
+s64   f32  f16  f64  bf16 s64  s64  s64  s64  s64  c32  c64  c128
+c32   c64  c32  c64  c32  c32  c32  c32  c32  c32  c32  c64  c128
+c64   c64  c64  c64  c64  c64  c64  c64  c64  c64  c64  c64  c128
+c128  c128 c128 c128 c128 c128 c128 c128 c128 c128 c128 c128 c128
+"""
+
+
+def _parse_table(text: str) -> dict[tuple[aclDataType, aclDataType], aclDataType]:
+    table = {}
+    for line in text.strip().splitlines():
+        row, *cells = line.split()
+        for col, cell in zip(_TABLE_AXES, cells, strict=True):
+            table[BY_SHORT[row], BY_SHORT[col]] = BY_SHORT[cell]
+    return table
+
+
+def _documented() -> dict[tuple[aclDataType, aclDataType], aclDataType]:
+    table = _parse_table(_DOCUMENTED_TABLE)
+    for t in [BY_SHORT[s] for s in _TABLE_AXES]:          # bool with a table type: that type
+        table[DT.ACL_BOOL, t] = table[t, DT.ACL_BOOL] = t
+    for d in NUMERIC:                                     # any type with itself: itself
+        table[d, d] = d
+    return table
+
+
+def _implementation() -> dict[tuple[aclDataType, aclDataType], aclDataType]:
+    # CANN's PromoteType (SPEC §3, "Implementation table"): the documented table, changed here.
+    table = _documented()
+    c32, c64, c128 = DT.ACL_COMPLEX32, DT.ACL_COMPLEX64, DT.ACL_COMPLEX128
+    for a, b, r in [(DT.ACL_DOUBLE, c32, c128), (DT.ACL_DOUBLE, c64, c128), (DT.ACL_BF16, c32, c64)]:
+        table[a, b] = table[b, a] = r
+    # Asymmetric: unsigned (first) with complex (second) only.
+    for a, b, r in [(DT.ACL_UINT16, c64, c64), (DT.ACL_UINT16, c128, c128),
+                    (DT.ACL_UINT32, c64, c64), (DT.ACL_UINT32, c128, c128),
+                    (DT.ACL_UINT64, c64, c128), (DT.ACL_UINT64, c128, c128)]:
+        table[a, b] = r
+    return table
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    name: str
+    promotion: dict
+    cast: object  # (src, dst) -> bool
+
+
+def _can_cast_documented(src: aclDataType, dst: aclDataType) -> bool:
+    # SPEC §4, documented rules, over the types the documents cover.
+    if src == dst:
+        return True
+    known = {BY_SHORT[s] for s in _TABLE_AXES} | {DT.ACL_BOOL, DT.ACL_UINT16, DT.ACL_UINT32,
+                                                   DT.ACL_UINT64}
+    if src not in known or dst not in known:
+        return False
+    ks, kd = INFO[src].kind, INFO[dst].kind
+    if ks == BOOL:
+        return True                       # bool converts to every type, complex included
+    if kd == BOOL:
+        return False                      # no non-bool type converts to bool
+    if (ks == COMPLEX) != (kd == COMPLEX):
+        return False                      # complex and non-complex never convert
+    if ks == FLOATING and kd in (SIGNED, UNSIGNED):
+        return False                      # floating never to integer
+    return True                           # float<->float, int<->int, int->float, complex<->complex
+
+
+def _can_cast_implementation(src: aclDataType, dst: aclDataType) -> bool:
+    # CANN's CanCast: three refusals, everything else allowed.
+    if src == dst:
+        return src in NUMERIC
+    if src not in NUMERIC or dst not in NUMERIC:
+        return False
+    ks, kd = INFO[src].kind, INFO[dst].kind
+    if ks == COMPLEX and kd != COMPLEX:
+        return False
+    if ks == FLOATING and kd in (SIGNED, UNSIGNED):
+        return False
+    if kd == BOOL and ks != BOOL:
+        return False
+    return True
+
+
+RULE_SETS = {
+    "documented": RuleSet("documented", _documented(), _can_cast_documented),
+    "implementation": RuleSet("implementation", _implementation(), _can_cast_implementation),
+}
+_current_rules = RULE_SETS["documented"]
+
+
+def set_promotion_rules(name: str) -> None:
+    """Select the rule set for promotion, result conversion and every operator:
+    "documented" (the seed documents, default) or "implementation" (CANN's code)."""
+    global _current_rules
+    if name not in RULE_SETS:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"name={name!r} is not a rule set; choose one of {sorted(RULE_SETS)}")
+    _current_rules = RULE_SETS[name]
+
+
+def get_promotion_rules() -> str:
+    return _current_rules.name
+
+
+@contextlib.contextmanager
+def promotion_rules(name: str) -> Iterator[None]:
+    previous = _current_rules.name
+    set_promotion_rules(name)
+    try:
+        yield
+    finally:
+        set_promotion_rules(previous)
+
+
+def promote_types(a: object, b: object) -> aclDataType:
+    """The dtype a computing operator computes in for inputs of dtypes a and b (SPEC §3)."""
+    da, db = as_dtype(a, "a"), as_dtype(b, "b")
+    result = _current_rules.promotion.get((da, db))
+    if result is None:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"Promotion of {dt_name(da)} and {dt_name(db)} is not supported "
+                         f"(rule set {_current_rules.name!r}, SPEC §3).")
+    return result
+
+
+def can_cast(src: object, dst: object) -> bool:
+    """Whether a computed result of dtype src may be converted to an out of dtype dst (SPEC §4)."""
+    return bool(_current_rules.cast(as_dtype(src, "src"), as_dtype(dst, "dst")))

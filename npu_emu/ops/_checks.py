@@ -1,0 +1,120 @@
+"""The parameter checks operators share, as small named steps (CANN's CheckNotNull,
+CheckDtypeValid, CheckShape, CheckMaxDimension...). Each raises AclnnError with CANN's
+status code and message template (SPEC §8); an operator calls them in its documented order.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from .. import runtime
+from ..dtypes import aclDataType, dt_name
+from ..formats import PUBLIC_FORMAT_RANKS, aclFormat, fmt_name, is_private
+from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, nullptr
+from ..tensor import IntArray, Scalar, Tensor, view_extent
+
+MAX_DIMS = 8
+
+
+def check_not_null(value: object, name: str, kind: str = "aclTensor") -> None:
+    if value is None:
+        raise nullptr(kind, name)
+
+
+def check_type(value: object, cls: type, name: str) -> None:
+    if not isinstance(value, cls):
+        cname = {Tensor: "aclTensor", IntArray: "aclIntArray", Scalar: "aclScalar"}.get(cls, cls.__name__)
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"Expected a value of type [{cname}] for argument [{name}] but instead "
+                         f"found {type(value).__name__}.")
+
+
+def dtype_list(dtypes: Iterable[aclDataType]) -> str:
+    return "[" + ", ".join(dt_name(d) for d in sorted(dtypes)) + "]"
+
+
+def check_dtype_in(t: Tensor, name: str, support: Iterable[aclDataType]) -> None:
+    support = frozenset(support)
+    if t.dtype not in support:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"Tensor {name} not implemented for {dt_name(t.dtype)}, should be in "
+                         f"dtype support list {dtype_list(support)}.")
+
+
+def check_same_dtype(a: Tensor, b: Tensor, name_a: str, name_b: str) -> None:
+    if a.dtype != b.dtype:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"Expected both tensors to have same dtype, but found {name_a} "
+                         f"{dt_name(a.dtype)} and {name_b} {dt_name(b.dtype)}.")
+
+
+def check_max_dim(t: Tensor, name: str, limit: int = MAX_DIMS) -> None:
+    if t.dim > limit:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"The {name} tensor cannot be larger than {limit} dimensions.")
+
+
+def check_nd_format(t: Tensor, name: str) -> None:
+    """ND, or a public format whose rank matches (treated as ND); private formats refused."""
+    if is_private(t.format):
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"Tensor {name} has private format {fmt_name(t.format)}; this operator "
+                         f"takes ND (or NCHW/NHWC/HWCN/NCDHW/NDHWC/NCL/NC of matching rank); "
+                         f"convert it with aclnnNpuFormatCast first.")
+    want = PUBLIC_FORMAT_RANKS.get(t.format, -1)
+    if want == -1:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"Tensor {name} has format {fmt_name(t.format)}, which this operator "
+                         f"does not support.")
+    if want is not None and want != t.dim:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"Tensor {name} has format {fmt_name(t.format)} but {t.dim} dimensions; "
+                         f"{fmt_name(t.format)} needs {want}.")
+
+
+def check_memory(t: Tensor, name: str) -> None:
+    """A non-empty tensor's view must lie in device memory the runtime knows (so a kernel can
+    never touch memory outside an allocation)."""
+    extent = view_extent(t.view_shape, t.view_strides, t.storage_offset)
+    if extent == 0:
+        return
+    if t.data == 0:
+        raise AclnnError(ACLNN_ERR_PARAM_NULLPTR,
+                         f"Tensor {name} has a null data pointer but {t.numel} elements.")
+    be = runtime.current()
+    if not be.allocator.contains(t.data, extent * t.itemsize):
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"Tensor {name}'s view (data 0x{t.data:x}, {extent * t.itemsize} bytes "
+                         f"to its last element) is not inside device memory allocated with "
+                         f"acl.rt.malloc on the {be.name} backend.")
+
+
+def broadcast_shapes(a: Sequence[int], b: Sequence[int], name_a: str = "self",
+                     name_b: str = "other") -> tuple[int, ...]:
+    """SPEC §5: right-aligned; a 1 stretches; otherwise sizes must match."""
+    n = max(len(a), len(b))
+    pa = (1,) * (n - len(a)) + tuple(a)
+    pb = (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(pa, pb):
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                             f"The size of tensor {name_a} {list(a)} must match the size of "
+                             f"tensor {name_b} {list(b)}.")
+    return tuple(out)
+
+
+def overlaps(a: Tensor, b: Tensor) -> bool:
+    """Whether the byte ranges two views span intersect (conservative: spans, not elements)."""
+    ea = view_extent(a.view_shape, a.view_strides, a.storage_offset)
+    eb = view_extent(b.view_shape, b.view_strides, b.storage_offset)
+    if ea == 0 or eb == 0:
+        return False
+    a0 = a.data + a.storage_offset * a.itemsize
+    a1 = a.data + ea * a.itemsize
+    b0 = b.data + b.storage_offset * b.itemsize
+    b1 = b.data + eb * b.itemsize
+    return a0 < b1 and b0 < a1

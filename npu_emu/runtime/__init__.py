@@ -1,0 +1,64 @@
+"""The runtime: backend selection and the objects every layer shares.
+
+NPU_EMU_DEVICE=cuda|cpu|auto (default auto: cuda when CuPy imports and a GPU answers, else
+cpu). The choice is made once, on first use, and `npu-emu info` shows it.
+"""
+from __future__ import annotations
+
+import os
+import threading
+
+from .base import Backend, Event, Launch, Stream, Workspace, kernels_dir
+
+_lock = threading.Lock()
+_backends: dict[str, Backend] = {}
+_current: Backend | None = None
+
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def backend(name: str) -> Backend:
+    """The backend called `name` ("cpu" or "cuda"), created on first use."""
+    with _lock:
+        be = _backends.get(name)
+        if be is None:
+            if name == "cpu":
+                from .cpu import CpuBackend
+                be = CpuBackend()
+            elif name == "cuda":
+                from .cuda import CudaBackend
+                be = CudaBackend()
+            else:
+                raise ValueError(f"unknown backend {name!r}; choose 'cpu' or 'cuda'")
+            _backends[name] = be
+        return be
+
+
+def cuda_available() -> tuple[bool, str]:
+    """(True, "") when the cuda backend can run here, else (False, why not)."""
+    try:
+        backend("cuda")
+        return True, ""
+    except Exception as exc:  # CudaUnavailable, or anything a broken install raises
+        return False, str(exc)
+
+
+def current() -> Backend:
+    """The backend the operators and the acl facade use."""
+    global _current
+    if _current is None:
+        choice = os.environ.get("NPU_EMU_DEVICE", "auto").strip().lower() or "auto"
+        if choice not in DEVICES:
+            raise ValueError(f"NPU_EMU_DEVICE={choice!r}; choose one of {', '.join(DEVICES)}")
+        if choice == "auto":
+            ok, _ = cuda_available()
+            choice = "cuda" if ok else "cpu"
+        _current = backend(choice)
+    return _current
+
+
+def use(name: str) -> Backend:
+    """Switch the current backend (tests run the same checks on both)."""
+    global _current
+    _current = backend(name)
+    return _current

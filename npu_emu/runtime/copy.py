@@ -1,0 +1,92 @@
+"""Plans for the strided gather/scatter kernels of `kernels_cuda/strided_copy.cu`:
+dst[dst_view] = src[src_view], src broadcast to dst's shape (stride 0). Used by every
+operator that moves data without converting it (Expand, InplaceCopy, contiguous copies).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from .base import Backend, Launch
+from .indexing import IterSpace, broadcast_strides, coalesce, pack_params
+
+MODULE = "strided_copy.cu"
+UNITS = {1: "b1", 2: "b2", 4: "b4", 8: "b8"}
+TILE = 32
+TILE_MIN = 16   # both axes at least this long before a tile pays
+
+
+@dataclass(frozen=True)
+class View:
+    """A strided view in device memory: `ptr` is the address of element (0, ..., 0)."""
+    ptr: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]   # elements
+    itemsize: int
+
+    @property
+    def numel(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def extent_bytes(self) -> int:
+        """Bytes from ptr to the end of the last element (0 for an empty view)."""
+        if any(s == 0 for s in self.shape):
+            return 0
+        return (sum((n - 1) * s for n, s in zip(self.shape, self.strides)) + 1) * self.itemsize
+
+
+def split_wide_elements(shape: Sequence[int], strides: Sequence[Sequence[int]],
+                        itemsize: int) -> tuple[tuple[int, ...], list[tuple[int, ...]], int]:
+    """Elements wider than 8 bytes (complex128) become k 8-byte units on a new inner dim."""
+    if itemsize in UNITS:
+        return tuple(shape), [tuple(s) for s in strides], itemsize
+    if itemsize % 8:
+        raise ValueError(f"unsupported element size {itemsize}")
+    k = itemsize // 8
+    return (tuple(shape) + (k,), [tuple(x * k for x in s) + (1,) for s in strides], 8)
+
+
+def tile_order(space: IterSpace) -> list[int] | None:
+    """Dims [dst-fast, src-fast, rest...] when the source's fastest axis is not the
+    destination's and both are long enough for a 32x32 tile; None otherwise."""
+    if space.ndim < 2:
+        return None
+    src = space.strides[1]
+    candidates = [d for d in range(1, space.ndim) if src[d] != 0]
+    if not candidates:
+        return None
+    j = min(candidates, key=lambda d: src[d])
+    if src[0] != 0 and src[j] < src[0] and space.sizes[0] >= TILE_MIN and space.sizes[j] >= TILE_MIN:
+        return [0, j] + [d for d in range(1, space.ndim) if d != j]
+    return None
+
+
+def plan_copy(be: Backend, dst: View, src: View) -> list[Launch]:
+    """Launches that copy src (broadcast to dst.shape) into dst. Empty views plan nothing.
+    The views must not overlap (the operators stage overlapping sources in a workspace)."""
+    if dst.itemsize != src.itemsize:
+        raise ValueError("plan_copy moves bytes: both views need the same element size")
+    if dst.numel == 0:
+        return []
+    src_strides = broadcast_strides(dst.shape, src.shape, src.strides)
+    shape, (ds, ss), unit = split_wide_elements(dst.shape, [dst.strides, src_strides], dst.itemsize)
+    space = coalesce(shape, [ds, ss])
+    index = "i32" if space.fits_32bit() else "i64"
+    args_tail = (np.uint64(src.ptr), np.uint64(dst.ptr))
+    order = tile_order(space)
+    if order is not None:
+        space = space.permuted(order)
+        tiles = -(-space.sizes[0] // TILE) * -(-space.sizes[1] // TILE)
+        grid = tiles * (space.numel // (space.sizes[0] * space.sizes[1]))
+        if grid < 2**31:
+            kernel = be.function(MODULE, f"tiled_copy_{UNITS[unit]}_{index}")
+            bx, by = be.tile_block
+            return [Launch(kernel, (grid, 1, 1), (bx, by, 1), (pack_params(space, 0),) + args_tail)]
+    grid, block, run = be.elementwise_geometry(space.numel, unit)
+    kernel = be.function(MODULE, f"strided_copy_{UNITS[unit]}_{index}")
+    return [Launch(kernel, (grid, 1, 1), (block, 1, 1), (pack_params(space, run),) + args_tail)]

@@ -1,0 +1,119 @@
+"""Host side of `kernels_cuda/npu_emu_index.cuh`: turn views into the smallest iteration
+space the kernels walk (broadcast, reorder by the output's strides, drop size-1 dims, merge
+dims contiguous in every operand), choose 32- or 64-bit indexing, and pack the parameter
+struct. Done once per plan, never per launch.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+MAX_DIMS = 8
+INT32_LIMIT = 2**31  # offsets and counts below this take the 32-bit path
+
+
+@functools.lru_cache(maxsize=None)
+def params_dtype(n_operands: int) -> np.dtype:
+    """NumPy mirror of `IterParams<N>` (natural C alignment, 8-byte fields first)."""
+    return np.dtype([
+        ("numel", np.int64), ("run", np.int64),
+        ("size", np.int64, (MAX_DIMS,)),
+        ("stride", np.int64, (n_operands, MAX_DIMS)),
+        ("magic", np.uint32, (MAX_DIMS,)), ("shift", np.uint32, (MAX_DIMS,)),
+        ("ndim", np.int32), ("flags", np.int32),
+    ], align=True)
+
+
+def magic_divisor(d: int) -> tuple[int, int]:
+    """(magic, shift) with n // d == (umulhi(n, magic) + n) >> shift for 0 <= n < 2**31."""
+    if d < 1 or d >= INT32_LIMIT:
+        return 0, 0  # unused: the 64-bit path divides
+    shift = 0
+    while (1 << shift) < d:
+        shift += 1
+    magic = ((1 << 32) * ((1 << shift) - d)) // d + 1
+    return magic & 0xFFFFFFFF, shift
+
+
+@dataclass(frozen=True)
+class IterSpace:
+    """A coalesced iteration space: sizes and per-operand strides, innermost dim first."""
+    sizes: tuple[int, ...]
+    strides: tuple[tuple[int, ...], ...]   # [operand][dim]
+
+    @property
+    def numel(self) -> int:
+        return math.prod(self.sizes)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.sizes)
+
+    def extent(self, operand: int) -> int:
+        """One past the largest element offset the operand touches."""
+        return sum((n - 1) * s for n, s in zip(self.sizes, self.strides[operand])) + 1
+
+    def fits_32bit(self) -> bool:
+        return self.numel < INT32_LIMIT and all(
+            self.extent(k) < INT32_LIMIT for k in range(len(self.strides)))
+
+    def permuted(self, order: Sequence[int]) -> "IterSpace":
+        return IterSpace(tuple(self.sizes[d] for d in order),
+                         tuple(tuple(st[d] for d in order) for st in self.strides))
+
+
+def broadcast_strides(shape: Sequence[int], src_shape: Sequence[int],
+                      src_strides: Sequence[int]) -> tuple[int, ...]:
+    """Strides of a view of src_shape read as `shape` (right-aligned; stretched dims get 0).
+    The caller has checked that the shapes broadcast."""
+    lead = len(shape) - len(src_shape)
+    out = [0] * lead
+    for n, m, s in zip(shape[lead:], src_shape, src_strides):
+        out.append(s if m == n else 0)
+    return tuple(out)
+
+
+def coalesce(shape: Sequence[int], strides: Sequence[Sequence[int]]) -> IterSpace:
+    """Iteration space for operands with the given strides over a common `shape`
+    (outermost first, as in a tensor). Operand 0 is the output: dims are ordered by its
+    strides so the kernels write in memory order."""
+    dims = [d for d, n in enumerate(shape) if n != 1]
+    # Innermost first: smallest output stride first, ties broken by the inputs' strides.
+    dims.sort(key=lambda d: tuple(abs(st[d]) for st in strides), reverse=False)
+    sizes: list[int] = []
+    out_strides: list[list[int]] = [[] for _ in strides]
+    for d in dims:
+        n = shape[d]
+        if sizes and all(st[d] == acc[-1] * sizes[-1] for st, acc in zip(strides, out_strides)):
+            sizes[-1] *= n  # d continues the previous (inner) dim in every operand
+            continue
+        sizes.append(n)
+        for st, acc in zip(strides, out_strides):
+            acc.append(st[d])
+    if not sizes:  # 0-d or all ones: one element
+        sizes = [1]
+        out_strides = [[0] for _ in strides]
+    return IterSpace(tuple(sizes), tuple(tuple(s) for s in out_strides))
+
+
+def pack_params(space: IterSpace, run: int, flags: int = 0) -> np.void:
+    """The IterParams<N> struct for the kernels, as a NumPy structured scalar."""
+    if space.ndim > MAX_DIMS:
+        raise ValueError(f"iteration space has {space.ndim} dims after coalescing; kernels "
+                         f"take at most {MAX_DIMS}")
+    n_ops = len(space.strides)
+    p = np.zeros((), dtype=params_dtype(n_ops))
+    p["numel"] = space.numel
+    p["run"] = run
+    p["ndim"] = space.ndim
+    p["flags"] = flags
+    for d, n in enumerate(space.sizes):
+        p["size"][d] = n
+        p["magic"][d], p["shift"][d] = magic_divisor(n)
+        for k in range(n_ops):
+            p["stride"][k][d] = space.strides[k][d]
+    return p[()]

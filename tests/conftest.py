@@ -1,0 +1,57 @@
+"""Shared test set-up: the backends to run kernel tests on, hypothesis profiles.
+
+Kernel tests take the `backend` fixture: they run on the cpu backend always, and on the cuda
+backend where CuPy and a GPU answer (skipped elsewhere, saying why). NPU_EMU_FUZZ=1 turns on
+long fuzz runs.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from npu_emu import runtime
+
+settings.register_profile("default", deadline=None, max_examples=60,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("fuzz", deadline=None, max_examples=5000,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("fuzz" if os.environ.get("NPU_EMU_FUZZ") == "1" else "default")
+
+FUZZ = os.environ.get("NPU_EMU_FUZZ") == "1"
+
+
+def _cuda_reason() -> str:
+    ok, why = runtime.cuda_available()
+    return "" if ok else why
+
+
+def pytest_collection_modifyitems(config, items):
+    why = None
+    for item in items:
+        if "cuda" in item.keywords:
+            if why is None:
+                why = _cuda_reason()
+            if why:
+                item.add_marker(pytest.mark.skip(reason=f"cuda backend unavailable: {why}"))
+        if "slow" in item.keywords and not FUZZ:
+            item.add_marker(pytest.mark.skip(reason="long fuzz run: set NPU_EMU_FUZZ=1"))
+
+
+@pytest.fixture(params=["cpu", pytest.param("cuda", marks=pytest.mark.cuda)])
+def backend(request):
+    """Each backend in turn, made current for the test (the previous one comes back after)."""
+    previous = runtime._current
+    be = runtime.use(request.param)
+    yield be
+    be.synchronize()
+    runtime._current = previous
+
+
+@pytest.fixture
+def cpu_backend():
+    previous = runtime._current
+    be = runtime.use("cpu")
+    yield be
+    runtime._current = previous
