@@ -9,7 +9,7 @@ import functools
 from typing import Any, Callable
 
 from . import status
-from .executor import Executor
+from .ops._api import check_executor, fail as _fail
 from .status import AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS
 from .tensor import (IntArray, Scalar, Tensor, make_int_array, make_scalar, make_tensor)
 
@@ -17,11 +17,6 @@ from .tensor import (IntArray, Scalar, Tensor, make_int_array, make_scalar, make
 def aclGetRecentErrMsg() -> str:
     """The message of the last failed call on this thread ("" if none)."""
     return status.recent_error()
-
-
-def _fail(err: AclnnError) -> int:
-    status.set_recent_error(err.message)
-    return err.code
 
 
 def _returns_status(fn: Callable[..., Any]) -> Callable[..., int]:
@@ -156,67 +151,54 @@ def aclDestroyTensorList(tensors):
 
 # -------------------------------------------------------------------------- executors
 
-def _check_executor(executor: object) -> Executor:
-    if executor is None:
-        raise status.nullptr("aclOpExecutor", "executor")
-    if not isinstance(executor, Executor):
-        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
-                         f"executor is a {type(executor).__name__}, expected an aclOpExecutor "
-                         f"from an aclnnXxxGetWorkspaceSize call")
-    return executor
-
-
 @_returns_status
 def aclSetAclOpExecutorRepeatable(executor):
-    _check_executor(executor).repeatable = True
+    check_executor(executor).repeatable = True
 
 
 @_returns_status
 def aclDestroyAclOpExecutor(executor):
-    ex = _check_executor(executor)
+    ex = check_executor(executor)
     ex.destroyed = True
     ex.plan.launches.clear()
 
 
+def _rebind(which: str, executor, index, addr) -> None:
+    ex = check_executor(executor)
+    if not ex.repeatable:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"rebinding an {which} address needs a repeatable executor "
+                         f"(aclSetAclOpExecutorRepeatable)")
+    ex.rebind(which, int(index), int(addr))
+
+
 @_returns_status
 def aclSetInputTensorAddr(executor, index, tensor, addr):
-    ex = _check_executor(executor)
-    if not ex.repeatable:
-        raise AclnnError(ACLNN_ERR_PARAM_INVALID, "aclSetInputTensorAddr needs a repeatable "
-                                                  "executor (aclSetAclOpExecutorRepeatable)")
-    ex.rebind("input", int(index), int(addr))
+    _rebind("input", executor, index, addr)
 
 
 @_returns_status
 def aclSetOutputTensorAddr(executor, index, tensor, addr):
-    ex = _check_executor(executor)
-    if not ex.repeatable:
-        raise AclnnError(ACLNN_ERR_PARAM_INVALID, "aclSetOutputTensorAddr needs a repeatable "
-                                                  "executor (aclSetAclOpExecutorRepeatable)")
-    ex.rebind("output", int(index), int(addr))
+    _rebind("output", executor, index, addr)
 
 
-def phase_one(fn: Callable[..., Executor]) -> Callable[..., tuple[int, Executor | None, int]]:
-    """Wrap a planner into aclnnXxxGetWorkspaceSize: (workspace_size, executor, ret)."""
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any):
-        try:
-            ex = fn(*args, **kwargs)
-        except AclnnError as err:
-            return 0, None, _fail(err)
-        return ex.workspace_size, ex, ACLNN_SUCCESS
-    return wrapper
+# ------------------------------------------------------------------------------ operators
+# Every module of npu_emu.ops defines its aclnnXxxGetWorkspaceSize / aclnnXxx pair; they are
+# gathered here so `aclnn.aclnnExpand...` reads as in CANN.
+
+def _gather_operators() -> None:
+    import importlib
+    import pkgutil
+
+    from . import ops
+    for mod in pkgutil.iter_modules(ops.__path__):
+        if mod.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{ops.__name__}.{mod.name}")
+        for name in dir(module):
+            if name.startswith("aclnn"):
+                globals()[name] = getattr(module, name)
 
 
-def phase_two(workspace, workspace_size, executor, stream) -> int:
-    """The body of every aclnnXxx(workspace, workspaceSize, executor, stream)."""
-    try:
-        ex = _check_executor(executor)
-        from .acl import resolve_stream
-        ex.run(workspace, int(workspace_size or 0), resolve_stream(stream))
-    except AclnnError as err:
-        return _fail(err)
-    return ACLNN_SUCCESS
-
-
+_gather_operators()
 __all__ = [n for n in dir() if n.startswith("acl")]

@@ -30,11 +30,12 @@ def kernels_dir() -> Path:
     raise RuntimeError(f"npu_emu: kernel sources not found beside {here}")
 
 
-def kernel_sources_hash(extra: str = "") -> str:
-    """Hash of every kernel source and header: a change to any of them rebuilds modules."""
+def kernel_sources_hash(module: str = "", extra: str = "") -> str:
+    """Hash of a module's source and every shared header (all sources when module is ""):
+    a change to any of them rebuilds the module."""
     h = hashlib.sha256(extra.encode())
     for path in sorted(kernels_dir().iterdir()):
-        if path.suffix in (".cu", ".cuh", ".h"):
+        if path.suffix in (".cuh", ".h") or path.name == module or (not module and path.suffix == ".cu"):
             h.update(path.name.encode())
             h.update(path.read_bytes())
     return h.hexdigest()[:24]

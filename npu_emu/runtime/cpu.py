@@ -229,18 +229,15 @@ class CpuModuleCache:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._libs: dict[str, ctypes.CDLL] = {}
-        self._key: str | None = None
+        self._toolchain: str | None = None
         self.cxx: str | None = None
 
-    def _cache_key(self) -> str:
-        if self._key is None:
-            self.cxx = _compiler()
-            self._key = kernel_sources_hash("|".join(CXX_FLAGS) + _compiler_version(self.cxx)
-                                            + _cpu_model())
-        return self._key
-
     def library_path(self, module: str) -> Path:
-        return cache_dir() / f"{Path(module).stem}-{self._cache_key()}.so"
+        if self._toolchain is None:
+            self.cxx = _compiler()
+            self._toolchain = "|".join(CXX_FLAGS) + _compiler_version(self.cxx) + _cpu_model()
+        key = kernel_sources_hash(module, self._toolchain)
+        return cache_dir() / f"{Path(module).stem}-{key}.so"
 
     def load(self, module: str) -> ctypes.CDLL:
         with self._lock:

@@ -194,7 +194,7 @@ class CudaBackend(Backend):
             mod = self._modules.get(module)
             if mod is None:
                 # The hash comment makes CuPy's cache key change when any header changes.
-                code = (f"// npu_emu sources {kernel_sources_hash()}\n"
+                code = (f"// npu_emu sources {kernel_sources_hash(module)}\n"
                         f'#include "{module}"\n')
                 mod = self._cupy.RawModule(
                     code=code, options=(*NVRTC_OPTIONS, f"-I{kernels_dir()}"))
