@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, settings
 from npu_emu import runtime
 
 settings.register_profile("default", deadline=None, max_examples=60,
-                          suppress_health_check=[HealthCheck.too_slow])
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 settings.register_profile("fuzz", deadline=None, max_examples=5000,
-                          suppress_health_check=[HealthCheck.too_slow])
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 settings.load_profile("fuzz" if os.environ.get("NPU_EMU_FUZZ") == "1" else "default")
 
 FUZZ = os.environ.get("NPU_EMU_FUZZ") == "1"

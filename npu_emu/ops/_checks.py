@@ -118,3 +118,25 @@ def overlaps(a: Tensor, b: Tensor) -> bool:
     b0 = b.data + b.storage_offset * b.itemsize
     b1 = b.data + eb * b.itemsize
     return a0 < b1 and b0 < a1
+
+
+def shape_str(shape: Sequence[int]) -> str:
+    """CANN's op::ToString of a shape: [2,3]."""
+    return "[" + ",".join(str(int(n)) for n in shape) + "]"
+
+
+def check_soc_supports(op: str) -> None:
+    from ..arch import current_soc
+    soc = current_soc()
+    if not soc.supports(op):
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"aclnn{op} is not supported on {soc.name} ({soc.products}).")
+
+
+def warn_if_nz(t: Tensor, name: str) -> None:
+    """CANN logs a warning (and goes on) for FRACTAL_NZ inputs of ND operators."""
+    if t.format == aclFormat.ACL_FORMAT_FRACTAL_NZ:
+        import logging
+        logging.getLogger("npu_emu").warning(
+            "Format of input %s is [%s], this format may lead to precision failure",
+            name, fmt_name(t.format))

@@ -9,7 +9,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .base import Backend, Launch
+from .base import Backend, Launch, Workspace
 from .indexing import IterSpace, broadcast_strides, coalesce, pack_params
 
 MODULE = "strided_copy.cu"
@@ -18,10 +18,16 @@ TILE = 32
 TILE_MIN = 16   # both axes at least this long before a tile pays
 
 
+def pointer_arg(ptr: "int | Workspace") -> "np.uint64 | Workspace":
+    """A pointer kernel argument: an address, or a Workspace marker resolved at enqueue."""
+    return ptr if isinstance(ptr, Workspace) else np.uint64(ptr)
+
+
 @dataclass(frozen=True)
 class View:
-    """A strided view in device memory: `ptr` is the address of element (0, ..., 0)."""
-    ptr: int
+    """A strided view in device memory: `ptr` is the address of element (0, ..., 0), or a
+    Workspace(offset) marker for a view inside the executor's workspace."""
+    ptr: "int | Workspace"
     shape: tuple[int, ...]
     strides: tuple[int, ...]   # elements
     itemsize: int
@@ -77,7 +83,7 @@ def plan_copy(be: Backend, dst: View, src: View) -> list[Launch]:
     shape, (ds, ss), unit = split_wide_elements(dst.shape, [dst.strides, src_strides], dst.itemsize)
     space = coalesce(shape, [ds, ss])
     index = "i32" if space.fits_32bit() else "i64"
-    args_tail = (np.uint64(src.ptr), np.uint64(dst.ptr))
+    args_tail = (pointer_arg(src.ptr), pointer_arg(dst.ptr))
     order = tile_order(space)
     if order is not None:
         space = space.permuted(order)

@@ -1,0 +1,95 @@
+"""aclnnExpand (SPEC §9): broadcast self to `size`, like torch.Tensor.expand.
+
+Checks in CANN's order (aclnn_expand.cpp): null -> 161001; self/out dtype, SoC dtype list,
+shape, rank -> 161002. Plan: one strided-gather launch from self's view (stride 0 on the
+broadcast dims) straight into out's view, contiguous or not: CANN's Contiguous + Expand +
+ViewCopy fused into one pass.
+"""
+from __future__ import annotations
+
+from .. import runtime
+from ..arch import current_soc
+from ..executor import Executor, Plan, make_executor
+from ..runtime.copy import plan_copy
+from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
+from ..tensor import IntArray, Tensor
+from . import _checks as C
+from ._api import phase_one, phase_two
+from ._plans import staged_source, tensor_view
+
+OP = "Expand"
+
+
+def infer_shape(self_shape: tuple[int, ...], size: tuple[int, ...]) -> tuple[int, ...]:
+    """The expanded shape (SPEC §9's shape rule); AclnnError(161002) when size does not fit."""
+    if len(size) < len(self_shape):
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"the number of size {len(size)} must be greater or equal to the number "
+                         f"of dimensions in the self {len(self_shape)}.")
+    lead = len(size) - len(self_shape)
+    out = []
+    for i, n in enumerate(size[:lead]):
+        if n < 0:
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                             f"size[{i}]={n}: a new leading dimension needs a size >= 0 "
+                             f"(-1 only keeps an existing dimension of self).")
+        out.append(n)
+    for m, n in zip(self_shape, size[lead:]):
+        # Note: CANN's code compares m with -1 (so every -1 fails); its documents and PyTorch
+        # say -1 keeps the dimension, and we follow them (SPEC §9).
+        if n == -1:
+            out.append(m)
+        elif n >= 0 and (m == n or m == 1):
+            out.append(n)
+        else:
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                             f"the self shape {C.shape_str(self_shape)} is not match size "
+                             f"{C.shape_str(size)}.")
+    return tuple(out)
+
+
+def check_params(self: Tensor, size: IntArray, out: Tensor) -> tuple[int, ...]:
+    C.check_not_null(self, "self")
+    C.check_not_null(size, "size", "aclIntArray")
+    C.check_not_null(out, "out")
+    C.check_type(self, Tensor, "self")
+    C.check_type(size, IntArray, "size")
+    C.check_type(out, Tensor, "out")
+    C.check_soc_supports(OP)
+    C.check_same_dtype(self, out, "self", "out")
+    C.check_dtype_in(self, "self", current_soc().dtypes_for(OP))
+    shape = infer_shape(self.view_shape, size.values)
+    if out.view_shape != shape:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"expect out shape to be same as expectShape, but got out shape "
+                         f"{C.shape_str(out.view_shape)}, expect shape {C.shape_str(shape)}")
+    C.check_max_dim(self, "self")
+    C.check_max_dim(out, "out")
+    C.warn_if_nz(self, "self")
+    if self.format != C.aclFormat.ACL_FORMAT_FRACTAL_NZ:
+        C.check_nd_format(self, "self")
+    C.check_nd_format(out, "out")
+    return shape
+
+
+def plan(self: Tensor, size: IntArray, out: Tensor) -> Plan:
+    check_params(self, size, out)
+    if self.is_empty() or out.is_empty():
+        return Plan()
+    C.check_memory(self, "self")
+    C.check_memory(out, "out")
+    be = runtime.current()
+    launches: list = []
+    src, ws = staged_source(be, self, out, launches)
+    launches += plan_copy(be, tensor_view(out), src)
+    return Plan(launches, ws)
+
+
+@phase_one
+def aclnnExpandGetWorkspaceSize(self: Tensor, size: IntArray, out: Tensor) -> Executor:
+    return make_executor("aclnnExpand", plan(self, size, out), [self], [out],
+                         replan=lambda ins, outs: plan(ins[0], size, outs[0]))
+
+
+def aclnnExpand(workspace, workspace_size, executor, stream) -> int:
+    return phase_two(workspace, workspace_size, executor, stream)
