@@ -24,6 +24,9 @@ _EXPAND_BASE = (DT.ACL_FLOAT16, DT.ACL_FLOAT, DT.ACL_UINT8, DT.ACL_INT8, DT.ACL_
 _CAST_910 = (DT.ACL_FLOAT16, DT.ACL_FLOAT, DT.ACL_DOUBLE, DT.ACL_INT8, DT.ACL_UINT8,
              DT.ACL_INT16, DT.ACL_INT32, DT.ACL_INT64, DT.ACL_UINT16, DT.ACL_UINT32,
              DT.ACL_UINT64, DT.ACL_BOOL, DT.ACL_COMPLEX64, DT.ACL_COMPLEX128)
+# aclnnAdd / aclnnMul (CANN aclnn_add.cpp, aclnn_mul.cpp): BF16 where the SoC has it.
+_ADD_BASE = (DT.ACL_FLOAT, DT.ACL_INT32, DT.ACL_INT64, DT.ACL_FLOAT16, DT.ACL_INT16, DT.ACL_INT8,
+             DT.ACL_UINT8, DT.ACL_DOUBLE, DT.ACL_BOOL, DT.ACL_COMPLEX64, DT.ACL_COMPLEX128)
 _LOW_PRECISION_950 = (DT.ACL_HIFLOAT8, DT.ACL_FLOAT8_E5M2, DT.ACL_FLOAT8_E4M3FN,
                       DT.ACL_COMPLEX32)
 
@@ -55,8 +58,10 @@ class SocInfo:
 def _soc(name, products, npu_arch, bf16, convention, extra_cast=(), unsupported=()):
     expand = _EXPAND_BASE + ((DT.ACL_BF16,) if bf16 else ())
     cast = _CAST_910 + ((DT.ACL_BF16,) if bf16 else ()) + tuple(extra_cast)
+    add = _ADD_BASE + ((DT.ACL_BF16,) if bf16 else ())
     return SocInfo(name, products, npu_arch, bf16, convention,
-                   {"Expand": frozenset(expand), "Cast": frozenset(cast)},
+                   {"Expand": frozenset(expand), "Cast": frozenset(cast), "Add": frozenset(add),
+                    "Mul": frozenset(add)},
                    frozenset(unsupported))
 
 
