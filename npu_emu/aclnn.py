@@ -6,7 +6,10 @@ its code (or None where C returns a null pointer) and keeps the message for
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+import numbers
+from typing import Any, Callable, Sequence
+
+import numpy as np
 
 from . import status
 from .ops._api import check_executor, fail as _fail
@@ -53,7 +56,9 @@ def aclCreateTensor(view_dims, data_type, stride, offset, format, storage_dims, 
 
     Python passes the arrays whole (their lengths are implied). `stride` None means
     contiguous. `tensor_data` is a device pointer (int) or None."""
-    if tensor_data is not None and not isinstance(tensor_data, int):
+    if isinstance(tensor_data, np.integer):
+        tensor_data = int(tensor_data)
+    if tensor_data is not None and (not isinstance(tensor_data, int) or isinstance(tensor_data, bool)):
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"tensorData={tensor_data!r} is not a device pointer (an int from "
                          f"acl.rt.malloc)")
@@ -118,22 +123,40 @@ def aclDestroyScalar(scalar):
         _check_is(scalar, Scalar, "scalar", "aclScalar")
 
 
+def _sequence(value: object, name: str, kind: str) -> list:
+    if value is None:
+        raise status.nullptr(kind, name)
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"{name}={value!r} is not a sequence")
+    return list(value)
+
+
 @_returns_object
 def aclCreateFloatArray(value):
-    return tuple(float(v) for v in value)
+    items = _sequence(value, "value", "aclFloatArray")
+    for i, v in enumerate(items):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Real, np.floating, np.integer)):
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"value[{i}]={v!r} is not a real number")
+    return tuple(float(v) for v in items)
 
 
 @_returns_object
 def aclCreateBoolArray(value):
-    return tuple(bool(v) for v in value)
+    items = _sequence(value, "value", "aclBoolArray")
+    for i, v in enumerate(items):
+        if not isinstance(v, (bool, np.bool_)):
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"value[{i}]={v!r} is not a bool")
+    return tuple(bool(v) for v in items)
 
 
 @_returns_object
 def aclCreateTensorList(tensors):
-    tensors = list(tensors)
-    for i, t in enumerate(tensors):
+    items = _sequence(tensors, "tensors", "aclTensorList")
+    for i, t in enumerate(items):
         _check_is(t, Tensor, f"tensors[{i}]", "aclTensor")
-    return tuple(tensors)
+    return tuple(items)
 
 
 @_returns_status

@@ -67,7 +67,7 @@ def from_numpy(array: np.ndarray, dtype: object = None,
     Use `view` for other views of its storage."""
     array = np.asarray(array)
     dt = _dt.as_dtype(array.dtype if dtype is None else dtype)
-    raw = np.ascontiguousarray(storage_array(array, dt))
+    raw = np.ascontiguousarray(storage_array(array, dt)).reshape(array.shape)  # keeps 0-d
     buf = DeviceBuffer(raw.nbytes)
     buf.backend.copy_from_host(buf.ptr, raw)
     return make_tensor(list(raw.shape), dt, None, 0, format, list(raw.shape), buf.ptr, owner=buf)

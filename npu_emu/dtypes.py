@@ -80,9 +80,12 @@ class DTypeInfo:
         return dt_name(self.dtype)
 
 
-def _info(dt, short, bits, kind, storage, host=None):
+_SAME = object()  # host dtype = storage dtype; an explicit None means "no host type"
+
+
+def _info(dt, short, bits, kind, storage, host=_SAME):
     storage = None if storage is None else np.dtype(storage)
-    host = storage if host is None and storage is not None else host
+    host = storage if host is _SAME else host
     return DTypeInfo(dt, short, bits, kind, storage, None if host is None else np.dtype(host))
 
 
@@ -156,10 +159,10 @@ def as_dtype(value: object, param: str = "dtype") -> aclDataType:
         for candidate in (key.upper(), "ACL_" + key.upper(), "ACL_" + key.upper().removeprefix("DT_")):
             if candidate in aclDataType.__members__:
                 return aclDataType[candidate]
-    else:
+    elif value is not None:  # Note: np.dtype(None) is float64; None is never a dtype here
         try:
             np_dtype = np.dtype(value)  # type: ignore[call-overload]
-        except TypeError:
+        except (TypeError, ValueError):
             np_dtype = None
         if np_dtype is not None and np_dtype in _FROM_NUMPY:
             return _FROM_NUMPY[np_dtype]
@@ -284,7 +287,7 @@ def set_promotion_rules(name: str) -> None:
     """Select the rule set for promotion, result conversion and every operator:
     "documented" (the seed documents, default) or "implementation" (CANN's code)."""
     global _current_rules
-    if name not in RULE_SETS:
+    if not isinstance(name, str) or name not in RULE_SETS:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"name={name!r} is not a rule set; choose one of {sorted(RULE_SETS)}")
     _current_rules = RULE_SETS[name]

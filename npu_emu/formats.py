@@ -5,6 +5,7 @@ the NPU's private layouts. The shape math of the private layouts (§12) lives in
 from __future__ import annotations
 
 import enum
+import numbers
 
 from .status import AclnnError, ACLNN_ERR_PARAM_INVALID
 
@@ -60,9 +61,9 @@ def as_format(value: object, param: str = "format") -> aclFormat:
     """An aclFormat from a member, its integer value or its name ("ND", "ACL_FORMAT_ND")."""
     if isinstance(value, aclFormat):
         return value
-    if isinstance(value, int) and not isinstance(value, bool):
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):  # NumPy ints too
         try:
-            return aclFormat(value)
+            return aclFormat(int(value))
         except ValueError:
             pass
     elif isinstance(value, str):
@@ -86,6 +87,7 @@ def public_formats_for_rank(rank: int) -> list[aclFormat]:
 
 def check_public_format_rank(fmt: aclFormat, rank: int, param: str = "tensor") -> None:
     """161002 when a public format names a rank other than the tensor's (NCHW needs 4-D)."""
+    fmt = as_format(fmt, "format")
     if fmt in PUBLIC_FORMAT_RANKS:
         want = PUBLIC_FORMAT_RANKS[fmt]
         if want is not None and want != rank:

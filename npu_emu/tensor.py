@@ -101,12 +101,12 @@ class Tensor:
 
     def is_contiguous(self) -> bool:
         """Row-major contiguous: strides of size-1 dims do not matter (as in CANN/PyTorch)."""
+        if self.is_empty():
+            return True  # whatever its strides, as in PyTorch
         step = 1
         for n, s in zip(reversed(self.view_shape), reversed(self.view_strides)):
             if n == 1:
                 continue
-            if n == 0:
-                return True
             if s != step:
                 return False
             step *= n
@@ -221,6 +221,20 @@ def make_scalar(value: object, dtype: object) -> Scalar:
         raise _invalid(f"dtype={_dt.dt_name(dt)} has no host scalar type for aclCreateScalar")
     if info.kind != _dt.COMPLEX and isinstance(value, complex):
         raise _invalid(f"value={value!r} is complex but dtype is {_dt.dt_name(dt)}")
+    if info.kind in (_dt.SIGNED, _dt.UNSIGNED) and isinstance(value, numbers.Integral):
+        # Note: NumPy would wrap (or overflow deep inside); an int the dtype cannot hold is
+        # the user's error, as -1 for DT_UINT8 or 2**40 for DT_INT32.
+        limits = np.iinfo(info.host)
+        if not limits.min <= int(value) <= limits.max:
+            raise _invalid(f"value={value!r} is outside the range of {_dt.dt_name(dt)} "
+                           f"[{limits.min}, {limits.max}]")
     with np.errstate(all="ignore"):
-        held = np.asarray(value).astype(info.host)[()]
+        try:
+            held = np.asarray(value).astype(info.host)[()]
+        except (TypeError, ValueError, OverflowError):
+            # an int beyond 64 bits is an object array, which ml_dtypes cannot convert
+            try:
+                held = np.asarray(float(value)).astype(info.host)[()]
+            except (TypeError, ValueError, OverflowError):
+                raise _invalid(f"value={value!r} cannot be held in {_dt.dt_name(dt)}") from None
     return Scalar(held, dt)
