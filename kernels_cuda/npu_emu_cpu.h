@@ -60,6 +60,12 @@ template <typename... A>
 inline void run(void (*kernel)(A...), const unsigned* grid, void** args) {
     const long long gx = grid[0], gy = grid[1], gz = grid[2];
     const long long total = gx * gy * gz;
+    if (total == 1) {  // one block: no parallel region to wake
+        gridDim = dim3(1, 1, 1);
+        blockIdx = uint3{0, 0, 0};
+        call(kernel, args, std::index_sequence_for<A...>{});
+        return;
+    }
 #pragma omp parallel for schedule(static)
     for (long long b = 0; b < total; ++b) {
         gridDim = dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(gz));

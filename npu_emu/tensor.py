@@ -5,6 +5,7 @@ Descriptors are validated when created and immutable afterwards; operators only 
 """
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from dataclasses import dataclass, field, replace
@@ -77,15 +78,20 @@ class Tensor:
     def dim(self) -> int:
         return len(self.view_shape)
 
-    @property
+    @functools.cached_property
     def numel(self) -> int:
         return math.prod(self.view_shape)
+
+    @functools.cached_property
+    def extent(self) -> int:
+        """One past the largest element index the view touches (0 for an empty view)."""
+        return view_extent(self.view_shape, self.view_strides, self.storage_offset)
 
     @property
     def storage_numel(self) -> int:
         return math.prod(self.storage_shape)
 
-    @property
+    @functools.cached_property
     def itemsize(self) -> int:
         size = _dt.INFO[self.dtype].itemsize
         if size is None:

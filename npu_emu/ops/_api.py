@@ -40,12 +40,16 @@ def phase_one(fn: Callable[..., Executor]) -> Callable[..., tuple[int, Executor 
     return wrapper
 
 
+def _resolve_stream(stream: object):
+    from ..acl.rt import resolve_stream  # the acl package imports the ops: resolve lazily
+    return resolve_stream(stream)
+
+
 def phase_two(workspace: object, workspace_size: object, executor: object, stream: object) -> int:
     """aclnnXxx(workspace, workspaceSize, executor, stream): check, then enqueue."""
     try:
         ex = check_executor(executor)
-        from ..acl.rt import resolve_stream
-        ex.run(workspace, int(workspace_size or 0), resolve_stream(stream))
+        ex.run(workspace, int(workspace_size or 0), _resolve_stream(stream))
     except AclnnError as err:
         return fail(err)
     return ACLNN_SUCCESS

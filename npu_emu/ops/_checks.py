@@ -10,7 +10,7 @@ from .. import runtime
 from ..dtypes import aclDataType, dt_name
 from ..formats import PUBLIC_FORMAT_RANKS, aclFormat, fmt_name, is_private
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, nullptr
-from ..tensor import IntArray, Scalar, Tensor, view_extent
+from ..tensor import IntArray, Scalar, Tensor
 
 MAX_DIMS = 8
 
@@ -74,7 +74,7 @@ def check_nd_format(t: Tensor, name: str) -> None:
 def check_memory(t: Tensor, name: str) -> None:
     """A non-empty tensor's view must lie in device memory the runtime knows (so a kernel can
     never touch memory outside an allocation)."""
-    extent = view_extent(t.view_shape, t.view_strides, t.storage_offset)
+    extent = t.extent
     if extent == 0:
         return
     if t.data == 0:
@@ -109,8 +109,7 @@ def broadcast_shapes(a: Sequence[int], b: Sequence[int], name_a: str = "self",
 
 def overlaps(a: Tensor, b: Tensor) -> bool:
     """Whether the byte ranges two views span intersect (conservative: spans, not elements)."""
-    ea = view_extent(a.view_shape, a.view_strides, a.storage_offset)
-    eb = view_extent(b.view_shape, b.view_strides, b.storage_offset)
+    ea, eb = a.extent, b.extent
     if ea == 0 or eb == 0:
         return False
     a0 = a.data + a.storage_offset * a.itemsize

@@ -11,7 +11,7 @@ import bisect
 import hashlib
 import threading
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -60,6 +60,7 @@ class Launch:
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     args: tuple
+    prepared: Any = field(default=None, repr=False, compare=False)  # backend's packed form
 
 
 class Event(ABC):

@@ -4,6 +4,7 @@ operator that moves data without converting it (Expand, InplaceCopy, contiguous 
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -79,20 +80,29 @@ def plan_copy(be: Backend, dst: View, src: View) -> list[Launch]:
         raise ValueError("plan_copy moves bytes: both views need the same element size")
     if dst.numel == 0:
         return []
-    src_strides = broadcast_strides(dst.shape, src.shape, src.strides)
-    shape, (ds, ss), unit = split_wide_elements(dst.shape, [dst.strides, src_strides], dst.itemsize)
+    kernel, grid, block, params = _copy_geometry(be, dst.shape, dst.strides, src.shape,
+                                                 src.strides, dst.itemsize)
+    return [Launch(kernel, grid, block, (params, pointer_arg(src.ptr), pointer_arg(dst.ptr)))]
+
+
+@functools.lru_cache(maxsize=4096)
+def _copy_geometry(be: Backend, dst_shape: tuple, dst_strides: tuple, src_shape: tuple,
+                   src_strides: tuple, itemsize: int) -> tuple:
+    """(kernel, grid, block, packed params) for a copy geometry: pure host work, cached, so
+    a plan for a shape seen before costs a dictionary lookup."""
+    bstrides = broadcast_strides(dst_shape, src_shape, src_strides)
+    shape, (ds, ss), unit = split_wide_elements(dst_shape, [dst_strides, bstrides], itemsize)
     space = coalesce(shape, [ds, ss])
     index = "i32" if space.fits_32bit() else "i64"
-    args_tail = (pointer_arg(src.ptr), pointer_arg(dst.ptr))
     order = tile_order(space)
     if order is not None:
         space = space.permuted(order)
         tiles = -(-space.sizes[0] // TILE) * -(-space.sizes[1] // TILE)
         grid = tiles * (space.numel // (space.sizes[0] * space.sizes[1]))
         if grid < 2**31:
-            kernel = be.function(MODULE, f"tiled_copy_{UNITS[unit]}_{index}")
             bx, by = be.tile_block
-            return [Launch(kernel, (grid, 1, 1), (bx, by, 1), (pack_params(space, 0),) + args_tail)]
+            return (be.function(MODULE, f"tiled_copy_{UNITS[unit]}_{index}"), (grid, 1, 1),
+                    (bx, by, 1), pack_params(space, 0))
     grid, block, run = be.elementwise_geometry(space.numel, unit)
-    kernel = be.function(MODULE, f"strided_copy_{UNITS[unit]}_{index}")
-    return [Launch(kernel, (grid, 1, 1), (block, 1, 1), (pack_params(space, run),) + args_tail)]
+    return (be.function(MODULE, f"strided_copy_{UNITS[unit]}_{index}"), (grid, 1, 1),
+            (block, 1, 1), pack_params(space, run))

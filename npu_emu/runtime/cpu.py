@@ -275,17 +275,22 @@ _VOIDP = ctypes.c_void_p
 _GRID = ctypes.c_uint * 3
 
 
-def _pack(launch: Launch, workspace: int) -> tuple:
-    """Arguments as cuLaunchKernel takes them: an array of pointers to each value."""
-    keep = []
+def _prepare(launch: Launch) -> tuple:
+    """Arguments as cuLaunchKernel takes them: an array of pointers to each value's bytes.
+    Returns (fn, grid, pointer array, buffers kept alive, workspace cells to patch)."""
     ptrs = (_VOIDP * max(len(launch.args), 1))()
+    keep: list = []
+    patches: list = []
     for i, a in enumerate(launch.args):
         if isinstance(a, Workspace):
-            a = np.uint64(workspace + a.offset)
-        arr = np.array(a)  # a 0-d copy we own: its buffer outlives the call
-        keep.append(arr)
-        ptrs[i] = arr.ctypes.data
-    return _GRID(*launch.grid), ptrs, keep
+            cell = ctypes.c_uint64(0)
+            patches.append((cell, a.offset))
+        else:
+            data = a.tobytes()  # NumPy scalar or packed parameter struct
+            cell = ctypes.create_string_buffer(data, len(data))
+        keep.append(cell)
+        ptrs[i] = ctypes.addressof(cell)
+    return launch.kernel.fn, _GRID(*launch.grid), ptrs, keep, patches  # type: ignore[attr-defined]
 
 
 class CpuBackend(Backend):
@@ -380,10 +385,19 @@ class CpuBackend(Backend):
 
     def enqueue(self, launches: Sequence[Launch], stream: Stream | None,
                 workspace: int = 0) -> None:
-        packed = [(l.kernel.fn, *_pack(l, workspace)) for l in launches]  # type: ignore[attr-defined]
+        calls = []
+        for launch in launches:
+            prepared = launch.prepared
+            if prepared is None or prepared[4]:  # workspace cells: fresh per enqueue
+                prepared = _prepare(launch)
+                if not prepared[4]:
+                    launch.prepared = prepared
+            for cell, offset in prepared[4]:
+                cell.value = workspace + offset
+            calls.append(prepared)
 
         def task() -> None:
-            for fn, grid, ptrs, _keep in packed:
+            for fn, grid, ptrs, _keep, _patches in calls:
                 fn(grid, ptrs)  # ctypes releases the GIL for the call
 
         (stream or self.default_stream).submit(task)  # type: ignore[union-attr]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import math
+import struct
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -100,20 +101,36 @@ def coalesce(shape: Sequence[int], strides: Sequence[Sequence[int]]) -> IterSpac
     return IterSpace(tuple(sizes), tuple(tuple(s) for s in out_strides))
 
 
+@functools.lru_cache(maxsize=None)
+def _params_struct(n_operands: int) -> struct.Struct:
+    # Same layout as params_dtype(n): every field is 8- or 4-byte and the total is a multiple
+    # of 8, so native packing without padding matches the aligned C struct.
+    fmt = f"=qq{MAX_DIMS}q{n_operands * MAX_DIMS}q{MAX_DIMS}I{MAX_DIMS}Iii"
+    st = struct.Struct(fmt)
+    assert st.size == params_dtype(n_operands).itemsize
+    return st
+
+
+_MAGIC_CACHE: dict[int, tuple[int, int]] = {}
+
+
 def pack_params(space: IterSpace, run: int, flags: int = 0) -> np.void:
     """The IterParams<N> struct for the kernels, as a NumPy structured scalar."""
     if space.ndim > MAX_DIMS:
         raise ValueError(f"iteration space has {space.ndim} dims after coalescing; kernels "
                          f"take at most {MAX_DIMS}")
     n_ops = len(space.strides)
-    p = np.zeros((), dtype=params_dtype(n_ops))
-    p["numel"] = space.numel
-    p["run"] = run
-    p["ndim"] = space.ndim
-    p["flags"] = flags
-    for d, n in enumerate(space.sizes):
-        p["size"][d] = n
-        p["magic"][d], p["shift"][d] = magic_divisor(n)
-        for k in range(n_ops):
-            p["stride"][k][d] = space.strides[k][d]
-    return p[()]
+    pad = [0] * (MAX_DIMS - space.ndim)
+    magics, shifts = [], []
+    for n in space.sizes:
+        m = _MAGIC_CACHE.get(n)
+        if m is None:
+            m = _MAGIC_CACHE[n] = magic_divisor(n)
+        magics.append(m[0])
+        shifts.append(m[1])
+    values = [space.numel, run, *space.sizes, *pad]
+    for st in space.strides:
+        values += [*st, *pad]
+    values += [*magics, *pad, *shifts, *pad, space.ndim, flags]
+    raw = _params_struct(n_ops).pack(*values)
+    return np.frombuffer(raw, dtype=params_dtype(n_ops))[0]

@@ -1,0 +1,162 @@
+"""Plans for the layout kernels of `kernels_cuda/layout.cu`: a strided view to a private
+layout's storage (padding written as zeros) and back (padding dropped), each one pass.
+
+A layout is given as its storage axes (see `npu_emu.fractal.LayoutSpec`): axis (dim, mult,
+size) walks view dim `dim` in steps of `mult`. The storage is contiguous over the axes; the
+view may have any strides. The iteration space is the axes, ordered by the destination's
+strides and coalesced with `indexing.coalesce` over four operands (destination, source and
+the logical index of each padded dim), so merges never cross a padding boundary.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from typing import Sequence
+
+import numpy as np
+
+from .base import Backend, Launch, Workspace
+from .copy import View
+from .indexing import IterSpace, coalesce, pack_params, params_dtype
+
+MODULE = "layout.cu"
+UNITS = {1: "b1", 2: "b2", 4: "b4", 8: "b8"}
+TILE = 32
+TILE_MIN = 8          # both axes at least this long before a transposing tile pays
+FILL_PADDING = 1
+NO_BOUND = 2**62      # the bound of an unused padded-dim slot
+MAX_PADDED_DIMS = 2
+
+Axis = tuple[int, int, int]
+
+
+@functools.lru_cache(maxsize=None)
+def layout_params_dtype() -> np.dtype:
+    """NumPy mirror of `LayoutParams` (IterParams<4> then two int64 bounds)."""
+    return np.dtype([("it", params_dtype(4)), ("bound", np.int64, (2,))], align=True)
+
+
+def padded_dims(axes: Sequence[Axis], view_shape: Sequence[int]) -> list[int]:
+    """View dims whose extent over the axes passes the view's size (they hold padding)."""
+    ext = [1] * len(view_shape)
+    for d, mult, size in axes:
+        ext[d] += (size - 1) * mult
+    return [d for d, n in enumerate(view_shape) if ext[d] > n]
+
+
+def _storage_strides(axes: Sequence[Axis]) -> list[int]:
+    strides, step = [0] * len(axes), 1
+    for i in range(len(axes) - 1, -1, -1):
+        strides[i] = step
+        step *= axes[i][2]
+    return strides
+
+
+def _pointer(ptr: int | Workspace):
+    return ptr if isinstance(ptr, Workspace) else np.uint64(ptr)
+
+
+def iteration_space(axes: Sequence[Axis], view: View, to_layout: bool) -> tuple[IterSpace, list[int], bool]:
+    """The iteration space (operands: dst, src, padded dim 0, padded dim 1, innermost axis
+    first), the bounds of the padded dims, and whether it is ordered for the tiled kernel.
+
+    Two orders. When the view's fastest axis is the storage's innermost one (FRACTAL_NZ,
+    Zz, NHWC -> NC1HWC0), both directions walk the same blocked order: the storage's two
+    innermost axes (one fractal, or one W x C0 row), then the other axes by the view's
+    strides, so each pass reads (or writes) whole rows of the view while they are in cache.
+    Otherwise (Zn, DN, NCHW -> NC1HWC0) the space is ordered by the destination's strides
+    and the tiled kernel transposes through shared memory."""
+    pads = padded_dims(axes, view.shape)
+    if len(pads) > MAX_PADDED_DIMS:
+        raise ValueError(f"a layout pads at most {MAX_PADDED_DIMS} dims; these axes pad {pads}")
+    storage = _storage_strides(axes)
+    nd = [mult * view.strides[d] for d, mult, _ in axes]
+    logical = [[mult if d == p else 0 for d, mult, _ in axes] for p in pads]
+    while len(logical) < MAX_PADDED_DIMS:
+        logical.append([0] * len(axes))
+    shape = [size for _, _, size in axes]
+    operands = [storage, nd] if to_layout else [nd, storage]
+    bounds = [view.shape[p] for p in pads] + [NO_BOUND] * (MAX_PADDED_DIMS - len(pads))
+    live = [i for i, n in enumerate(shape) if n != 1]
+    if len(live) < 2:
+        return coalesce(shape, operands + logical), bounds, False
+    inner = live[-1]
+    moving = [i for i in live if nd[i] != 0]
+    fastest = min(moving, key=lambda i: (abs(nd[i]), -i)) if moving else inner
+    if fastest != inner and abs(nd[fastest]) < abs(nd[inner]):
+        return coalesce(shape, operands + logical), bounds, True
+    block = live[-2:][::-1]                    # storage innermost, then the next
+    rest = sorted(live[:-2], key=lambda i: (abs(nd[i]), -i))
+    return _merge(block + rest, shape, operands + logical), bounds, False
+
+
+def _merge(order: Sequence[int], shape: Sequence[int], strides: Sequence[Sequence[int]]) -> IterSpace:
+    """An iteration space in the given order (innermost first), merging neighbours that are
+    contiguous in every operand."""
+    sizes: list[int] = []
+    out: list[list[int]] = [[] for _ in strides]
+    for d in order:
+        n = shape[d]
+        if sizes and all(st[d] == acc[-1] * sizes[-1] for st, acc in zip(strides, out)):
+            sizes[-1] *= n
+            continue
+        sizes.append(n)
+        for st, acc in zip(strides, out):
+            acc.append(st[d])
+    return IterSpace(tuple(sizes), tuple(tuple(s) for s in out))
+
+
+def _tile_order(space: IterSpace) -> list[int] | None:
+    """[dst-fast, src-fast, rest...] when the source's fastest axis is not the destination's,
+    both are long enough, and no padded dim moves along both (the kernel's rectangle rule)."""
+    if space.ndim < 2:
+        return None
+    src = space.strides[1]
+    candidates = [d for d in range(1, space.ndim) if src[d] != 0]
+    if not candidates or src[0] == 0:
+        return None
+    j = min(candidates, key=lambda d: src[d])
+    if src[j] >= src[0] or space.sizes[0] < TILE_MIN or space.sizes[j] < TILE_MIN:
+        return None
+    if any(space.strides[k][0] and space.strides[k][j] for k in (2, 3)):
+        return None
+    return [0, j] + [d for d in range(1, space.ndim) if d != j]
+
+
+def plan_layout(be: Backend, axes: Sequence[Axis], view: View, storage: int | Workspace,
+                to_layout: bool) -> list[Launch]:
+    """Launches that convert between `view` and a contiguous storage at `storage` laid out
+    by `axes` (outermost first): to_layout=True writes the storage (padding zero),
+    False writes the view (padding dropped). Empty views plan nothing."""
+    if view.itemsize not in UNITS:
+        raise ValueError(f"layout kernels move elements of 1, 2, 4 or 8 bytes, not {view.itemsize}")
+    if view.numel == 0 or not axes or math.prod(a[2] for a in axes) == 0:
+        return []
+    space, bounds, transposed = iteration_space(axes, view, to_layout)
+    if space.ndim > 8:
+        raise ValueError(f"the layout's iteration space has {space.ndim} dims after coalescing; "
+                         f"the kernels take at most 8")
+    index = "i32" if space.fits_32bit() else "i64"
+    flags = FILL_PADDING if to_layout else 0
+    src_ptr, dst_ptr = (view.ptr, storage) if to_layout else (storage, view.ptr)
+    tail = (_pointer(src_ptr), _pointer(dst_ptr))
+    unit = UNITS[view.itemsize]
+    order = _tile_order(space) if transposed else None
+    if order is not None:
+        tiled = space.permuted(order)
+        grid = (-(-tiled.sizes[0] // TILE) * -(-tiled.sizes[1] // TILE)
+                * (tiled.numel // (tiled.sizes[0] * tiled.sizes[1])))
+        if grid < 2**31:
+            kernel = be.function(MODULE, f"layout_tiled_{unit}_{index}")
+            bx, by = be.tile_block
+            return [Launch(kernel, (grid, 1, 1), (bx, by, 1), (_pack(tiled, 0, flags, bounds),) + tail)]
+    grid, block, run = be.elementwise_geometry(space.numel, view.itemsize)
+    kernel = be.function(MODULE, f"layout_gather_{unit}_{index}")
+    return [Launch(kernel, (grid, 1, 1), (block, 1, 1), (_pack(space, run, flags, bounds),) + tail)]
+
+
+def _pack(space: IterSpace, run: int, flags: int, bounds: Sequence[int]) -> np.void:
+    p = np.zeros((), dtype=layout_params_dtype())
+    p["it"] = pack_params(space, run, flags)
+    p["bound"] = bounds
+    return p[()]
