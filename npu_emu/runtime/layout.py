@@ -3,9 +3,11 @@ layout's storage (padding written as zeros) and back (padding dropped), each one
 
 A layout is given as its storage axes (see `npu_emu.fractal.LayoutSpec`): axis (dim, mult,
 size) walks view dim `dim` in steps of `mult`. The storage is contiguous over the axes; the
-view may have any strides. The iteration space is the axes, ordered by the destination's
-strides and coalesced with `indexing.coalesce` over four operands (destination, source and
-the logical index of each padded dim), so merges never cross a padding boundary.
+view may have any strides. The iteration space is the axes over four operands (destination,
+source, and the logical index of each padded dim, so merges never cross a padding boundary),
+in the order `iteration_space` chooses, run by one of three kernels: tiled (a transposing
+shared tile) when the fast axis changes, else planes (fractal rows moved whole; the cpu) or
+gather (consecutive threads, consecutive runs; a GPU, and what planes cannot take).
 """
 from __future__ import annotations
 
@@ -21,10 +23,10 @@ from .indexing import IterSpace, coalesce, pack_params, params_dtype
 
 MODULE = "layout.cu"
 UNITS = {1: "b1", 2: "b2", 4: "b4", 8: "b8"}
-TILE = 32
-TILE_MIN = 8          # both axes at least this long before a transposing tile pays
-FILL_PADDING = 1
-NO_BOUND = 2**62      # the bound of an unused padded-dim slot
+TILE = 32              # the shared tile of layout_tiled_* (32 x 33)
+TILE_MIN = 8           # both axes at least this long before a transposing tile pays
+FILL_PADDING = 1       # flags: write padding as zero (view -> layout)
+NO_BOUND = 2**62       # the bound of an unused padded-dim slot
 MAX_PADDED_DIMS = 2
 
 Axis = tuple[int, int, int]
@@ -60,12 +62,14 @@ def iteration_space(axes: Sequence[Axis], view: View, to_layout: bool) -> tuple[
     """The iteration space (operands: dst, src, padded dim 0, padded dim 1, innermost axis
     first), the bounds of the padded dims, and whether it is ordered for the tiled kernel.
 
-    Two orders. When the view's fastest axis is the storage's innermost one (FRACTAL_NZ,
-    Zz, NHWC -> NC1HWC0), both directions walk the same blocked order: the storage's two
-    innermost axes (one fractal, or one W x C0 row), then the other axes by the view's
-    strides, so each pass reads (or writes) whole rows of the view while they are in cache.
-    Otherwise (Zn, DN, NCHW -> NC1HWC0) the space is ordered by the destination's strides
-    and the tiled kernel transposes through shared memory."""
+    When the view's fastest axis is not the storage's innermost one (Zn, DN, NCHW ->
+    NC1HWC0) the space is ordered by the destination's strides and the tiled kernel
+    transposes through shared memory. Otherwise both directions walk a blocked order: the
+    storage's two innermost axes (a fractal, a W x C0 block) form a plane, then the other
+    axes follow by the view's strides, so a pass over one row of fractals touches a band of
+    the view small enough to stay in cache (the view's lines are read or written whole).
+    Measured on 2 cores, NZ -> ND at 256 MiB: ~18 GB/s this way, 0.5 GB/s walking the view in
+    memory order (each view row touches every fractal column: TLB misses)."""
     pads = padded_dims(axes, view.shape)
     if len(pads) > MAX_PADDED_DIMS:
         raise ValueError(f"a layout pads at most {MAX_PADDED_DIMS} dims; these axes pad {pads}")
@@ -130,7 +134,9 @@ def plan_layout(be: Backend, axes: Sequence[Axis], view: View, storage: int | Wo
     False writes the view (padding dropped). Empty views plan nothing."""
     if view.itemsize not in UNITS:
         raise ValueError(f"layout kernels move elements of 1, 2, 4 or 8 bytes, not {view.itemsize}")
-    if view.numel == 0 or not axes or math.prod(a[2] for a in axes) == 0:
+    if not axes and not view.shape:          # a 0-d view: one element
+        axes, view = [(0, 1, 1)], View(view.ptr, (1,), (0,), view.itemsize)
+    if view.numel == 0 or math.prod(a[2] for a in axes) == 0:
         return []
     space, bounds, transposed = iteration_space(axes, view, to_layout)
     if space.ndim > 8:
@@ -144,15 +150,39 @@ def plan_layout(be: Backend, axes: Sequence[Axis], view: View, storage: int | Wo
     order = _tile_order(space) if transposed else None
     if order is not None:
         tiled = space.permuted(order)
-        grid = (-(-tiled.sizes[0] // TILE) * -(-tiled.sizes[1] // TILE)
-                * (tiled.numel // (tiled.sizes[0] * tiled.sizes[1])))
-        if grid < 2**31:
+        tiles = (-(-tiled.sizes[0] // TILE) * -(-tiled.sizes[1] // TILE)
+                 * (tiled.numel // (tiled.sizes[0] * tiled.sizes[1])))
+        if tiles < 2**31:
+            # cpu: a strip of tiles per block (a few blocks per worker); gpu: one tile each
+            run = max(1, -(-tiles // (be.parallelism * 4))) if be.is_cpu else 1
             kernel = be.function(MODULE, f"layout_tiled_{unit}_{index}")
             bx, by = be.tile_block
-            return [Launch(kernel, (grid, 1, 1), (bx, by, 1), (_pack(tiled, 0, flags, bounds),) + tail)]
+            return [Launch(kernel, (-(-tiles // run), 1, 1), (bx, by, 1),
+                           (_pack(tiled, run, flags, bounds),) + tail)]
+    if not transposed and be.is_cpu and _planes_ok(space):
+        grid, block, run = _planes_geometry(be, space, view.itemsize)
+        kernel = be.function(MODULE, f"layout_planes_{unit}_{index}")
+        return [Launch(kernel, (grid, 1, 1), block, (_pack(space, run, flags, bounds),) + tail)]
     grid, block, run = be.elementwise_geometry(space.numel, view.itemsize)
     kernel = be.function(MODULE, f"layout_gather_{unit}_{index}")
     return [Launch(kernel, (grid, 1, 1), (block, 1, 1), (_pack(space, run, flags, bounds),) + tail)]
+
+
+def _planes_ok(space: IterSpace) -> bool:
+    """Whole planes (axes 0 x 1) per block: two axes, unit strides along axis 0, and the data
+    of a plane a rectangle (no padded dim moving along both axes; adjacent blocks of one
+    dim always merge, so the blocked order never breaks this)."""
+    return (space.ndim >= 2 and space.strides[0][0] == 1 and space.strides[1][0] == 1
+            and not any(space.strides[k][0] and space.strides[k][1] for k in (2, 3)))
+
+
+def _planes_geometry(be: Backend, space: IterSpace, itemsize: int) -> tuple[int, tuple[int, int, int], int]:
+    """(grid, block, planes per block) for the cpu: a few chunks per worker thread, at least
+    16 KiB each."""
+    plane = space.sizes[0] * space.sizes[1]
+    planes = space.numel // plane
+    run = max(-(-planes // (be.parallelism * 4)), -(-16384 // (plane * itemsize)), 1)
+    return -(-planes // run), (1, 1, 1), run
 
 
 def _pack(space: IterSpace, run: int, flags: int, bounds: Sequence[int]) -> np.void:

@@ -1,0 +1,346 @@
+"""aclnnNpuFormatCast (SPEC §12): a tensor between a public format (ND, NCHW, ...) and a
+private layout (FRACTAL_NZ, NC1HWC0, FRACTAL_Z, ...), both ways, in one kernel pass.
+
+CANN's API is three calls: `aclnnNpuFormatCastCalculateSizeAndFormat` (storage shape and
+actual format of the destination), then the two phases. Checks follow CANN's ops-math
+`aclnnNpuFormatCast.md`: null -> 161001; product not supported -> 361001; dtype, format,
+additionalDtype, rank 2..6, empty source, non-contiguous tensors -> 161002; a pair of listed
+formats with no conversion between them -> 361001. The per-SoC tables are below as data.
+
+`format_cast(tensor, fmt, c0=None)` is the Python helper (npu_emu.format_cast): any SoC, every
+layout of `npu_emu.fractal` (Zz, Zn, DN and NC1HWC0_C04 included), non-contiguous sources,
+a C0 override; it returns a new device tensor.
+"""
+from __future__ import annotations
+
+import math
+
+from .. import runtime
+from .. import dtypes as _dt
+from ..arch import current_soc
+from ..dtypes import aclDataType as DT
+from ..executor import Executor, Plan, make_executor
+from ..formats import aclFormat, fmt_name
+from ..fractal import (L, LayoutSpec, NZ_C0_FORMATS, NZ_FORMAT_FOR_C0, layout_spec,
+                       make_layout_tensor, parse_layout, public_origin, tensor_layout, tensor_spec)
+from ..runtime.copy import View
+from ..runtime.layout import plan_layout
+from ..status import (AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR,
+                      ACLNN_ERR_RUNTIME_ERROR, ACLNN_SUCCESS)
+from ..tensor import Tensor
+from . import _checks as C
+from ._api import fail, phase_one, phase_two
+
+OP = "NpuFormatCast"
+F = aclFormat
+
+# ------------------------------------------------------------------------ CANN's tables
+
+_A2_A3 = "Atlas A2/A3"
+_950 = "Ascend950"
+SOC_GROUP = {"Ascend910B": _A2_A3, "Ascend910_93": _A2_A3, "Ascend950": _950}
+
+DTYPES = {
+    _A2_A3: frozenset({DT.ACL_INT8, DT.ACL_UINT8, DT.ACL_FLOAT, DT.ACL_FLOAT16, DT.ACL_BF16,
+                       DT.ACL_INT32, DT.ACL_UINT32}),
+    # FLOAT4_E2M1/E1M2 are listed by CANN but have no per-element storage here (SPEC §2).
+    _950: frozenset({DT.ACL_INT8, DT.ACL_UINT8, DT.ACL_INT32, DT.ACL_UINT32, DT.ACL_FLOAT,
+                     DT.ACL_FLOAT16, DT.ACL_BF16, DT.ACL_FLOAT8_E4M3FN, DT.ACL_HIFLOAT8}),
+}
+ADDITIONAL_DTYPES = DTYPES
+
+_NZ_SOURCES = (F.ACL_FORMAT_ND, F.ACL_FORMAT_NCL, F.ACL_FORMAT_NCHW, F.ACL_FORMAT_NCDHW)
+CONVERSIONS = {
+    _A2_A3: frozenset(
+        [(s, F.ACL_FORMAT_FRACTAL_NZ) for s in _NZ_SOURCES]
+        + [(F.ACL_FORMAT_FRACTAL_NZ, s) for s in _NZ_SOURCES]
+        + [(F.ACL_FORMAT_NCDHW, F.ACL_FORMAT_NDC1HWC0), (F.ACL_FORMAT_NDHWC, F.ACL_FORMAT_NDC1HWC0),
+           (F.ACL_FORMAT_NCDHW, F.ACL_FRACTAL_Z_3D),
+           (F.ACL_FORMAT_NCHW, F.ACL_FORMAT_NC1HWC0), (F.ACL_FORMAT_NHWC, F.ACL_FORMAT_NC1HWC0),
+           (F.ACL_FORMAT_NCHW, F.ACL_FORMAT_FRACTAL_Z), (F.ACL_FORMAT_HWCN, F.ACL_FORMAT_FRACTAL_Z)]
+        + [(F.ACL_FORMAT_NDC1HWC0, F.ACL_FORMAT_NCDHW), (F.ACL_FORMAT_NDC1HWC0, F.ACL_FORMAT_NDHWC),
+           (F.ACL_FRACTAL_Z_3D, F.ACL_FORMAT_NCDHW),
+           (F.ACL_FORMAT_NC1HWC0, F.ACL_FORMAT_NCHW), (F.ACL_FORMAT_NC1HWC0, F.ACL_FORMAT_NHWC),
+           (F.ACL_FORMAT_FRACTAL_Z, F.ACL_FORMAT_NCHW), (F.ACL_FORMAT_FRACTAL_Z, F.ACL_FORMAT_HWCN)]),
+    _950: frozenset([(F.ACL_FORMAT_ND, F.ACL_FORMAT_FRACTAL_NZ)]
+                    + [(f, F.ACL_FORMAT_ND) for f in (F.ACL_FORMAT_FRACTAL_NZ, *NZ_C0_FORMATS)]
+                    + [(F.ACL_FORMAT_ND, f) for f in NZ_C0_FORMATS]),
+}
+FORMATS = {group: frozenset(f for pair in pairs for f in pair) for group, pairs in CONVERSIONS.items()}
+SRC_RANKS = (2, 6)
+PRIVATE_STORAGE_RANKS = (4, 8)
+
+
+# ------------------------------------------------------------------------------- checks
+
+def _soc_group() -> str:
+    soc = current_soc()
+    group = SOC_GROUP.get(soc.name)
+    if group is None:
+        raise AclnnError(ACLNN_ERR_RUNTIME_ERROR,
+                         f"aclnn{OP} is not supported on {soc.name} ({soc.products}); it runs on "
+                         f"Atlas A2/A3 (Ascend910B, Ascend910_93) and Ascend950.")
+    return group
+
+
+def _is_default_dtype(dtype: object) -> bool:
+    """additionalDtype -1 (ACL_DT_UNDEFINED): the source's dtype."""
+    return isinstance(dtype, int) and not isinstance(dtype, bool) and int(dtype) == -1
+
+
+def _check_dtype(dtype: object, name: str, group: str, allow_default: bool = False) -> None:
+    if allow_default and _is_default_dtype(dtype):
+        return
+    dt = _dt.as_dtype(dtype, name)
+    if dt not in DTYPES[group]:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"{name} {_dt.dt_name(dt)} is not supported, should be in dtype support "
+                         f"list {C.dtype_list(DTYPES[group])}.")
+
+
+def _check_format(fmt: object, name: str, group: str) -> aclFormat:
+    try:
+        f = aclFormat(int(fmt))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"{name}={fmt!r} is not an aclFormat value.") from None
+    if f not in FORMATS[group]:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"{name} {fmt_name(f)} is not supported, should be in format support list "
+                         f"[{', '.join(fmt_name(x) for x in sorted(FORMATS[group]))}].")
+    return f
+
+
+def _check_pair(src: aclFormat, dst: aclFormat, group: str) -> None:
+    if (src, dst) not in CONVERSIONS[group]:
+        raise AclnnError(ACLNN_ERR_RUNTIME_ERROR,
+                         f"aclnn{OP} does not convert {fmt_name(src)} to {fmt_name(dst)} on "
+                         f"{current_soc().name}.")
+
+
+def _check_rank(t: Tensor, name: str, private: bool) -> None:
+    if private:
+        lo, hi = PRIVATE_STORAGE_RANKS
+        if not lo <= len(t.storage_shape) <= hi:
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                             f"{name}'s storage shape {C.shape_str(t.storage_shape)} has "
+                             f"{len(t.storage_shape)} dims; it must have {lo} to {hi}.")
+    lo, hi = SRC_RANKS
+    if not lo <= t.dim <= hi:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"{name}'s view shape {C.shape_str(t.view_shape)} has {t.dim} dims; it "
+                         f"must have {lo} to {hi}.")
+
+
+def _check_not_empty(t: Tensor, name: str) -> None:
+    if t.is_empty():
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"{name} is an empty tensor (view shape {C.shape_str(t.view_shape)}); "
+                         f"aclnn{OP} needs at least one element.")
+
+
+def _is_private(fmt: aclFormat) -> bool:
+    return parse_layout(fmt)[0] is not L.ND
+
+
+def _c0_for_additional(src: Tensor, additional_dtype: object) -> int:
+    dt = src.dtype if _is_default_dtype(additional_dtype) \
+        else _dt.as_dtype(additional_dtype, "additionalDtype")
+    return current_soc().c0(_dt.INFO[dt].bits)
+
+
+# ------------------------------------------------------------- CalculateSizeAndFormat
+
+def calculate_size_and_format(src: Tensor, dst_format: object,
+                              additional_dtype: object) -> tuple[list[int], aclFormat]:
+    """(storage shape of the destination, its actual format); AclnnError on bad input."""
+    C.check_not_null(src, "srcTensor")
+    C.check_type(src, Tensor, "srcTensor")
+    group = _soc_group()
+    _check_dtype(src.dtype, "srcTensor", group)
+    src_fmt = _check_format(src.format, "srcTensor format", group)
+    dst_fmt = _check_format(dst_format, "dstFormat", group)
+    _check_dtype(additional_dtype, "additionalDtype", group, allow_default=True)
+    _check_rank(src, "srcTensor", private=False)
+    _check_not_empty(src, "srcTensor")
+    _check_pair(src_fmt, dst_fmt, group)
+    if _is_private(src_fmt):               # back to a public format: the logical shape
+        return list(src.view_shape), dst_fmt
+    c0 = _c0_for_additional(src, additional_dtype)
+    lay, named_c0 = parse_layout(dst_fmt)
+    if named_c0 is not None:
+        c0 = named_c0
+    spec = layout_spec(lay, src.view_shape, src.dtype, c0=c0, origin=public_origin(src_fmt))
+    actual = dst_fmt
+    if group == _950 and lay is L.FRACTAL_NZ and named_c0 is None \
+            and c0 != current_soc().c0(_dt.INFO[src.dtype].bits):
+        # Ascend950 names a C0 that differs from the source dtype's in the format (CANN's table:
+        # FLOAT with additionalDtype FLOAT16 -> FRACTAL_NZ_C0_16).
+        if c0 not in NZ_FORMAT_FOR_C0:
+            raise AclnnError(ACLNN_ERR_RUNTIME_ERROR,
+                             f"no FRACTAL_NZ_C0 format holds C0 = {c0} for {_dt.dt_name(src.dtype)}")
+        actual = NZ_FORMAT_FOR_C0[c0]
+    return list(spec.storage_shape), actual
+
+
+def aclnnNpuFormatCastCalculateSizeAndFormat(src_tensor, dst_format, additional_dtype):
+    """(dst_shape, actual_format, ret): the destination's storage shape and format."""
+    try:
+        shape, actual = calculate_size_and_format(src_tensor, dst_format, additional_dtype)
+    except AclnnError as err:
+        return None, None, fail(err)
+    return shape, int(actual), ACLNN_SUCCESS
+
+
+# ---------------------------------------------------------------------------- the plan
+
+def _storage_view(t: Tensor) -> int:
+    return t.data + t.storage_offset * t.itemsize
+
+
+def check_storage_memory(t: Tensor, name: str, spec: LayoutSpec) -> None:
+    """A private-layout tensor's whole storage must lie in device memory the runtime knows."""
+    nbytes = spec.storage_numel * t.itemsize
+    be = runtime.current()
+    if t.data == 0:
+        raise AclnnError(ACLNN_ERR_PARAM_NULLPTR,
+                         f"Tensor {name} has a null data pointer but {t.numel} elements.")
+    if not be.allocator.contains(_storage_view(t), nbytes):
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"Tensor {name}'s storage ({nbytes} bytes at 0x{_storage_view(t):x}) is not "
+                         f"inside device memory allocated with acl.rt.malloc on the {be.name} "
+                         f"backend.")
+
+
+def check_params(src: Tensor, dst: Tensor) -> tuple[LayoutSpec, bool]:
+    """(the private side's LayoutSpec, True when converting to it)."""
+    C.check_not_null(src, "srcTensor")
+    C.check_not_null(dst, "dstTensor")
+    C.check_type(src, Tensor, "srcTensor")
+    C.check_type(dst, Tensor, "dstTensor")
+    group = _soc_group()
+    _check_dtype(src.dtype, "srcTensor", group)
+    _check_dtype(dst.dtype, "dstTensor", group)
+    C.check_same_dtype(src, dst, "srcTensor", "dstTensor")
+    src_fmt = _check_format(src.format, "srcTensor format", group)
+    dst_fmt = _check_format(dst.format, "dstTensor format", group)
+    _check_pair(src_fmt, dst_fmt, group)
+    for t, name in ((src, "srcTensor"), (dst, "dstTensor")):
+        if not t.is_contiguous():
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                             f"{name} must be contiguous (view strides "
+                             f"{C.shape_str(t.view_strides)} for shape {C.shape_str(t.view_shape)}).")
+    to_layout = not _is_private(src_fmt)
+    public, private = (src, dst) if to_layout else (dst, src)
+    pub_name, priv_name = ("srcTensor", "dstTensor") if to_layout else ("dstTensor", "srcTensor")
+    _check_rank(public, pub_name, private=False)
+    _check_rank(private, priv_name, private=True)
+    _check_not_empty(src, "srcTensor")
+    if dst.view_shape != src.view_shape:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"dstTensor's view shape {C.shape_str(dst.view_shape)} must equal "
+                         f"srcTensor's {C.shape_str(src.view_shape)}.")
+    spec = tensor_spec(private, origin=public_origin(public.format))
+    if group == _A2_A3 and spec.layout is not L.NC1HWC0_C04:
+        allowed = sorted({current_soc().c0(_dt.INFO[d].bits) for d in ADDITIONAL_DTYPES[group]})
+        if spec.c0 not in allowed:
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                             f"{priv_name}'s C0 is {spec.c0} (its storage shape "
+                             f"{C.shape_str(private.storage_shape)}); C0 must be one of {allowed}.")
+    return spec, to_layout
+
+
+def plan(src: Tensor, dst: Tensor) -> Plan:
+    spec, to_layout = check_params(src, dst)
+    public, private = (src, dst) if to_layout else (dst, src)
+    C.check_memory(public, "srcTensor" if to_layout else "dstTensor")
+    check_storage_memory(private, "dstTensor" if to_layout else "srcTensor", spec)
+    return Plan(_launches(spec, public, private, to_layout), 0)
+
+
+def _launches(spec: LayoutSpec, public: Tensor, private: Tensor, to_layout: bool) -> list:
+    view = View(public.data + public.storage_offset * public.itemsize, public.view_shape,
+                public.view_strides, public.itemsize)
+    return plan_layout(runtime.current(), spec.axes, view, _storage_view(private), to_layout)
+
+
+@phase_one
+def aclnnNpuFormatCastGetWorkspaceSize(src_tensor: Tensor, dst_tensor: Tensor) -> Executor:
+    return make_executor("aclnnNpuFormatCast", plan(src_tensor, dst_tensor), [src_tensor],
+                         [dst_tensor], replan=lambda ins, outs: plan(ins[0], outs[0]))
+
+
+def aclnnNpuFormatCast(workspace, workspace_size, executor, stream) -> int:
+    return phase_two(workspace, workspace_size, executor, stream)
+
+
+# ------------------------------------------------------------------- the Python helper
+
+def format_cast(tensor: Tensor, fmt: object, c0: int | None = None,
+                origin: str | None = None) -> Tensor:
+    """`tensor` converted to `fmt`, as a new device tensor (enqueued on the default stream).
+
+    fmt: a `npu_emu.fractal.Layout`, an aclFormat or a name ("NZ", "Zz", "Zn", "DN",
+    "NC1HWC0", "FRACTAL_Z", "ND", "NCHW", ...). To a private layout the result is a
+    LayoutTensor (view shape = logical shape, storage shape = the layout's); back to ND or a
+    public format it is a contiguous tensor. c0 overrides C0 (torch_npu's convention: 16 for
+    every dtype in NC1HWC0/FRACTAL_Z, fp32 as 2-byte in FRACTAL_NZ); reading a private tensor
+    takes C0 from its storage shape. origin names the axis order of a conv layout's view
+    ("NCHW", "NHWC", "HWCN", "NCDHW", "NDHWC", "DHWCN") when the tensor's format does not.
+    Works on every SoC and for non-contiguous sources; raises AclnnError on bad input."""
+    C.check_not_null(tensor, "tensor")
+    C.check_type(tensor, Tensor, "tensor")
+    target, named_c0 = parse_layout(fmt, "fmt")
+    src_layout, src_origin = tensor_layout(tensor)
+    target_origin = public_origin(fmt)
+    if src_layout is not L.ND and target is not L.ND:     # private -> private: through ND
+        return format_cast(format_cast(tensor, "ND", origin=origin), fmt, c0, origin)
+    be = runtime.current()
+    from ..device import DeviceBuffer
+    if src_layout is L.ND:                                # public -> layout (or a copy)
+        org = origin or src_origin
+        if target is not L.ND and target.is_matrix:
+            org = None
+        spec = layout_spec(target, tensor.view_shape, tensor.dtype,
+                           c0=c0 if c0 is not None else named_c0, origin=org)
+        buf = DeviceBuffer(spec.storage_numel * tensor.itemsize, be)
+        if tensor.numel:
+            C.check_memory(tensor, "tensor")
+            be.enqueue(_launches(spec, tensor, _bare(spec, tensor.dtype, buf.ptr), True), None)
+        if target is L.ND:
+            from ..tensor import make_tensor
+            out_fmt = fmt if target_origin and len(target_origin) == tensor.dim else aclFormat.ACL_FORMAT_ND
+            return make_tensor(list(spec.view_shape), tensor.dtype, None, 0, parse_format(out_fmt),
+                               list(spec.view_shape), buf.ptr, owner=buf)
+        return make_layout_tensor(spec, tensor.dtype, buf.ptr, owner=buf)
+    # layout -> public
+    org = origin or src_origin or target_origin
+    if src_origin and target_origin and src_origin != target_origin and not origin:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"the tensor's view is in {src_origin} order; converting it to "
+                         f"{target_origin} would permute it: ask for {src_origin} or ND")
+    spec = tensor_spec(tensor, origin=org)
+    if c0 is not None and c0 != spec.c0:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"c0={c0}, but the tensor's storage shape {list(tensor.storage_shape)} "
+                         f"holds C0 = {spec.c0}")
+    buf = DeviceBuffer(max(math.prod(tensor.view_shape), 1) * tensor.itemsize, be)
+    from ..tensor import make_tensor
+    out_fmt = aclFormat.ACL_FORMAT_ND
+    if target_origin and len(target_origin) == tensor.dim:
+        out_fmt = parse_format(fmt)
+    out = make_tensor(list(tensor.view_shape), tensor.dtype, None, 0, out_fmt,
+                      list(tensor.view_shape), buf.ptr, owner=buf)
+    if out.numel:
+        check_storage_memory(tensor, "tensor", spec)
+        be.enqueue(_launches(spec, out, tensor, False), None)
+    return out
+
+
+def parse_format(value: object) -> aclFormat:
+    from ..formats import as_format
+    return as_format(value, "fmt")
+
+
+def _bare(spec: LayoutSpec, dtype: DT, ptr: int) -> Tensor:
+    """A descriptor of storage at ptr (only its address is read by _launches)."""
+    return make_layout_tensor(spec, dtype, ptr)

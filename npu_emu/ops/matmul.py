@@ -1,0 +1,452 @@
+"""The cube unit (SPEC §13): aclnnMatmul on ND tensors, and aclnnCubeMatmul on operands
+already in the cube's fractal layouts.
+
+- `aclnnCubeMatmulGetWorkspaceSize(self, mat2, out)` (an npu_emu extension, no CANN
+  counterpart): self in the current SoC's left layout (Zz before Ascend950, FRACTAL_NZ on
+  Ascend950), mat2 in Zn, out in FRACTAL_NZ with L0C's 16x16 fractals; fp16/bf16/fp32 inputs
+  accumulate in fp32 (out fp32, or fp16/bf16 rounded by the fixpipe), int8 in int32.
+- `aclnnMatmulGetWorkspaceSize(self, mat2, out, cube_math_type)`: ND (1..6 dims, batch
+  broadcasting, torch.matmul's rules for 1-D operands). The plan converts self and mat2 to
+  fractals in the workspace, runs the same cube kernel, and converts the Nz result into out's
+  view: four launches, results equal to the fractal entry bit for bit.
+
+The accumulation order (which fixes the fp32 bits) is documented in kernels_cuda/matmul.cu:
+per K fractal, K0 exact products summed in double and rounded once to fp32, then added to the
+fp32 accumulator in ascending k1.
+
+Checks for aclnnMatmul (CANN's aclnnMatmul.md): null -> 161001; SoC, dtype lists, promotion,
+cast to out, format, rank, shapes, cube_math_type -> 161002. The cube_math_type rules per SoC
+are data below (MATH_RULES).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from .. import runtime
+from .. import dtypes as _dt
+from ..arch import NZ_ZN_NZ, SocInfo, current_soc
+from ..dtypes import aclDataType as DT
+from ..executor import Executor, Plan, make_executor
+from ..fractal import (L, L0C_FRACTAL, Layout, LayoutSpec, layout_spec, make_layout_tensor,
+                       tensor_layout, tensor_spec)
+from ..runtime.base import Backend, Launch, Workspace
+from ..runtime.copy import View
+from ..runtime.layout import plan_layout
+from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
+from ..tensor import Tensor
+from . import _checks as C
+from ._api import phase_one, phase_two
+from ._plans import align
+from .format_cast import check_storage_memory
+
+MODULE = "matmul.cu"
+MAX_BATCH = 4
+MAX_RANK = 6
+
+# Operand kinds of kernels_cuda/matmul.cu.
+KIND_F16, KIND_BF16, KIND_F32, KIND_F32_AS_F16, KIND_F32_AS_HF32 = range(5)
+_STORAGE_KIND = {DT.ACL_FLOAT16: KIND_F16, DT.ACL_BF16: KIND_BF16, DT.ACL_FLOAT: KIND_F32}
+
+# cube_math_type (aclnnMatmul's cubeMathType)
+KEEP_DTYPE, ALLOW_FP32_DOWN_PRECISION, USE_FP16, USE_HF32, USE_FP32_ADD = range(5)
+MATH_NAMES = {0: "KEEP_DTYPE", 1: "ALLOW_FP32_DOWN_PRECISION", 2: "USE_FP16", 3: "USE_HF32",
+              4: "USE_FP32_ADD"}
+
+# What the cube multiplies, per SoC family, computed dtype and cube_math_type: an fp32
+# operand's kind, or None when the combination is refused (161002). From CANN's
+# aclnnMatmul.md. Note: USE_FP32_ADD's grouped accumulation (A2/A3, fp32, K > 2048) is not
+# emulated; it computes as KEEP_DTYPE. On Ascend910/310P the cube has no fp32 path, so
+# USE_FP32_ADD ("no processing") computes fp32 as fp16 like modes 1 and 2.
+_FP32_RULES_910 = {KEEP_DTYPE: None, ALLOW_FP32_DOWN_PRECISION: KIND_F32_AS_F16,
+                   USE_FP16: KIND_F32_AS_F16, USE_HF32: None, USE_FP32_ADD: KIND_F32_AS_F16}
+_FP32_RULES_HF32 = {KEEP_DTYPE: KIND_F32, ALLOW_FP32_DOWN_PRECISION: KIND_F32_AS_HF32,
+                    USE_FP16: KIND_F32_AS_F16, USE_HF32: KIND_F32_AS_HF32, USE_FP32_ADD: KIND_F32}
+MATH_RULES: dict[str, dict[DT, dict[int, int | None]]] = {}
+for _name, _fp32 in (("Ascend910", _FP32_RULES_910), ("Ascend310P", _FP32_RULES_910),
+                     ("Ascend910B", _FP32_RULES_HF32), ("Ascend910_93", _FP32_RULES_HF32),
+                     ("Ascend950", _FP32_RULES_HF32)):
+    _hf32 = _fp32 is _FP32_RULES_HF32
+    MATH_RULES[_name] = {
+        DT.ACL_FLOAT: dict(_fp32),
+        DT.ACL_FLOAT16: {KEEP_DTYPE: KIND_F16, ALLOW_FP32_DOWN_PRECISION: KIND_F16,
+                         USE_FP16: KIND_F16, USE_HF32: None, USE_FP32_ADD: KIND_F16},
+        DT.ACL_BF16: {KEEP_DTYPE: KIND_BF16, ALLOW_FP32_DOWN_PRECISION: KIND_BF16,
+                      USE_FP16: None, USE_HF32: None, USE_FP32_ADD: KIND_BF16},
+    }
+UNSUPPORTED_SOCS = frozenset({"Ascend310B"})   # CANN: Atlas 200I/500 A2 has no aclnnMatmul
+
+
+def matmul_dtypes(soc: SocInfo) -> frozenset:
+    return frozenset({DT.ACL_FLOAT16, DT.ACL_FLOAT} | ({DT.ACL_BF16} if soc.bf16 else set()))
+
+
+def left_layout(soc: SocInfo | None = None) -> Layout:
+    """The cube's layout for the left matrix A: Zz, or FRACTAL_NZ on Ascend950 (SPEC §12)."""
+    soc = soc or current_soc()
+    return L.FRACTAL_NZ if soc.matmul_convention == NZ_ZN_NZ else L.ZZ
+
+
+def _k0_of_kind(kind: int, soc: SocInfo) -> int:
+    """The cube's fractal width for what it multiplies: fp32/HF32 16x8, fp16/bf16 16x16."""
+    return soc.c0(32 if kind in (KIND_F32, KIND_F32_AS_HF32) else 16)
+
+
+# ------------------------------------------------------------------------ the cube launch
+
+@dataclass(frozen=True)
+class Fractals:
+    """A batch of fractal matrices in device memory: address, batch shape and element strides,
+    and the element strides between neighbouring fractals along the matrix's two dims."""
+    ptr: int | Workspace
+    batch_shape: tuple[int, ...]
+    batch_strides: tuple[int, ...]
+    step_rows: int      # to the next fractal down (m1 or k1)
+    step_cols: int      # to the next fractal across (k1 or n1)
+
+
+def cube_params_dtype() -> np.dtype:
+    b = (MAX_BATCH,)
+    return np.dtype([("batch_size", np.int64, b), ("a_batch", np.int64, b),
+                     ("b_batch", np.int64, b), ("c_batch", np.int64, b),
+                     ("a_m1", np.int64), ("a_k1", np.int64), ("b_k1", np.int64),
+                     ("b_n1", np.int64), ("c_m1", np.int64), ("c_n1", np.int64),
+                     ("m1", np.int64), ("n1", np.int64), ("k1", np.int64),
+                     ("batch_ndim", np.int32), ("k0", np.int32),
+                     ("a_kind", np.int32), ("b_kind", np.int32)], align=True)
+
+
+def _fractals(spec: LayoutSpec, ptr: int | Workspace) -> Fractals:
+    """Fractal strides of a Zz / FRACTAL_NZ / Zn storage (contiguous)."""
+    shape = spec.storage_shape
+    nb = len(shape) - 4
+    strides = [math.prod(shape[i + 1:]) for i in range(len(shape))]
+    inner = shape[-2] * shape[-1]
+    if spec.layout is L.ZZ:        # (.., M1, K1, 16, K0)
+        rows, cols = shape[-3] * inner, inner
+    elif spec.layout is L.ZN:      # (.., K1, N1, 16, K0)
+        rows, cols = shape[-3] * inner, inner
+    else:                          # FRACTAL_NZ (.., C1, R1, 16, C0): rows step 1 fractal
+        rows, cols = inner, shape[-3] * inner
+    return Fractals(ptr, tuple(shape[:nb]), tuple(strides[:nb]), rows, cols)
+
+
+def _broadcast_strides(out_batch: Sequence[int], f: Fractals) -> list[int]:
+    lead = len(out_batch) - len(f.batch_shape)
+    out = [0] * lead
+    for n, m, s in zip(out_batch[lead:], f.batch_shape, f.batch_strides):
+        out.append(s if m == n else 0)
+    return out
+
+
+def plan_cube(be: Backend, a: Fractals, b: Fractals, c: Fractals, out_batch: Sequence[int],
+              m1: int, n1: int, k1: int, k0: int, kinds: tuple[int, int],
+              out_dtype: DT, int8: bool = False) -> list[Launch]:
+    """The cube kernel launch: c (Nz, 16x16) = a (rows m1, cols k1) x b (rows k1, cols n1)."""
+    total = m1 * n1 * math.prod(out_batch)
+    if total == 0:
+        return []
+    dims = [(n, _broadcast_strides(out_batch, a)[i], _broadcast_strides(out_batch, b)[i],
+             c.batch_strides[i]) for i, n in enumerate(out_batch)]
+    dims = [d for d in dims if d[0] != 1][::-1]             # innermost first, ones dropped
+    if len(dims) > MAX_BATCH:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"the cube kernel takes at most {MAX_BATCH} batch dims, not {len(dims)}")
+    p = np.zeros((), dtype=cube_params_dtype())
+    for i, (n, sa, sb, sc) in enumerate(dims):
+        p["batch_size"][i], p["a_batch"][i], p["b_batch"][i], p["c_batch"][i] = n, sa, sb, sc
+    p["a_m1"], p["a_k1"] = a.step_rows, a.step_cols
+    p["b_k1"], p["b_n1"] = b.step_rows, b.step_cols
+    p["c_m1"], p["c_n1"] = c.step_rows, c.step_cols
+    p["m1"], p["n1"], p["k1"] = m1, n1, k1
+    p["batch_ndim"], p["k0"] = len(dims), k0
+    p["a_kind"], p["b_kind"] = kinds
+    if int8:
+        name = "cube_matmul_s8_s32"
+    else:
+        name = "cube_matmul_float_" + {DT.ACL_FLOAT: "f32", DT.ACL_FLOAT16: "f16",
+                                       DT.ACL_BF16: "bf16"}[out_dtype]
+    if total >= 2**31:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"{total} output fractals: too many for one grid")
+    bx, by = be.tile_block
+    ptr = lambda x: x if isinstance(x, Workspace) else np.uint64(x)  # noqa: E731
+    return [Launch(be.function(MODULE, name), (total, 1, 1), (bx, by, 1),
+                   (p[()], ptr(a.ptr), ptr(b.ptr), ptr(c.ptr)))]
+
+
+def _l0c_spec(batch: Sequence[int], m: int, n: int, dtype: DT) -> LayoutSpec:
+    """The result: FRACTAL_NZ with L0C's 16x16 fractals whatever the dtype."""
+    return layout_spec(L.FRACTAL_NZ, (*batch, m, n), dtype, c0=L0C_FRACTAL[1])
+
+
+# ------------------------------------------------------------------ the fractal entry
+
+CUBE_OP = "CubeMatmul"
+
+
+def _cube_dtypes(soc: SocInfo) -> frozenset:
+    out = {DT.ACL_FLOAT16, DT.ACL_INT8}
+    if soc.bf16:
+        out.add(DT.ACL_BF16)
+    if MATH_RULES.get(soc.name, {}).get(DT.ACL_FLOAT, {}).get(KEEP_DTYPE) is not None:
+        out.add(DT.ACL_FLOAT)        # the SoC's cube has an fp32 path
+    return frozenset(out)
+
+
+def _out_dtypes_for(dtype: DT, soc: SocInfo) -> frozenset:
+    if dtype == DT.ACL_INT8:
+        return frozenset({DT.ACL_INT32})
+    return frozenset({DT.ACL_FLOAT, DT.ACL_FLOAT16} | ({DT.ACL_BF16} if soc.bf16 else set()))
+
+
+def _batch_shape(a: Sequence[int], b: Sequence[int], name_a: str, name_b: str) -> tuple[int, ...]:
+    return C.broadcast_shapes(a, b, name_a, name_b)
+
+
+def check_cube_params(self: Tensor, mat2: Tensor, out: Tensor) -> tuple[LayoutSpec, LayoutSpec, LayoutSpec]:
+    for t, name in ((self, "self"), (mat2, "mat2"), (out, "out")):
+        C.check_not_null(t, name)
+        C.check_type(t, Tensor, name)
+    soc = current_soc()
+    if soc.name in UNSUPPORTED_SOCS:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"aclnn{CUBE_OP} is not supported on {soc.name}.")
+    C.check_dtype_in(self, "self", _cube_dtypes(soc))
+    C.check_same_dtype(self, mat2, "self", "mat2")
+    C.check_dtype_in(out, "out", _out_dtypes_for(self.dtype, soc))
+    want = {"self": left_layout(soc), "mat2": L.ZN, "out": L.FRACTAL_NZ}
+    for t, name in ((self, "self"), (mat2, "mat2"), (out, "out")):
+        lay, _ = tensor_layout(t)
+        if lay is not want[name]:
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                             f"Tensor {name} is in {lay}, but {soc.name}'s cube takes "
+                             f"{want['self']} x Zn -> FRACTAL_NZ ({soc.matmul_convention}); "
+                             f"convert it with npu_emu.format_cast(t, '{want[name]}').")
+        if not 2 <= t.dim <= MAX_RANK:
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                             f"Tensor {name} has {t.dim} dims; it must have 2 to {MAX_RANK}.")
+    a_spec, b_spec, c_spec = tensor_spec(self), tensor_spec(mat2), tensor_spec(out)
+    k0 = soc.c0(_dt.INFO[self.dtype].bits)
+    for spec, name in ((a_spec, "self"), (b_spec, "mat2")):
+        if spec.c0 != k0:
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                             f"Tensor {name}'s fractals are 16x{spec.c0}; the cube takes "
+                             f"{_dt.dt_name(self.dtype)} in 16x{k0} fractals.")
+    if c_spec.c0 != L0C_FRACTAL[1]:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"Tensor out's fractals are 16x{c_spec.c0}; the cube writes L0C's "
+                         f"{L0C_FRACTAL[0]}x{L0C_FRACTAL[1]} fractals (storage shape ending "
+                         f"in [16,16]).")
+    (*ab, m, k), (*bb, k2, n) = self.view_shape, mat2.view_shape
+    if k != k2:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"self's columns ({k}) must equal mat2's rows ({k2}): self "
+                         f"{C.shape_str(self.view_shape)}, mat2 {C.shape_str(mat2.view_shape)}.")
+    batch = _batch_shape(ab, bb, "self", "mat2")
+    if tuple(out.view_shape) != (*batch, m, n):
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"out's view shape {C.shape_str(out.view_shape)} must be "
+                         f"{C.shape_str((*batch, m, n))}.")
+    return a_spec, b_spec, c_spec
+
+
+def plan_cube_matmul(self: Tensor, mat2: Tensor, out: Tensor) -> Plan:
+    a_spec, b_spec, c_spec = check_cube_params(self, mat2, out)
+    if out.is_empty():
+        return Plan()
+    soc = current_soc()
+    base = lambda t: t.data + t.storage_offset * t.itemsize  # noqa: E731
+    for t, name, spec in ((self, "self", a_spec), (mat2, "mat2", b_spec), (out, "out", c_spec)):
+        if spec.storage_numel:
+            check_storage_memory(t, name, spec)
+    *batch, m, n = out.view_shape
+    k = self.view_shape[-1]
+    k0 = a_spec.c0
+    kind = _STORAGE_KIND.get(self.dtype, 0)
+    launches = plan_cube(runtime.current(), _fractals(a_spec, base(self)), _fractals(b_spec, base(mat2)),
+                         _fractals(c_spec, base(out)), batch, -(-m // 16), -(-n // 16), -(-k // k0),
+                         k0, (kind, kind), out.dtype, int8=self.dtype == DT.ACL_INT8)
+    return Plan(launches, 0)
+
+
+@phase_one
+def aclnnCubeMatmulGetWorkspaceSize(self: Tensor, mat2: Tensor, out: Tensor) -> Executor:
+    """npu_emu extension: out (FRACTAL_NZ, 16x16) = self (Zz, or FRACTAL_NZ on Ascend950) x
+    mat2 (Zn), as the cube computes it."""
+    return make_executor("aclnnCubeMatmul", plan_cube_matmul(self, mat2, out), [self, mat2], [out],
+                         replan=lambda ins, outs: plan_cube_matmul(ins[0], ins[1], outs[0]))
+
+
+def aclnnCubeMatmul(workspace, workspace_size, executor, stream) -> int:
+    return phase_two(workspace, workspace_size, executor, stream)
+
+
+def cube_matmul(a: Tensor, b: Tensor, out_dtype: object = None) -> Tensor:
+    """Python helper: a (the SoC's left layout) x b (Zn) -> a new FRACTAL_NZ tensor with 16x16
+    fractals (out_dtype default fp32, int32 for int8). Raises AclnnError on bad input."""
+    from ..device import DeviceBuffer
+    C.check_not_null(a, "a")
+    C.check_not_null(b, "b")
+    dt = _dt.as_dtype(out_dtype) if out_dtype is not None else (
+        DT.ACL_INT32 if a.dtype == DT.ACL_INT8 else DT.ACL_FLOAT)
+    batch = _batch_shape(a.view_shape[:-2], b.view_shape[:-2], "a", "b")
+    spec = _l0c_spec(batch, a.view_shape[-2], b.view_shape[-1], dt)
+    buf = DeviceBuffer(spec.storage_numel * _dt.INFO[dt].itemsize)
+    out = make_layout_tensor(spec, dt, buf.ptr, owner=buf)
+    p = plan_cube_matmul(a, b, out)
+    if p.launches:
+        runtime.current().enqueue(p.launches, None)
+    return out
+
+
+# ------------------------------------------------------------------------ the ND entry
+
+OP = "Matmul"
+
+
+@dataclass(frozen=True)
+class MatmulShapes:
+    batch: tuple[int, ...]
+    m: int
+    k: int
+    n: int
+    out_shape: tuple[int, ...]
+
+
+def infer_shapes(a: Sequence[int], b: Sequence[int]) -> MatmulShapes:
+    """torch.matmul's shape rules: 1-D self is a row (dropped from the result), 1-D mat2 a
+    column (dropped), leading dims broadcast."""
+    a2 = (1, a[0]) if len(a) == 1 else tuple(a)
+    b2 = (b[0], 1) if len(b) == 1 else tuple(b)
+    if a2[-1] != b2[-2]:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"The reduce dimension of self {C.shape_str(a)} ({a2[-1]}) must equal "
+                         f"that of mat2 {C.shape_str(b)} ({b2[-2]}).")
+    batch = C.broadcast_shapes(a2[:-2], b2[:-2], "self", "mat2")
+    out = list(batch)
+    if len(a) > 1:
+        out.append(a2[-2])
+    if len(b) > 1:
+        out.append(b2[-1])
+    return MatmulShapes(tuple(batch), a2[-2], a2[-1], b2[-1], tuple(out))
+
+
+def check_params(self: Tensor, mat2: Tensor, out: Tensor, cube_math_type: object) -> tuple[MatmulShapes, tuple[int, int], int]:
+    """(shapes, (self kind, mat2 kind), K0)."""
+    for t, name in ((self, "self"), (mat2, "mat2"), (out, "out")):
+        C.check_not_null(t, name)
+        C.check_type(t, Tensor, name)
+    soc = current_soc()
+    if soc.name in UNSUPPORTED_SOCS:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"aclnn{OP} is not supported on {soc.name} ({soc.products}).")
+    support = matmul_dtypes(soc)
+    C.check_dtype_in(self, "self", support)
+    C.check_dtype_in(mat2, "mat2", support)
+    C.check_dtype_in(out, "out", support)
+    if soc.bf16 and self.dtype != mat2.dtype and DT.ACL_BF16 in (self.dtype, mat2.dtype):
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"Matmul does not support mixing {_dt.dt_name(self.dtype)} and "
+                         f"{_dt.dt_name(mat2.dtype)} on {soc.name}.")
+    promoted = _dt.promote_types(self.dtype, mat2.dtype)
+    if not _dt.can_cast(promoted, out.dtype):
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"Result type {_dt.dt_name(promoted)} can't be cast to the desired "
+                         f"output type {_dt.dt_name(out.dtype)}.")
+    for t, name in ((self, "self"), (mat2, "mat2"), (out, "out")):
+        C.check_nd_format(t, name)
+    for t, name in ((self, "self"), (mat2, "mat2")):
+        if not 1 <= t.dim <= MAX_RANK:
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                             f"Tensor {name} has {t.dim} dims; aclnnMatmul takes 1 to {MAX_RANK}.")
+    if out.dim > MAX_RANK:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"Tensor out has {out.dim} dims; aclnnMatmul takes at most {MAX_RANK}.")
+    shapes = infer_shapes(self.view_shape, mat2.view_shape)
+    if tuple(out.view_shape) != shapes.out_shape:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"Expected out's shape to be {C.shape_str(shapes.out_shape)}, but got "
+                         f"{C.shape_str(out.view_shape)}.")
+    kind = _compute_kind(soc, promoted, cube_math_type, self.dim == 1 and mat2.dim == 1)
+    kinds = (_operand_kind(self.dtype, kind), _operand_kind(mat2.dtype, kind))
+    return shapes, kinds, _k0_of_kind(kind, soc)
+
+
+def _compute_kind(soc: SocInfo, promoted: DT, cube_math_type: object, dot: bool) -> int:
+    if isinstance(cube_math_type, bool) or not isinstance(cube_math_type, (int, np.integer)) \
+            or int(cube_math_type) not in MATH_NAMES:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"cubeMathType={cube_math_type!r} is not supported, should be one of "
+                         f"{', '.join(f'{v} ({n})' for v, n in MATH_NAMES.items())}.")
+    if dot:    # CANN: with two 1-D inputs cubeMathType does not take effect
+        return _STORAGE_KIND[promoted]
+    kind = MATH_RULES[soc.name][promoted][int(cube_math_type)]
+    if kind is None:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"cubeMathType {int(cube_math_type)} ({MATH_NAMES[int(cube_math_type)]}) is "
+                         f"not supported for {_dt.dt_name(promoted)} on {soc.name}.")
+    return kind
+
+
+def _operand_kind(dtype: DT, compute_kind: int) -> int:
+    """An fp16 operand under an fp32 mode is exact in fp32/HF32/fp16: it keeps its own kind."""
+    return compute_kind if dtype == DT.ACL_FLOAT else _STORAGE_KIND[dtype]
+
+
+def _matrix_view(t: Tensor, as_row: bool) -> View:
+    """t's view as (batch..., rows, cols); a 1-D tensor becomes a row (self) or a column."""
+    base = t.data + t.storage_offset * t.itemsize
+    if t.dim == 1:
+        shape, strides = ((1, t.view_shape[0]), (0, t.view_strides[0])) if as_row else \
+            ((t.view_shape[0], 1), (t.view_strides[0], 0))
+        return View(base, shape, strides, t.itemsize)
+    return View(base, t.view_shape, t.view_strides, t.itemsize)
+
+
+def plan(self: Tensor, mat2: Tensor, out: Tensor, cube_math_type: object) -> Plan:
+    shapes, kinds, k0 = check_params(self, mat2, out, cube_math_type)
+    if out.is_empty():
+        return Plan()
+    for t, name in ((self, "self"), (mat2, "mat2"), (out, "out")):
+        C.check_memory(t, name)
+    be = runtime.current()
+    soc = current_soc()
+    a_view, b_view = _matrix_view(self, True), _matrix_view(mat2, False)
+    a_spec = layout_spec(left_layout(soc), a_view.shape, self.dtype, c0=k0)
+    b_spec = layout_spec(L.ZN, b_view.shape, mat2.dtype, c0=k0)
+    c_spec = _l0c_spec(shapes.batch, shapes.m, shapes.n, out.dtype)
+    offsets, ws = [], 0
+    for spec, item in ((a_spec, self.itemsize), (b_spec, mat2.itemsize), (c_spec, out.itemsize)):
+        offsets.append(ws)
+        ws += align(spec.storage_numel * item)
+    a_ws, b_ws, c_ws = (Workspace(o) for o in offsets)
+    launches = plan_layout(be, a_spec.axes, a_view, a_ws, True)
+    launches += plan_layout(be, b_spec.axes, b_view, b_ws, True)
+    launches += plan_cube(be, _fractals(a_spec, a_ws), _fractals(b_spec, b_ws), _fractals(c_spec, c_ws),
+                          shapes.batch, -(-shapes.m // 16), -(-shapes.n // 16), -(-shapes.k // k0),
+                          k0, kinds, out.dtype)
+    # out's view as (batch..., m, n): the dims torch.matmul dropped come back with size 1.
+    o_shape, o_strides = list(out.view_shape), list(out.view_strides)
+    if self.dim == 1:
+        o_shape.insert(len(shapes.batch), 1)
+        o_strides.insert(len(shapes.batch), 0)
+    if mat2.dim == 1:
+        o_shape.append(1)
+        o_strides.append(0)
+    o_view = View(out.data + out.storage_offset * out.itemsize, tuple(o_shape), tuple(o_strides),
+                  out.itemsize)
+    launches += plan_layout(be, c_spec.axes, o_view, c_ws, False)
+    return Plan(launches, ws)
+
+
+@phase_one
+def aclnnMatmulGetWorkspaceSize(self: Tensor, mat2: Tensor, out: Tensor,
+                                cube_math_type: int) -> Executor:
+    return make_executor("aclnnMatmul", plan(self, mat2, out, cube_math_type), [self, mat2], [out],
+                         replan=lambda ins, outs: plan(ins[0], ins[1], outs[0], cube_math_type))
+
+
+def aclnnMatmul(workspace, workspace_size, executor, stream) -> int:
+    return phase_two(workspace, workspace_size, executor, stream)

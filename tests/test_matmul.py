@@ -1,0 +1,334 @@
+"""The cube unit (SPEC §13): aclnnMatmul (ND) and aclnnCubeMatmul (fractal operands) against
+an independent NumPy model of the documented accumulation order (bit for bit), against NumPy
+float64 (error within fp32 accumulation bounds), on both SoC conventions, and their status
+codes and cube_math_type rules."""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import npu_emu
+from npu_emu import aclnn, device
+from npu_emu.dtypes import aclDataType as DT
+from npu_emu.formats import aclFormat as F
+from npu_emu.fractal import L
+from npu_emu.ops.format_cast import format_cast
+from npu_emu.ops.matmul import cube_matmul, left_layout
+
+SUCCESS, NULLPTR, INVALID = 0, 161001, 161002
+HOST = {DT.ACL_FLOAT16: np.float16, DT.ACL_BF16: ml_dtypes.bfloat16, DT.ACL_FLOAT: np.float32}
+
+
+# ------------------------------------------------------------------- reference model
+
+def hf32(x: np.ndarray) -> np.ndarray:
+    """fp32 -> HF32 (11 mantissa bits, round half to even), via frexp: independent of the
+    kernel's bit arithmetic."""
+    x = np.asarray(x, np.float64)
+    m, e = np.frexp(x)                      # x = m * 2^e, 0.5 <= |m| < 1
+    return np.ldexp(np.round(m * 2.0 ** 12) / 2.0 ** 12, e)
+
+
+def operand(x: np.ndarray, mode: str) -> np.ndarray:
+    """What the cube multiplies, as float64."""
+    if mode == "f16":
+        return x.astype(np.float32).astype(np.float16).astype(np.float64)
+    if mode == "hf32":
+        return hf32(x.astype(np.float32))
+    return np.asarray(x).astype(np.float64)
+
+
+def cube_model(a: np.ndarray, b: np.ndarray, k0: int) -> np.ndarray:
+    """SPEC §13 / kernels_cuda/matmul.cu's model on the unpadded data: per K block of k0, the
+    exact products summed in float64 in ascending k, rounded once to float32, added to the
+    float32 accumulator in ascending block order."""
+    k = a.shape[-1]
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+    acc = np.zeros(shape, np.float32)
+    for start in range(0, k, k0):
+        part = np.zeros(shape, np.float64)
+        for j in range(start, min(start + k0, k)):
+            part = part + a[..., :, j, None] * b[..., None, j, :]
+        acc = acc + part.astype(np.float32)
+    return acc
+
+
+def rounded(acc: np.ndarray, dtype: DT) -> np.ndarray:
+    return acc.astype(HOST[dtype])
+
+
+def bits(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x)
+    return x.view(f"u{x.dtype.itemsize}")
+
+
+def nd_matmul(a: np.ndarray, b: np.ndarray, a_dt: DT, b_dt: DT, out_dt: DT, math_type: int = 0,
+              out_shape=None) -> tuple[int, np.ndarray | None]:
+    """aclnnMatmul on device copies of a and b: (status, result)."""
+    ta, tb = device.from_numpy(a, a_dt), device.from_numpy(b, b_dt)
+    shape = out_shape if out_shape is not None else np.matmul(
+        np.zeros(a.shape, np.float32), np.zeros(b.shape, np.float32)).shape
+    out = device.empty(shape, out_dt)
+    ws, ex, ret = aclnn.aclnnMatmulGetWorkspaceSize(ta, tb, out, math_type)
+    if ret:
+        return ret, None
+    buf = device.DeviceBuffer(ws) if ws else None
+    ret = aclnn.aclnnMatmul(buf.ptr if buf else None, ws, ex, None)
+    assert ret == SUCCESS, aclnn.aclGetRecentErrMsg()
+    return ret, device.to_numpy(out)
+
+
+def rand(shape, dtype, rng, scale=1.0):
+    return (rng.standard_normal(shape) * scale).astype(HOST[dtype])
+
+
+# ------------------------------------------------------------------ ND entry, bit exact
+
+CASES = [  # soc, self dtype, mat2 dtype, out dtype, cube_math_type, operand mode, K0
+    ("Ascend910B", DT.ACL_FLOAT16, DT.ACL_FLOAT16, DT.ACL_FLOAT16, 0, "keep", 16),
+    ("Ascend910B", DT.ACL_FLOAT16, DT.ACL_FLOAT16, DT.ACL_FLOAT, 0, "keep", 16),
+    ("Ascend910B", DT.ACL_BF16, DT.ACL_BF16, DT.ACL_BF16, 1, "keep", 16),
+    ("Ascend910B", DT.ACL_FLOAT, DT.ACL_FLOAT, DT.ACL_FLOAT, 0, "keep", 8),
+    ("Ascend910B", DT.ACL_FLOAT, DT.ACL_FLOAT, DT.ACL_FLOAT, 1, "hf32", 8),
+    ("Ascend910B", DT.ACL_FLOAT, DT.ACL_FLOAT, DT.ACL_FLOAT, 3, "hf32", 8),
+    ("Ascend910B", DT.ACL_FLOAT, DT.ACL_FLOAT, DT.ACL_FLOAT16, 2, "f16", 16),
+    ("Ascend910B", DT.ACL_FLOAT16, DT.ACL_FLOAT, DT.ACL_FLOAT, 0, "keep", 8),
+    ("Ascend910_93", DT.ACL_FLOAT, DT.ACL_FLOAT16, DT.ACL_FLOAT, 1, "hf32", 8),
+    ("Ascend910", DT.ACL_FLOAT, DT.ACL_FLOAT, DT.ACL_FLOAT, 1, "f16", 16),
+    ("Ascend310P", DT.ACL_FLOAT16, DT.ACL_FLOAT, DT.ACL_FLOAT, 2, "f16", 16),
+    ("Ascend950", DT.ACL_FLOAT16, DT.ACL_FLOAT16, DT.ACL_FLOAT, 0, "keep", 16),
+    ("Ascend950", DT.ACL_BF16, DT.ACL_BF16, DT.ACL_FLOAT, 0, "keep", 16),
+    ("Ascend950", DT.ACL_FLOAT, DT.ACL_FLOAT, DT.ACL_FLOAT, 3, "hf32", 8),
+]
+
+
+@pytest.mark.parametrize("soc,a_dt,b_dt,out_dt,math_type,mode,k0", CASES)
+def test_nd_matmul_matches_the_model_bit_for_bit(backend, soc, a_dt, b_dt, out_dt, math_type, mode, k0):
+    rng = np.random.default_rng(11)
+    a, b = rand((2, 37, 50), a_dt, rng), rand((50, 29), b_dt, rng)   # pads M, K, N; batch
+    with npu_emu.soc(soc):
+        ret, got = nd_matmul(a, b, a_dt, b_dt, out_dt, math_type)
+    oa = operand(a, mode if a_dt == DT.ACL_FLOAT else "keep")
+    ob = operand(b, mode if b_dt == DT.ACL_FLOAT else "keep")
+    want = rounded(cube_model(oa, ob, k0), out_dt)
+    assert got.shape == (2, 37, 29)
+    assert np.array_equal(bits(got), bits(want))
+
+
+@given(data=st.data())
+def test_nd_matmul_shapes(backend, data):
+    """Sizes on and off the fractal grid, batch broadcasting, 1-D operands (torch.matmul)."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    size = st.sampled_from([1, 2, 15, 16, 17, 33])
+    m, k, n = data.draw(size), data.draw(size), data.draw(size)
+    a_batch = data.draw(st.lists(st.sampled_from([1, 2, 3]), max_size=2))
+    b_batch = [1 if data.draw(st.booleans()) else x for x in a_batch][data.draw(st.integers(0, len(a_batch))):]
+    a_shape = (k,) if data.draw(st.integers(0, 5)) == 0 else (*a_batch, m, k)
+    b_shape = (k,) if data.draw(st.integers(0, 5)) == 0 else (*b_batch, k, n)
+    a, b = rand(a_shape, DT.ACL_FLOAT16, rng), rand(b_shape, DT.ACL_FLOAT16, rng)
+    soc = data.draw(st.sampled_from(["Ascend910B", "Ascend950"]))
+    with npu_emu.soc(soc):
+        ret, got = nd_matmul(a, b, DT.ACL_FLOAT16, DT.ACL_FLOAT16, DT.ACL_FLOAT)
+    a2 = a.reshape(1, k) if a.ndim == 1 else a
+    b2 = b.reshape(k, 1) if b.ndim == 1 else b
+    want = cube_model(a2.astype(np.float64), b2.astype(np.float64), 16)
+    if a.ndim == 1:
+        want = want[..., 0, :]
+    if b.ndim == 1:
+        want = want[..., 0]
+    assert got.shape == np.matmul(a, b).shape
+    assert np.array_equal(bits(got), bits(want.astype(np.float32)))
+
+
+@pytest.mark.parametrize("dtype", [DT.ACL_FLOAT16, DT.ACL_BF16, DT.ACL_FLOAT])
+def test_relative_error_against_float64(backend, dtype):
+    """fp32 accumulation: |C - A@B| <= 2 (K/K0 + 1) 2^-24 (|A|@|B|) (inputs taken exactly)."""
+    rng = np.random.default_rng(3)
+    k = 300
+    a, b = rand((64, k), dtype, rng, 4.0), rand((k, 48), dtype, rng, 0.25)
+    ret, got = nd_matmul(a, b, dtype, dtype, DT.ACL_FLOAT)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    exact = a64 @ b64
+    k0 = 8 if dtype == DT.ACL_FLOAT else 16
+    bound = 2 * (k // k0 + 2) * 2.0 ** -24 * (np.abs(a64) @ np.abs(b64))
+    assert np.all(np.abs(got - exact) <= bound)
+    assert np.abs(got - exact).max() > 0           # fp32 accumulation really rounds
+
+
+def test_non_contiguous_operands_and_output(backend):
+    rng = np.random.default_rng(9)
+    a = rand((40, 33), DT.ACL_FLOAT16, rng)
+    b = rand((29, 33), DT.ACL_FLOAT16, rng)          # used transposed: (33, 29)
+    ta = device.from_numpy(a)
+    tb = device.view(device.from_numpy(b), (33, 29), (1, 33), 0)
+    big = device.from_numpy(np.zeros((40, 64), np.float32))
+    out = device.view(big, (40, 29), (64, 2), 1)
+    ws, ex, ret = aclnn.aclnnMatmulGetWorkspaceSize(ta, tb, out, 0)
+    assert ret == SUCCESS
+    buf = device.DeviceBuffer(ws)
+    assert aclnn.aclnnMatmul(buf.ptr, ws, ex, None) == SUCCESS
+    want = cube_model(a.astype(np.float64), b.T.astype(np.float64), 16)
+    whole = device.to_numpy(big)
+    assert np.array_equal(bits(whole[:, 1:58:2]), bits(want))
+    untouched = np.ones(whole.shape, bool)
+    untouched[:, 1:58:2] = False
+    assert not whole[untouched].any()
+
+
+def test_k_zero_gives_zeros_and_empty_out_runs_nothing(backend):
+    ret, got = nd_matmul(np.zeros((5, 0), np.float16), np.zeros((0, 7), np.float16),
+                         DT.ACL_FLOAT16, DT.ACL_FLOAT16, DT.ACL_FLOAT)
+    assert ret == SUCCESS and got.shape == (5, 7) and not got.any()
+    ta = device.from_numpy(np.zeros((0, 4), np.float16))
+    tb = device.from_numpy(np.zeros((4, 3), np.float16))
+    ws, ex, ret = aclnn.aclnnMatmulGetWorkspaceSize(ta, tb, device.empty((0, 3), DT.ACL_FLOAT16), 0)
+    assert (ws, ret) == (0, SUCCESS) and not ex.plan.launches
+
+
+# -------------------------------------------------------------- the fractal entry
+
+@pytest.mark.parametrize("soc", ["Ascend910B", "Ascend950"])
+@pytest.mark.parametrize("dtype", [DT.ACL_FLOAT16, DT.ACL_BF16])
+def test_cube_on_fractal_operands_equals_nd(backend, soc, dtype):
+    """Zz x Zn -> Nz (910B) and Nz x Zn -> Nz (950): the Nz result, read back, equals the
+    model on the unpadded data and aclnnMatmul's ND result bit for bit."""
+    rng = np.random.default_rng(21)
+    a, b = rand((3, 20, 28), dtype, rng), rand((28, 45), dtype, rng)
+    with npu_emu.soc(soc) as s:
+        fa = format_cast(device.from_numpy(a), left_layout(s))
+        fb = format_cast(device.from_numpy(b), "Zn")
+        assert fa.layout is (L.FRACTAL_NZ if soc == "Ascend950" else L.ZZ)
+        c = cube_matmul(fa, fb)
+        assert c.format == F.ACL_FORMAT_FRACTAL_NZ and c.storage_shape == (3, 3, 2, 16, 16)
+        got = device.to_numpy(format_cast(c, "ND"))
+        ret, nd = nd_matmul(a, b, dtype, dtype, DT.ACL_FLOAT)
+    want = cube_model(a.astype(np.float64), b.astype(np.float64), 16)
+    assert np.array_equal(bits(got), bits(want))
+    assert np.array_equal(bits(nd), bits(got))
+    # padding of the Nz result is zero: rows 20..31 and columns 45..47
+    raw = device.storage_to_numpy(c).reshape(c.storage_shape)
+    assert not raw[:, :, 1, 4:].any() and not raw[:, 2, :, :, 13:].any()
+
+
+def test_cube_int8_accumulates_in_int32(backend):
+    rng = np.random.default_rng(5)
+    a = rng.integers(-128, 128, (2, 33, 70), dtype=np.int8)
+    b = rng.integers(-128, 128, (2, 70, 19), dtype=np.int8)
+    fa = format_cast(device.from_numpy(a), "Zz")
+    fb = format_cast(device.from_numpy(b), "Zn")
+    assert fa.storage_shape == (2, 3, 3, 16, 32)
+    c = cube_matmul(fa, fb)
+    assert c.dtype == DT.ACL_INT32
+    got = device.to_numpy(format_cast(c, "ND"))
+    assert np.array_equal(got, (a.astype(np.int64) @ b.astype(np.int64)).astype(np.int32))
+
+
+def test_cube_fp16_out_rounds_like_the_fixpipe(backend):
+    rng = np.random.default_rng(6)
+    a, b = rand((17, 40), DT.ACL_FLOAT16, rng), rand((40, 18), DT.ACL_FLOAT16, rng)
+    c = cube_matmul(format_cast(device.from_numpy(a), "Zz"), format_cast(device.from_numpy(b), "Zn"),
+                    out_dtype=DT.ACL_FLOAT16)
+    got = device.to_numpy(format_cast(c, "ND"))
+    want = cube_model(a.astype(np.float64), b.astype(np.float64), 16).astype(np.float16)
+    assert np.array_equal(bits(got), bits(want))
+
+
+def test_cube_status_codes():
+    a = np.ones((20, 28), np.float16)
+    b = np.ones((28, 45), np.float16)
+    zz = format_cast(device.from_numpy(a), "Zz")
+    nz = format_cast(device.from_numpy(a), "NZ")
+    zn = format_cast(device.from_numpy(b), "Zn")
+    get = aclnn.aclnnCubeMatmulGetWorkspaceSize
+
+    def out(shape=(20, 45), dtype=DT.ACL_FLOAT, storage=(3, 2, 16, 16)):
+        return device.empty(shape, dtype, format=F.ACL_FORMAT_FRACTAL_NZ, storage_shape=storage)
+
+    assert get(zz, zn, out())[2] == SUCCESS
+    assert get(None, zn, out())[2] == NULLPTR
+    assert get(nz, zn, out())[2] == INVALID                    # 910B takes Zz on the left
+    assert "Zz" in aclnn.aclGetRecentErrMsg()
+    with npu_emu.soc("Ascend950"):
+        assert get(zz, zn, out())[2] == INVALID                # 950 takes Nz on the left
+        assert get(nz, zn, out())[2] == SUCCESS
+    assert get(zz, zz, out())[2] == INVALID                    # mat2 must be Zn
+    assert get(zz, zn, out(storage=(6, 2, 16, 8)))[2] == INVALID   # out must hold 16x16 fractals
+    assert get(zz, zn, out(shape=(20, 44), storage=(3, 2, 16, 16)))[2] == INVALID
+    assert get(zz, zn, out(dtype=DT.ACL_INT32))[2] == INVALID
+    zn_short = format_cast(device.from_numpy(np.ones((27, 45), np.float16)), "Zn")
+    assert get(zz, zn_short, out())[2] == INVALID              # K differs
+    zz32 = format_cast(device.from_numpy(a), "Zz", c0=32)       # wrong fractal width for fp16
+    assert get(zz32, zn, out())[2] == INVALID
+    with npu_emu.soc("Ascend910"):                             # no bf16, no fp32 cube
+        bz = format_cast(device.from_numpy(a.astype(ml_dtypes.bfloat16)), "Zz")
+        bn = format_cast(device.from_numpy(b.astype(ml_dtypes.bfloat16)), "Zn")
+        assert get(bz, bn, out())[2] == INVALID
+
+
+# ----------------------------------------------------------- ND entry: rules and codes
+
+@pytest.mark.parametrize("soc,dtype,math_type,code", [
+    ("Ascend910", DT.ACL_FLOAT, 0, INVALID), ("Ascend910", DT.ACL_FLOAT, 1, SUCCESS),
+    ("Ascend910", DT.ACL_FLOAT, 3, INVALID), ("Ascend910", DT.ACL_FLOAT16, 3, INVALID),
+    ("Ascend310P", DT.ACL_FLOAT, 0, INVALID), ("Ascend310P", DT.ACL_FLOAT, 2, SUCCESS),
+    ("Ascend910B", DT.ACL_FLOAT, 0, SUCCESS), ("Ascend910B", DT.ACL_FLOAT, 3, SUCCESS),
+    ("Ascend910B", DT.ACL_FLOAT16, 3, INVALID), ("Ascend910B", DT.ACL_BF16, 2, INVALID),
+    ("Ascend910B", DT.ACL_BF16, 4, SUCCESS), ("Ascend910_93", DT.ACL_BF16, 3, INVALID),
+    ("Ascend950", DT.ACL_FLOAT, 4, SUCCESS), ("Ascend950", DT.ACL_BF16, 2, INVALID),
+    ("Ascend910B", DT.ACL_FLOAT16, 5, INVALID), ("Ascend910B", DT.ACL_FLOAT16, -1, INVALID),
+])
+def test_cube_math_type_rules(soc, dtype, math_type, code):
+    x = np.ones((4, 4), HOST[dtype])
+    with npu_emu.soc(soc):
+        t = device.from_numpy(x, dtype)
+        ws, ex, ret = aclnn.aclnnMatmulGetWorkspaceSize(t, t, device.empty((4, 4), dtype), math_type)
+    assert ret == code, aclnn.aclGetRecentErrMsg()
+
+
+def test_two_1d_operands_ignore_cube_math_type():
+    t = device.from_numpy(np.ones(5, np.float32))
+    with npu_emu.soc("Ascend910"):
+        ws, ex, ret = aclnn.aclnnMatmulGetWorkspaceSize(t, t, device.empty((), DT.ACL_FLOAT), 0)
+    assert ret == SUCCESS
+
+
+def test_nd_status_codes():
+    f16 = device.from_numpy(np.ones((4, 6), np.float16))
+    g16 = device.from_numpy(np.ones((6, 3), np.float16))
+    out = device.empty((4, 3), DT.ACL_FLOAT16)
+    get = aclnn.aclnnMatmulGetWorkspaceSize
+    assert get(f16, g16, out, 0)[2] == SUCCESS
+    assert get(None, g16, out, 0)[2] == NULLPTR
+    assert get(f16, None, out, 0)[2] == NULLPTR
+    assert get(f16, g16, None, 0)[2] == NULLPTR
+    d = device.from_numpy(np.ones((4, 6), np.float64))
+    assert get(d, g16, out, 0)[2] == INVALID                                  # f64
+    assert "DT_DOUBLE" in aclnn.aclGetRecentErrMsg()
+    b16 = device.from_numpy(np.ones((6, 3), ml_dtypes.bfloat16))
+    assert get(f16, b16, out, 0)[2] == INVALID                                # bf16 with f16
+    with npu_emu.soc("Ascend910"):
+        assert get(b16, b16, device.empty((6, 3), DT.ACL_BF16), 0)[2] == INVALID   # no bf16 here
+    assert get(f16, g16, device.empty((4, 3), DT.ACL_INT32), 0)[2] == INVALID  # out dtype
+    assert get(f16, device.from_numpy(np.ones((5, 3), np.float16)), out, 0)[2] == INVALID  # K
+    assert get(f16, g16, device.empty((4, 4), DT.ACL_FLOAT16), 0)[2] == INVALID  # out shape
+    assert get(f16, device.from_numpy(np.ones((2, 6, 3), np.float16)), out, 0)[2] == INVALID
+    r7 = device.from_numpy(np.ones((1,) * 5 + (4, 6), np.float16))
+    assert get(r7, g16, device.empty((1,) * 5 + (4, 3), DT.ACL_FLOAT16), 0)[2] == INVALID
+    nz = format_cast(f16, "NZ")
+    assert get(nz, g16, out, 0)[2] == INVALID                                 # ND only
+    with npu_emu.soc("Ascend310B"):
+        assert get(f16, g16, out, 0)[2] == INVALID
+
+
+def test_phase_two_needs_the_workspace(backend):
+    ta = device.from_numpy(np.ones((20, 28), np.float16))
+    tb = device.from_numpy(np.ones((28, 5), np.float16))
+    out = device.empty((20, 5), DT.ACL_FLOAT)
+    ws, ex, ret = aclnn.aclnnMatmulGetWorkspaceSize(ta, tb, out, 0)
+    assert ret == SUCCESS and ws > 0
+    assert aclnn.aclnnMatmul(None, 0, ex, None) == NULLPTR
+    buf = device.DeviceBuffer(ws)
+    assert aclnn.aclnnMatmul(buf.ptr, ws, ex, None) == SUCCESS
+    assert np.all(device.to_numpy(out) == 28.0)
