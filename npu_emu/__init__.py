@@ -17,6 +17,20 @@ from .tensor import IntArray, Scalar, Tensor
 __version__ = "0.1.0"
 
 
+def format_cast(tensor: Tensor, fmt: object, c0: int | None = None, origin: object = None) -> Tensor:
+    """Convert a device tensor to (or back from) a private layout in one call; returns a new
+    device tensor (npu_emu.ops.format_cast.format_cast)."""
+    from .ops.format_cast import format_cast as _format_cast
+    return _format_cast(tensor, fmt, c0=c0, origin=origin)
+
+
+def cube_matmul(a: Tensor, b: Tensor, out_dtype: object = None) -> Tensor:
+    """The cube unit's view of a matmul on operands already in the SoC's fractal layouts
+    (npu_emu.ops.matmul.cube_matmul)."""
+    from .ops.matmul import cube_matmul as _cube_matmul
+    return _cube_matmul(a, b, out_dtype)
+
+
 def memory_stats() -> dict[str, int]:
     """The device pool's statistics: bytes_in_use, bytes_cached, peak_bytes_in_use,
     allocations (live), total_allocations."""
@@ -31,7 +45,7 @@ def empty_cache() -> None:
 
 
 __all__ = [
-    "AclnnError", "DTypeInfo", "IntArray", "SOCS", "Scalar", "SocInfo", "Tensor",
+    "AclnnError", "DTypeInfo", "cube_matmul", "format_cast", "IntArray", "SOCS", "Scalar", "SocInfo", "Tensor",
     "aclDataType", "aclFormat", "as_dtype", "can_cast", "current_soc", "empty_cache",
     "get_promotion_rules", "info", "memory_stats", "promote_types", "promotion_rules",
     "set_promotion_rules", "set_soc", "soc",

@@ -71,7 +71,7 @@ SOCS: dict[str, SocInfo] = {s.name: s for s in [
     _soc("Ascend910_93", "Atlas A3 training/inference", "DAV_2201", True, ZZ_ZN_NZ),
     _soc("Ascend310P", "Atlas inference series", "DAV_2002", False, ZZ_ZN_NZ),
     _soc("Ascend310B", "Atlas 200I/500 A2", "DAV_3002", False, ZZ_ZN_NZ,
-         unsupported=("Expand",)),
+         unsupported=("Expand", "Matmul", "CubeMatmul")),
     _soc("Ascend950", "Ascend 950PR/950DT", "DAV_3510", True, NZ_ZN_NZ,
          extra_cast=_LOW_PRECISION_950),
 ]}

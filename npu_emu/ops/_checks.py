@@ -88,6 +88,21 @@ def check_memory(t: Tensor, name: str) -> None:
                          f"acl.rt.malloc on the {be.name} backend.")
 
 
+def check_storage_memory(t: Tensor, name: str, storage_numel: int) -> None:
+    """A private-layout tensor: its whole storage (from data + offset) must lie in device
+    memory the runtime knows."""
+    nbytes = storage_numel * t.itemsize
+    start = t.data + t.storage_offset * t.itemsize
+    if t.data == 0:
+        raise AclnnError(ACLNN_ERR_PARAM_NULLPTR,
+                         f"Tensor {name} has a null data pointer but {t.numel} elements.")
+    be = runtime.current()
+    if not be.allocator.contains(start, nbytes):
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"Tensor {name}'s storage ({nbytes} bytes at 0x{start:x}) is not inside "
+                         f"device memory allocated with acl.rt.malloc on the {be.name} backend.")
+
+
 def broadcast_shapes(a: Sequence[int], b: Sequence[int], name_a: str = "self",
                      name_b: str = "other") -> tuple[int, ...]:
     """SPEC §5: right-aligned; a 1 stretches; otherwise sizes must match."""

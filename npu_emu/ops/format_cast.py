@@ -197,20 +197,6 @@ def _storage_view(t: Tensor) -> int:
     return t.data + t.storage_offset * t.itemsize
 
 
-def check_storage_memory(t: Tensor, name: str, spec: LayoutSpec) -> None:
-    """A private-layout tensor's whole storage must lie in device memory the runtime knows."""
-    nbytes = spec.storage_numel * t.itemsize
-    be = runtime.current()
-    if t.data == 0:
-        raise AclnnError(ACLNN_ERR_PARAM_NULLPTR,
-                         f"Tensor {name} has a null data pointer but {t.numel} elements.")
-    if not be.allocator.contains(_storage_view(t), nbytes):
-        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
-                         f"Tensor {name}'s storage ({nbytes} bytes at 0x{_storage_view(t):x}) is not "
-                         f"inside device memory allocated with acl.rt.malloc on the {be.name} "
-                         f"backend.")
-
-
 def check_params(src: Tensor, dst: Tensor) -> tuple[LayoutSpec, bool]:
     """(the private side's LayoutSpec, True when converting to it)."""
     C.check_not_null(src, "srcTensor")
@@ -253,7 +239,7 @@ def plan(src: Tensor, dst: Tensor) -> Plan:
     spec, to_layout = check_params(src, dst)
     public, private = (src, dst) if to_layout else (dst, src)
     C.check_memory(public, "srcTensor" if to_layout else "dstTensor")
-    check_storage_memory(private, "dstTensor" if to_layout else "srcTensor", spec)
+    C.check_storage_memory(private, "dstTensor" if to_layout else "srcTensor", spec.storage_numel)
     return Plan(_launches(spec, public, private, to_layout), 0)
 
 
@@ -331,7 +317,7 @@ def format_cast(tensor: Tensor, fmt: object, c0: int | None = None,
     out = make_tensor(list(tensor.view_shape), tensor.dtype, None, 0, out_fmt,
                       list(tensor.view_shape), buf.ptr, owner=buf)
     if out.numel:
-        check_storage_memory(tensor, "tensor", spec)
+        C.check_storage_memory(tensor, "tensor", spec.storage_numel)
         be.enqueue(_launches(spec, out, tensor, False), None)
     return out
 

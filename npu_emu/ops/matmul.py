@@ -41,7 +41,6 @@ from ..tensor import Tensor
 from . import _checks as C
 from ._api import phase_one, phase_two
 from ._plans import align
-from .format_cast import check_storage_memory
 
 MODULE = "matmul.cu"
 MAX_BATCH = 4
@@ -77,7 +76,6 @@ for _name, _fp32 in (("Ascend910", _FP32_RULES_910), ("Ascend310P", _FP32_RULES_
         DT.ACL_BF16: {KEEP_DTYPE: KIND_BF16, ALLOW_FP32_DOWN_PRECISION: KIND_BF16,
                       USE_FP16: None, USE_HF32: None, USE_FP32_ADD: KIND_BF16},
     }
-UNSUPPORTED_SOCS = frozenset({"Ascend310B"})   # CANN: Atlas 200I/500 A2 has no aclnnMatmul
 
 
 def matmul_dtypes(soc: SocInfo) -> frozenset:
@@ -210,9 +208,8 @@ def check_cube_params(self: Tensor, mat2: Tensor, out: Tensor) -> tuple[LayoutSp
     for t, name in ((self, "self"), (mat2, "mat2"), (out, "out")):
         C.check_not_null(t, name)
         C.check_type(t, Tensor, name)
+    C.check_soc_supports(CUBE_OP)  # CANN: Atlas 200I/500 A2 has no aclnnMatmul
     soc = current_soc()
-    if soc.name in UNSUPPORTED_SOCS:
-        raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"aclnn{CUBE_OP} is not supported on {soc.name}.")
     C.check_dtype_in(self, "self", _cube_dtypes(soc))
     C.check_same_dtype(self, mat2, "self", "mat2")
     C.check_dtype_in(out, "out", _out_dtypes_for(self.dtype, soc))
@@ -260,7 +257,7 @@ def plan_cube_matmul(self: Tensor, mat2: Tensor, out: Tensor) -> Plan:
     base = lambda t: t.data + t.storage_offset * t.itemsize  # noqa: E731
     for t, name, spec in ((self, "self", a_spec), (mat2, "mat2", b_spec), (out, "out", c_spec)):
         if spec.storage_numel:
-            check_storage_memory(t, name, spec)
+            C.check_storage_memory(t, name, spec.storage_numel)
     *batch, m, n = out.view_shape
     k = self.view_shape[-1]
     k0 = a_spec.c0
@@ -338,10 +335,8 @@ def check_params(self: Tensor, mat2: Tensor, out: Tensor, cube_math_type: object
     for t, name in ((self, "self"), (mat2, "mat2"), (out, "out")):
         C.check_not_null(t, name)
         C.check_type(t, Tensor, name)
+    C.check_soc_supports(OP)  # CANN: Atlas 200I/500 A2 has no aclnnMatmul
     soc = current_soc()
-    if soc.name in UNSUPPORTED_SOCS:
-        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
-                         f"aclnn{OP} is not supported on {soc.name} ({soc.products}).")
     support = matmul_dtypes(soc)
     C.check_dtype_in(self, "self", support)
     C.check_dtype_in(mat2, "mat2", support)
