@@ -1,0 +1,395 @@
+// Dtype conversion: dst[dst_view] = convert(src[src_view]) for any pair of the 20 element types
+// of aclnnCast / aclnnInplaceCopy, src broadcast (zero strides) to dst's shape, any dst view.
+// Operand 0 of the parameters is dst, operand 1 is src; the walk (a division once per thread,
+// then an odometer over rows) is the one of strided_copy.cu. The rules of every conversion are
+// in npu_emu_convert.cuh.
+//
+// Kernels (dst_dtype, src_dtype: aclDataType values):
+//   cast_<src>(params, src, dst, dst_dtype)   one per source type. The switch on dst_dtype sits
+//       outside the inner loops, so every (src, dst) pair runs straight-line code. Index math
+//       is 32-bit on the GPU (the host plans it only when every offset fits) and 64-bit on the
+//       CPU, where it costs nothing.
+//   cast_any(params, src, dst, src_dtype, dst_dtype)   any pair, 64-bit indices, both dtypes
+//       dispatched per element (two calls per element): the GPU's path for spaces past 2^31
+//       elements, slower than cast_<src> but one small function instead of 400 more pair
+//       loops. The tests run it on the CPU too.
+//
+// Compile time is what shapes this file (400 pairs): on the CPU each row goes through a chunk
+// buffer in two steps whose functions have one type each (see cast_row), and on the GPU only
+// the 32-bit path is instantiated per pair.
+#include "npu_emu_common.cuh"
+#include "npu_emu_index.cuh"
+#include "npu_emu_convert.cuh"
+
+namespace {
+
+using npu_emu::IterParams;
+using npu_emu::Odometer;
+namespace detail = npu_emu::detail;
+
+// X(storage type, short name, aclDataType value)
+#define NPU_EMU_CAST_TYPES(X)                                                                  \
+    X(float, f32, 0) X(npu_emu::f16, f16, 1) X(int8_t, s8, 2) X(int32_t, s32, 3)               \
+    X(uint8_t, u8, 4) X(int16_t, s16, 6) X(uint16_t, u16, 7) X(uint32_t, u32, 8)               \
+    X(int64_t, s64, 9) X(uint64_t, u64, 10) X(double, f64, 11) X(npu_emu::boolean, bool, 12)   \
+    X(npu_emu::c64, c64, 16) X(npu_emu::c128, c128, 17) X(npu_emu::bf16, bf16, 27)             \
+    X(npu_emu::c32, c32, 33) X(npu_emu::hif8, hif8, 34) X(npu_emu::fp8_e5m2, fp8e5m2, 35)      \
+    X(npu_emu::fp8_e4m3fn, fp8e4m3fn, 36) X(npu_emu::fp8_e8m0, fp8e8m0, 37)
+
+template <typename T>
+constexpr bool is_complex = detail::Traits<T>::kind == detail::COMPLEX;
+
+// fp16 -> double keeps NaN payloads unquieted (NumPy): the one conversion that is not "load
+// the source as int32/int64/uint64/float/double, then store that value".
+template <typename Dst, typename Src>
+constexpr bool half_to_double =
+    (detail::is_same<Src, npu_emu::f16>::value || detail::is_same<Src, npu_emu::c32>::value) &&
+    (detail::is_same<Dst, double>::value || detail::is_same<Dst, npu_emu::c128>::value);
+
+#if defined(NPU_EMU_CPU)
+// CPU: a row goes through a chunk buffer in two steps, load (source -> int32, int64, uint64,
+// float or double: detail::load) then store (that value -> destination: detail::Store), which
+// is exactly convert<Dst>(). Both steps are unit-stride loops the compiler vectorizes (the
+// buffer stays in L1), and each is a function of one type, shared by all pairs: 20 loads and
+// 100 stores instead of 400 inlined pair loops, which took g++ minutes. Where the source
+// already is the loaded type (float, double, int64, uint64) or the destination is, one step
+// works in place and the buffer is skipped.
+constexpr int64_t CHUNK = 512;
+
+template <typename T> struct ValueOf { using type = decltype(detail::load(T{})); };
+template <> struct ValueOf<npu_emu::c32> { using type = float; };
+template <> struct ValueOf<npu_emu::c64> { using type = float; };
+template <> struct ValueOf<npu_emu::c128> { using type = double; };
+
+// 8-bit formats decode through a table of their 256 values (made by to_float itself).
+template <typename T>
+const float* decode_table() {
+    static const struct Table {
+        float v[256];
+        Table() {
+            for (int i = 0; i < 256; ++i) v[i] = npu_emu::to_float(T{static_cast<uint8_t>(i)});
+        }
+    } table;
+    return table.v;
+}
+
+template <typename Src, typename V>
+__attribute__((noinline)) void load_chunk(V* __restrict__ re, V* __restrict__ im,
+                                          const Src* __restrict__ s, int64_t k, int64_t ss) {
+    using detail::load;
+    if constexpr (is_complex<Src>) {
+        if (!im) {   // complex -> real: the real part only
+            for (int64_t j = 0; j < k; ++j) re[j] = load(detail::re_of(s[j * ss]));
+            return;
+        }
+        for (int64_t j = 0; j < k; ++j) {
+            re[j] = load(detail::re_of(s[j * ss]));
+            im[j] = load(detail::im_of(s[j * ss]));
+        }
+    } else if constexpr (sizeof(Src) == 1 && detail::Traits<Src>::kind == detail::LOWP) {
+        const float* table = decode_table<Src>();
+        for (int64_t j = 0; j < k; ++j) re[j] = table[s[j * ss].bits];
+    } else if (ss == 1) {
+        for (int64_t j = 0; j < k; ++j) re[j] = load(s[j]);
+    } else {
+        for (int64_t j = 0; j < k; ++j) re[j] = load(s[j * ss]);
+    }
+}
+
+// im is null for a real source.
+template <typename Dst, typename V>
+__attribute__((noinline)) void store_chunk(Dst* __restrict__ d, int64_t ds, const V* __restrict__ re,
+                                           const V* __restrict__ im, int64_t k) {
+    using detail::Store;
+    // (Tests of im stay outside the loops, which then vectorize.)
+    if constexpr (is_complex<Dst>) {
+        using P = typename detail::Part<Dst>::type;
+        constexpr Dst* tag = nullptr;
+        if (im) {
+            for (int64_t j = 0; j < k; ++j)
+                d[j * ds] = detail::make_complex(Store<P>::from(re[j]), Store<P>::from(im[j]), tag);
+        } else {
+            const P zero = npu_emu::convert<P>(0.0f);
+            for (int64_t j = 0; j < k; ++j) d[j * ds] = detail::make_complex(Store<P>::from(re[j]), zero, tag);
+        }
+    } else if constexpr (detail::Traits<Dst>::kind == detail::BOOLEAN) {
+        if (im) {
+            for (int64_t j = 0; j < k; ++j)
+                d[j * ds] = npu_emu::boolean{static_cast<uint8_t>((re[j] != 0) | (im[j] != 0))};
+        } else {
+            for (int64_t j = 0; j < k; ++j) d[j * ds] = Store<Dst>::from(re[j]);
+        }
+    } else if (ds == 1) {
+        for (int64_t j = 0; j < k; ++j) d[j] = Store<Dst>::from(re[j]);
+    } else {
+        for (int64_t j = 0; j < k; ++j) d[j * ds] = Store<Dst>::from(re[j]);
+    }
+}
+
+template <typename T>
+__attribute__((noinline)) void fill(T* __restrict__ d, int64_t ds, T v, int64_t n) {
+    if (ds == 1) {
+        for (int64_t j = 0; j < n; ++j) d[j] = v;
+    } else {
+        for (int64_t j = 0; j < n; ++j) d[j * ds] = v;
+    }
+}
+
+template <typename Dst, typename Src, typename I>
+__device__ __forceinline__ void cast_row(Dst* d, const Src* s, I n, I ds, I ss) {
+    if constexpr (half_to_double<Dst, Src>) {
+        for (I j = 0; j < n; ++j) d[j * ds] = npu_emu::convert<Dst>(s[j * ss]);
+    } else {
+        using V = typename ValueOf<Src>::type;
+        V re[CHUNK], im[CHUNK];
+        // The imaginary part matters to complex and bool destinations only.
+        constexpr bool want_im = is_complex<Src> &&
+            (is_complex<Dst> || detail::Traits<Dst>::kind == detail::BOOLEAN);
+        V* const imp = want_im ? im : nullptr;
+        if constexpr (!is_complex<Src> && detail::is_same<Src, V>::value) {
+            if (ss == 1) {   // the source is already the loaded value: store straight from it
+                store_chunk<Dst, V>(d, static_cast<int64_t>(ds), s, nullptr, static_cast<int64_t>(n));
+                return;
+            }
+        }
+        if constexpr (detail::is_same<Dst, V>::value) {
+            if (ds == 1 && ss != 0) {   // the loaded value is the destination: load straight into it
+                load_chunk<Src, V>(d, nullptr, s, static_cast<int64_t>(n), static_cast<int64_t>(ss));
+                return;
+            }
+        }
+        if (ss == 0) {   // broadcast: convert once, fill
+            Dst v;
+            load_chunk<Src, V>(re, imp, s, 1, 1);
+            store_chunk<Dst, V>(&v, 1, re, imp, 1);
+            fill<Dst>(d, static_cast<int64_t>(ds), v, static_cast<int64_t>(n));
+            return;
+        }
+        for (I j = 0; j < n; j += CHUNK) {
+            const int64_t k = min(static_cast<int64_t>(n - j), CHUNK);
+            load_chunk<Src, V>(re, imp, s + j * ss, k, static_cast<int64_t>(ss));
+            store_chunk<Dst, V>(d + j * ds, static_cast<int64_t>(ds), re, imp, k);
+        }
+    }
+}
+using CastIndex = uint64_t;
+#else
+// GPU: a thread converts a few elements (about 16 bytes) straight through convert<Dst>(); one
+// loop for every stride pattern keeps the module small.
+template <typename Dst, typename Src, typename I>
+__device__ __forceinline__ void cast_row(Dst* __restrict__ d, const Src* __restrict__ s, I n, I ds, I ss) {
+    for (I j = 0; j < n; ++j) d[j * ds] = npu_emu::convert<Dst>(s[j * ss]);
+}
+using CastIndex = uint32_t;
+#endif
+
+// One row segment: n elements from dst + doff (in elements of the destination type).
+template <typename Src, typename I>
+__device__ __forceinline__ void cast_segment(void* dst, int dst_dtype, I doff, const Src* s, I n,
+                                             I ds, I ss) {
+    switch (dst_dtype) {
+#define NPU_EMU_CAST_CASE(T, NAME, CODE)                                                       \
+    case CODE:                                                                                 \
+        cast_row<T, Src, I>(static_cast<T*>(dst) + doff, s, n, ds, ss);                        \
+        break;
+        NPU_EMU_CAST_TYPES(NPU_EMU_CAST_CASE)
+#undef NPU_EMU_CAST_CASE
+        default:
+            break;   // the host never plans an unknown destination
+    }
+}
+
+template <typename Src, typename I>
+__device__ __forceinline__ void cast_from(const IterParams<2>& p, const Src* __restrict__ src,
+                                          void* dst, int dst_dtype) {
+    const I numel = static_cast<I>(p.numel);
+    const I run = static_cast<I>(p.run);
+    const uint64_t thread = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (thread * static_cast<uint64_t>(run) >= static_cast<uint64_t>(numel)) return;
+    const I begin = static_cast<I>(thread) * run;
+    I count = min(run, static_cast<I>(numel - begin));
+
+    Odometer<I, 2> od;
+    I i0 = od.seek(p, begin);
+    const I n0 = static_cast<I>(p.size[0]);
+    const I ds = static_cast<I>(p.stride[0][0]);
+    const I ss = static_cast<I>(p.stride[1][0]);
+    for (;;) {
+        const I n = min(static_cast<I>(n0 - i0), count);
+        cast_segment<Src, I>(dst, dst_dtype, od.off[0] + i0 * ds, src + od.off[1] + i0 * ss, n,
+                             ds, ss);
+        count -= n;
+        if (count == 0) return;
+        i0 = 0;
+        od.next_row(p);
+    }
+}
+
+// ------------------------------------------------------------------ cast_any
+#if defined(NPU_EMU_CPU)
+#define NPU_EMU_CAST_NOINLINE __attribute__((noinline))
+#else
+#define NPU_EMU_CAST_NOINLINE __noinline__
+#endif
+
+// A source element as the store side sees it: its loaded value (detail::load) and, for fp16
+// parts, the bits (fp16 -> double keeps NaN payloads).
+struct Value {
+    double d, di;      // FLOAT64 kind; di: imaginary part of complex sources (FLOAT32/64)
+    int64_t i;
+    uint64_t u;
+    float f, fi;
+    int kind;          // detail::SIGNED_INT (int64_t i), UNSIGNED_INT (u), FLOAT32 (f), FLOAT64 (d)
+    bool complex, half;
+    uint16_t hre, him;
+};
+
+__device__ __forceinline__ void set(Value& v, int32_t x) { v.kind = detail::SIGNED_INT; v.i = x; }
+__device__ __forceinline__ void set(Value& v, int64_t x) { v.kind = detail::SIGNED_INT; v.i = x; }
+__device__ __forceinline__ void set(Value& v, uint64_t x) { v.kind = detail::UNSIGNED_INT; v.u = x; }
+__device__ __forceinline__ void set(Value& v, float x) { v.kind = detail::FLOAT32; v.f = x; }
+__device__ __forceinline__ void set(Value& v, double x) { v.kind = detail::FLOAT64; v.d = x; }
+__device__ __forceinline__ void set_im(Value& v, float x) { v.fi = x; }
+__device__ __forceinline__ void set_im(Value& v, double x) { v.di = x; }
+
+template <typename T>
+__device__ __forceinline__ Value load_value(T x) {
+    Value v{};
+    if constexpr (is_complex<T>) {
+        set(v, detail::load(detail::re_of(x)));
+        set_im(v, detail::load(detail::im_of(x)));
+        v.complex = true;
+        if constexpr (detail::is_same<T, npu_emu::c32>::value) {
+            v.half = true;
+            v.hre = x.re;
+            v.him = x.im;
+        }
+    } else {
+        set(v, detail::load(x));
+        if constexpr (detail::is_same<T, npu_emu::f16>::value) {
+            v.half = true;
+            v.hre = x.bits;
+        }
+    }
+    return v;
+}
+
+template <typename P>
+__device__ __forceinline__ P part_of(const Value& v, bool imag) {
+    using detail::Store;
+    if constexpr (detail::is_same<P, double>::value) {
+        if (v.half) return npu_emu::to_double(npu_emu::f16{imag ? v.him : v.hre});
+    }
+    if (imag) return v.kind == detail::FLOAT64 ? Store<P>::from(v.di) : Store<P>::from(v.fi);
+    switch (v.kind) {
+        case detail::SIGNED_INT: return Store<P>::from(v.i);
+        case detail::UNSIGNED_INT: return Store<P>::from(v.u);
+        case detail::FLOAT32: return Store<P>::from(v.f);
+        default: return Store<P>::from(v.d);
+    }
+}
+
+template <typename Dst>
+__device__ __forceinline__ Dst store_value(const Value& v) {
+    if constexpr (is_complex<Dst>) {
+        using P = typename detail::Part<Dst>::type;
+        return detail::make_complex(part_of<P>(v, false),
+                                    v.complex ? part_of<P>(v, true) : npu_emu::convert<P>(0.0f),
+                                    static_cast<Dst*>(nullptr));
+    } else if constexpr (detail::Traits<Dst>::kind == detail::BOOLEAN) {
+        return npu_emu::boolean{static_cast<uint8_t>(
+            part_of<npu_emu::boolean>(v, false).v | (v.complex ? part_of<npu_emu::boolean>(v, true).v : 0))};
+    } else {
+        return part_of<Dst>(v, false);
+    }
+}
+
+__device__ NPU_EMU_CAST_NOINLINE Value load_any(int dtype, const void* base, uint64_t i) {
+    switch (dtype) {
+#define NPU_EMU_CAST_LOAD(T, NAME, CODE) \
+    case CODE: return load_value(static_cast<const T*>(base)[i]);
+        NPU_EMU_CAST_TYPES(NPU_EMU_CAST_LOAD)
+#undef NPU_EMU_CAST_LOAD
+        default: return Value{};
+    }
+}
+
+__device__ NPU_EMU_CAST_NOINLINE void store_any(int dtype, void* base, uint64_t i, const Value& v) {
+    switch (dtype) {
+#define NPU_EMU_CAST_STORE(T, NAME, CODE) \
+    case CODE: static_cast<T*>(base)[i] = store_value<T>(v); break;
+        NPU_EMU_CAST_TYPES(NPU_EMU_CAST_STORE)
+#undef NPU_EMU_CAST_STORE
+        default: break;
+    }
+}
+
+__device__ __forceinline__ void copy_any(int itemsize, void* dst, uint64_t di, const void* src, uint64_t si) {
+    switch (itemsize) {
+        case 1: static_cast<uint8_t*>(dst)[di] = static_cast<const uint8_t*>(src)[si]; break;
+        case 2: static_cast<uint16_t*>(dst)[di] = static_cast<const uint16_t*>(src)[si]; break;
+        case 4: static_cast<uint32_t*>(dst)[di] = static_cast<const uint32_t*>(src)[si]; break;
+        case 8: static_cast<uint64_t*>(dst)[di] = static_cast<const uint64_t*>(src)[si]; break;
+        default: static_cast<npu_emu::c128*>(dst)[di] = static_cast<const npu_emu::c128*>(src)[si];
+    }
+}
+
+__device__ __forceinline__ int itemsize_of(int dtype) {
+    switch (dtype) {
+#define NPU_EMU_CAST_SIZE(T, NAME, CODE) \
+    case CODE: return static_cast<int>(sizeof(T));
+        NPU_EMU_CAST_TYPES(NPU_EMU_CAST_SIZE)
+#undef NPU_EMU_CAST_SIZE
+        default: return 0;
+    }
+}
+
+__device__ __forceinline__ void cast_any_body(const IterParams<2>& p, const void* src, void* dst,
+                                              int src_dtype, int dst_dtype) {
+    using I = uint64_t;
+    const I numel = static_cast<I>(p.numel);
+    const I run = static_cast<I>(p.run);
+    const uint64_t thread = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (thread * run >= numel) return;
+    const I begin = thread * run;
+    I count = min(run, numel - begin);
+    const int same_size = src_dtype == dst_dtype ? itemsize_of(src_dtype) : 0;
+
+    Odometer<I, 2> od;
+    I i0 = od.seek(p, begin);
+    const I n0 = static_cast<I>(p.size[0]);
+    const I ds = static_cast<I>(p.stride[0][0]);
+    const I ss = static_cast<I>(p.stride[1][0]);
+    for (;;) {
+        const I n = min(n0 - i0, count);
+        const I doff = od.off[0] + i0 * ds, soff = od.off[1] + i0 * ss;
+        for (I j = 0; j < n; ++j) {
+            if (same_size) {
+                copy_any(same_size, dst, doff + j * ds, src, soff + j * ss);
+            } else {
+                store_any(dst_dtype, dst, doff + j * ds, load_any(src_dtype, src, soff + j * ss));
+            }
+        }
+        count -= n;
+        if (count == 0) return;
+        i0 = 0;
+        od.next_row(p);
+    }
+}
+
+}  // namespace
+
+#define NPU_EMU_CAST_KERNELS(T, NAME, CODE)                                                    \
+    extern "C" __global__ void cast_##NAME(const IterParams<2> p, const T* src, void* dst,     \
+                                           int dst_dtype) {                                    \
+        cast_from<T, CastIndex>(p, src, dst, dst_dtype);                                       \
+    }                                                                                          \
+    NPU_EMU_EXPORT(cast_##NAME)
+
+NPU_EMU_CAST_TYPES(NPU_EMU_CAST_KERNELS)
+
+extern "C" __global__ void cast_any(const IterParams<2> p, const void* src, void* dst,
+                                    int src_dtype, int dst_dtype) {
+    cast_any_body(p, src, dst, src_dtype, dst_dtype);
+}
+NPU_EMU_EXPORT(cast_any)

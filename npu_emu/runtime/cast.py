@@ -1,0 +1,86 @@
+"""Plans for the dtype conversion kernels of `kernels_cuda/cast.cu`:
+dst[dst_view] = convert(src[src_view]), src broadcast to dst's shape. Used by aclnnCast,
+aclnnInplaceCopy and the binary operators whenever a value changes dtype.
+
+The conversion rules live in `kernels_cuda/npu_emu_convert.cuh`; the host codecs that mirror
+them for users and tests are in `npu_emu/codecs.py`. Decisions, with their sources:
+
+- f16, bf16, FP8 E5M2 / E4M3FN: IEEE round to nearest even, denormals kept, overflow -> inf
+  (E4M3FN: overflow and +-inf -> NaN), bit for bit as NumPy (f16) and ml_dtypes (the rest),
+  NaN payloads included (SPEC §14). FP8 E8M0 as ml_dtypes' float8_e8m0fnu.
+- HiFloat8: SPEC §14 (round half away from zero, |x| >= 40960 -> inf); the same result as
+  CANN's AICPU encoder (cast_aicpu.cpp, Fp32ToHif8Rtne), whose 49152 threshold plus its
+  rounding carry gives 40960.
+- double -> f16 / bf16 / FP8 / HiFloat8 / E8M0 goes through float32 (double rounding): CANN's
+  AICPU Cast (the 910B path for these pairs) converts with Eigen, whose half/bfloat16
+  constructors take a float; ml_dtypes and PyTorch do the same. (NumPy's float64 -> float16
+  rounds once; we differ from it there, on purpose.)
+- integer -> f16 / bf16 / FP8 / HiFloat8 / E8M0 goes through float32 as well (CANN arch35
+  castMap: int32 -> bf16, int64 -> f16/bf16 via DT_FLOAT; ml_dtypes and Eigen alike).
+- float -> integer truncates toward zero (SPEC §10); NaN -> 0; out of range saturates the
+  intermediate the NPU converts to and keeps its low bits: int8/int16/int32 via a saturated
+  int32 (arch35: Cast f32 -> s32 with SatMode::SAT, then a pack that keeps the low bits),
+  uint8/uint16/uint32 via a saturated int64 (arch35 f32 -> u8 goes through DT_INT64), int64
+  saturates, uint64 saturates at 2^64 - 1 and wraps the int64 result below 2^63. Inside the
+  destination's range all of these are plain truncation, as NumPy.
+- integer -> integer wraps (two's complement; arch35 narrows with pack stores); nonzero ->
+  true; bool -> 0/1; complex -> real keeps the real part; real -> complex has imaginary +0;
+  complex -> bool is true when either part is nonzero (NumPy, PyTorch).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..dtypes import INFO, aclDataType
+from .base import Backend, Launch
+from .copy import View, plan_copy, pointer_arg
+from .indexing import broadcast_strides, coalesce, pack_params
+
+MODULE = "cast.cu"
+
+DT = aclDataType
+# The element types of cast.cu (its NPU_EMU_CAST_TYPES) and their kernel-name spellings.
+KERNEL_NAMES: dict[aclDataType, str] = {
+    DT.ACL_FLOAT: "f32", DT.ACL_FLOAT16: "f16", DT.ACL_INT8: "s8", DT.ACL_INT32: "s32",
+    DT.ACL_UINT8: "u8", DT.ACL_INT16: "s16", DT.ACL_UINT16: "u16", DT.ACL_UINT32: "u32",
+    DT.ACL_INT64: "s64", DT.ACL_UINT64: "u64", DT.ACL_DOUBLE: "f64", DT.ACL_BOOL: "bool",
+    DT.ACL_COMPLEX64: "c64", DT.ACL_COMPLEX128: "c128", DT.ACL_BF16: "bf16",
+    DT.ACL_COMPLEX32: "c32", DT.ACL_HIFLOAT8: "hif8", DT.ACL_FLOAT8_E5M2: "fp8e5m2",
+    DT.ACL_FLOAT8_E4M3FN: "fp8e4m3fn", DT.ACL_FLOAT8_E8M0: "fp8e8m0",
+}
+CAST_DTYPES = frozenset(KERNEL_NAMES)
+
+
+def plan_cast(be: Backend, dst: View, src: View, src_dtype: aclDataType,
+              dst_dtype: aclDataType, *, generic: bool = False) -> list[Launch]:
+    """Launches that write src (broadcast to dst.shape), converted from src_dtype to
+    dst_dtype, into dst. Same dtype: a plain copy (plan_copy). Empty dst: nothing.
+    The views must not overlap (callers stage overlapping sources in a workspace).
+
+    Kernels: cast_<src> (32-bit indices on the GPU, 64-bit on the CPU); on the GPU, spaces
+    past 32-bit offsets take cast_any (64-bit, dtypes dispatched per element), which
+    `generic=True` forces (tests check it on the CPU)."""
+    src_dtype, dst_dtype = aclDataType(src_dtype), aclDataType(dst_dtype)
+    for name, dt, view in (("src_dtype", src_dtype, src), ("dst_dtype", dst_dtype, dst)):
+        if dt not in CAST_DTYPES:
+            raise ValueError(f"{name}={dt.name} has no cast kernel; supported: "
+                             f"{', '.join(d.name for d in KERNEL_NAMES)}")
+        if view.itemsize != INFO[dt].itemsize:
+            raise ValueError(f"{name}={dt.name} is {INFO[dt].itemsize} bytes per element, but "
+                             f"the view says {view.itemsize}")
+    if src_dtype == dst_dtype and not generic:
+        return plan_copy(be, dst, src)
+    if dst.numel == 0:
+        return []
+    src_strides = broadcast_strides(dst.shape, src.shape, src.strides)
+    space = coalesce(dst.shape, [dst.strides, src_strides])
+    grid, block, run = be.elementwise_geometry(space.numel, max(dst.itemsize, src.itemsize))
+    params = pack_params(space, run)
+    pointers = (pointer_arg(src.ptr), pointer_arg(dst.ptr))   # addresses or Workspace markers
+    if generic or not (be.is_cpu or space.fits_32bit()):
+        kernel = be.function(MODULE, "cast_any")
+        args = (params, *pointers, np.int32(int(src_dtype)), np.int32(int(dst_dtype)))
+    else:
+        kernel = be.function(MODULE, f"cast_{KERNEL_NAMES[src_dtype]}")
+        args = (params, *pointers, np.int32(int(dst_dtype)))
+    return [Launch(kernel, (grid, 1, 1), (block, 1, 1), args)]
