@@ -63,16 +63,80 @@ def host_view(storage: np.ndarray, shape, strides, offset) -> np.ndarray:
     item = storage.itemsize
     if math.prod(shape) == 0:
         return np.empty(shape, storage.dtype)
-    return np.lib.stride_tricks.as_strided(storage[offset:], shape=shape,
-                                           strides=[s * item for s in strides])
+    # as_strided goes through __array_interface__, which ml_dtypes' types do not survive:
+    # stride the raw bytes and view the result back.
+    flat = storage.view(np.dtype((np.void, item)))
+    out = np.lib.stride_tricks.as_strided(flat[offset:], shape=shape,
+                                          strides=[s * item for s in strides])
+    return out.view(storage.dtype)
+
+
+def contiguous(array: np.ndarray) -> np.ndarray:
+    """A C-contiguous copy that keeps 0-d arrays 0-d (np.ascontiguousarray does not)."""
+    return np.ascontiguousarray(array).reshape(np.shape(array))
 
 
 def bits(array: np.ndarray) -> np.ndarray:
     """The same memory as unsigned integers (exact comparisons, NaN payloads included)."""
     size = array.dtype.itemsize
-    return np.ascontiguousarray(array).view(np.dtype(f"u{size}") if size <= 8 else np.uint64)
+    return np.ascontiguousarray(array).reshape(np.shape(array)).view(np.dtype(f"u{size}") if size <= 8 else np.dtype((np.void, size)))
 
 
 def raw(array: np.ndarray, dtype: DT) -> np.ndarray:
     """Bits of host values as stored for dtype."""
     return bits(device.storage_array(array, dtype))
+
+
+LOW_PRECISION = frozenset({DT.ACL_FLOAT16, DT.ACL_BF16, DT.ACL_FLOAT8_E5M2, DT.ACL_FLOAT8_E4M3FN,
+                           DT.ACL_HIFLOAT8, DT.ACL_FLOAT8_E8M0})
+
+
+def decode(raw_values: np.ndarray, dtype: DT) -> np.ndarray:
+    """Stored elements of dtype as NumPy values (HiFloat8 decoded to float32)."""
+    from npu_emu import codecs
+    info = INFO[dtype]
+    if dtype == DT.ACL_HIFLOAT8:
+        return codecs.decode(raw_values, dtype)
+    if info.host is not None and info.host != info.storage:
+        return raw_values.view(info.host)
+    return raw_values
+
+
+def reference_convert(values: np.ndarray, src: DT, dst: DT) -> np.ndarray:
+    """An independent statement of the conversion rules (npu_emu_convert.cuh's header comment)
+    for values where NumPy/ml_dtypes are well defined: float -> int only within range and not
+    NaN; double and integers reach the low-precision types through float32. Returns the
+    stored bits of dst."""
+    from npu_emu import codecs
+    x = np.asarray(values)
+    if INFO[src].kind == "complex" and INFO[dst].kind != "complex":
+        if dst == DT.ACL_BOOL:
+            return raw(x != 0, dst)
+        x = x.real
+    if dst == DT.ACL_BOOL:
+        return raw(x != 0, dst)
+    if dst in LOW_PRECISION:
+        x = x.astype(np.float32)
+        if dst == DT.ACL_HIFLOAT8:
+            return bits(codecs.encode(x, dst))
+        return raw(x.astype(INFO[dst].host), dst)
+    with np.errstate(all="ignore"):
+        return raw(x.astype(INFO[dst].storage), dst)
+
+
+def convertible_values(rng: np.random.Generator, src: DT, dst: DT, n: int) -> np.ndarray:
+    """n host values of src whose conversion to dst is well defined in NumPy (see
+    reference_convert): floats in [-100, 100), [0, 100) for an unsigned destination."""
+    info = INFO[src]
+    if info.kind in ("floating", "complex"):
+        lo = 0.0 if INFO[dst].kind == "unsigned" else -100.0
+        re = rng.uniform(lo, 100, n)
+        if info.kind == "complex":
+            return (re + 1j * rng.uniform(-100, 100, n)).astype(info.storage)
+        if src == DT.ACL_HIFLOAT8:
+            from npu_emu import codecs
+            return codecs.decode(codecs.encode(re.astype(np.float32), src), src)
+        if src == DT.ACL_FLOAT8_E8M0:
+            return np.exp2(rng.integers(-10, 7, n)).astype(np.float32).astype(info.host)
+        return re.astype(np.float32).astype(info.host)
+    return host_values(rng, src, n)

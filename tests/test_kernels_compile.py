@@ -66,3 +66,18 @@ def test_nvrtc_compiles_like_cupy(source):
     NVRTC.nvrtcGetProgramLog(prog, log)
     NVRTC.nvrtcDestroyProgram(ctypes.byref(prog))
     assert rc == 0, log.value.decode(errors="replace")
+
+
+@pytest.mark.skipif(shutil.which("objdump") is None, reason="objdump (binutils) is not installed")
+@pytest.mark.parametrize("source", SOURCES)
+def test_cpu_kernels_contain_no_fused_multiply_add(source):
+    """The GPU compiles with --fmad=false; the CPU build must not fuse either (GCC's complex
+    multiply pattern emits vfmaddsub even under -ffp-contract=off, hence -mno-fma)."""
+    from npu_emu import runtime
+    be = runtime.backend("cpu")
+    be._modules.load(source)
+    path = be._modules.library_path(source)
+    asm = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(path)], capture_output=True,
+                         text=True).stdout
+    fused = [line for line in asm.splitlines() if "\tvfm" in line or "\tvfnm" in line]
+    assert not fused, fused[:5]

@@ -29,8 +29,12 @@ from .base import (Allocator, Backend, Event, Kernel, Launch, Stream, Workspace,
                    kernel_sources_hash, kernels_dir)
 
 ALIGN = 256
+# No fused multiply-add anywhere (results must match the GPU's --fmad=false bit for bit):
+# -ffp-contract=off stops contraction, and on x86 -mno-fma also stops GCC's complex-multiply
+# pattern (vfmaddsub), which ignores -ffp-contract=off.
 CXX_FLAGS = ("-x", "c++", "-std=c++17", "-O3", "-fopenmp", "-fPIC", "-shared", "-march=native",
-             "-ffp-contract=off", "-fno-strict-aliasing", "-DNPU_EMU_CPU=1")
+             "-ffp-contract=off", "-fno-strict-aliasing", "-DNPU_EMU_CPU=1",
+             *(("-mno-fma", "-mno-fma4") if platform.machine() in ("x86_64", "AMD64", "i686") else ()))
 
 
 def cache_dir() -> Path:

@@ -1,0 +1,97 @@
+"""The plan every binary operator (Add, Mul) shares, CANN's flow with the copies fused away:
+
+    self, other --(Cast to the promoted type, only when needed)--> compute kernel
+        --> out's view directly when out has the promoted dtype, else a workspace
+            temporary --(Cast)--> out's view
+
+Inputs are read through their own (broadcast, non-contiguous) views; an input that overlaps
+out without being the very same view is staged in the workspace first.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..dtypes import INFO, aclDataType as DT, dt_name, promote_types
+from ..executor import Plan
+from ..runtime.base import Backend, Launch, Workspace
+from ..runtime.cast import plan_cast
+from ..runtime.copy import View, pointer_arg
+from ..runtime.indexing import broadcast_strides, coalesce, pack_params
+from ..tensor import Tensor, contiguous_strides
+from ._checks import overlaps
+from ._plans import align, tensor_view
+
+MODULE = "elementwise.cu"
+# Storage type names of the kernels (kernels_cuda/elementwise.cu).
+KERNEL_TYPES = {
+    DT.ACL_FLOAT: "f32", DT.ACL_DOUBLE: "f64", DT.ACL_FLOAT16: "f16", DT.ACL_BF16: "bf16",
+    DT.ACL_INT8: "s8", DT.ACL_UINT8: "u8", DT.ACL_INT16: "s16", DT.ACL_INT32: "s32",
+    DT.ACL_INT64: "s64", DT.ACL_BOOL: "bool", DT.ACL_COMPLEX64: "c64", DT.ACL_COMPLEX128: "c128",
+}
+AXPY_TYPES = frozenset({DT.ACL_FLOAT16, DT.ACL_BF16, DT.ACL_FLOAT, DT.ACL_INT32})
+
+
+def same_view(a: Tensor, b: Tensor) -> bool:
+    return (a.data == b.data and a.storage_offset == b.storage_offset
+            and a.view_shape == b.view_shape and a.view_strides == b.view_strides
+            and a.itemsize == b.itemsize)
+
+
+def scalar_as(value: object, dtype: DT) -> np.generic:
+    """A Python/NumPy scalar converted to `dtype`, as the kernels' storage scalar."""
+    from ..device import storage_array
+    info = INFO[dtype]
+    host = np.asarray(value).astype(info.host if info.host is not None else np.float32)
+    return storage_array(host, dtype)[()]
+
+
+class _Workspace:
+    def __init__(self) -> None:
+        self.size = 0
+
+    def take(self, shape: tuple[int, ...], dtype: DT) -> View:
+        item = INFO[dtype].itemsize
+        view = View(Workspace(self.size), shape, contiguous_strides(shape), item)
+        n = 1
+        for s in shape:
+            n *= s
+        self.size += align(n * item)
+        return view
+
+
+def plan_binary(be: Backend, op: str, a: Tensor, b: Tensor, out: Tensor, compute: DT,
+                alpha: np.generic | None = None, alpha_f: float = 0.0) -> Plan:
+    """Launches computing out = a (op) b in `compute` (op: add, mul, muladd, axpy)."""
+    if compute not in KERNEL_TYPES:
+        raise ValueError(f"no {op} kernel for {dt_name(compute)}")
+    ws = _Workspace()
+    launches: list[Launch] = []
+    inputs = []
+    for t in (a, b):
+        if t.dtype != compute:
+            staged = ws.take(t.view_shape, compute)
+            launches += plan_cast(be, staged, tensor_view(t), t.dtype, compute)
+            inputs.append(staged)
+        elif overlaps(t, out) and not same_view(t, out):
+            staged = ws.take(t.view_shape, compute)
+            launches += plan_cast(be, staged, tensor_view(t), compute, compute)
+            inputs.append(staged)
+        else:
+            inputs.append(tensor_view(t))
+    result = tensor_view(out) if out.dtype == compute else ws.take(out.view_shape, compute)
+    shape = out.view_shape
+    space = coalesce(shape, [result.strides,
+                             broadcast_strides(shape, inputs[0].shape, inputs[0].strides),
+                             broadcast_strides(shape, inputs[1].shape, inputs[1].strides)])
+    item = INFO[compute].itemsize
+    grid, block, run = be.elementwise_geometry(space.numel, item)
+    index = "i32" if space.fits_32bit() else "i64"
+    kernel = be.function(MODULE, f"{op}_{KERNEL_TYPES[compute]}_{index}")
+    alpha_arg = alpha if alpha is not None else scalar_as(0, compute)
+    launches.append(Launch(kernel, (grid, 1, 1), (block, 1, 1),
+                           (pack_params(space, run), pointer_arg(inputs[0].ptr),
+                            pointer_arg(inputs[1].ptr), pointer_arg(result.ptr), alpha_arg,
+                            np.float32(alpha_f))))
+    if out.dtype != compute:
+        launches += plan_cast(be, tensor_view(out), result, compute, out.dtype)
+    return Plan(launches, ws.size)
