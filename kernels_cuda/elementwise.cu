@@ -1,0 +1,194 @@
+// Elementwise binary kernels of aclnnAdd / aclnnMul (SPEC §11): out = a (op) b over a
+// broadcast iteration space (IterParams<3>: operand 0 = out, 1 = a, 2 = b), all three of one
+// storage type T (the operator casts inputs to the promoted type first, as CANN does).
+//
+//   add     out = a + b
+//   mul     out = a * b
+//   muladd  out = a + (b * alpha)            each step rounded in T (CANN: Mul then Add)
+//   axpy    out = a + b * alpha, CANN's Axpy: f16/bf16 compute in f32, f32 in f64,
+//           s32 in f32 then converted back (math/axpy golden); alpha is a float
+//
+// fp16/bf16 arithmetic is done in float and rounded once per operation: for + and * that is
+// exactly the IEEE half/bfloat16 result (float has > 2p+2 bits). Integers wrap (two's
+// complement), bool is logical (or for +, and for *), complex uses the textbook formulas
+// with no fused multiply-add (both backends compile with contraction off).
+#include "npu_emu_common.cuh"
+#include "npu_emu_index.cuh"
+#include "npu_emu_convert.cuh"
+
+namespace {
+
+using npu_emu::IterParams;
+using npu_emu::Odometer;
+
+// Arithmetic on one storage type.
+template <typename T> struct Arith {  // float, double
+    static NPU_EMU_HD T add(T a, T b) { return a + b; }
+    static NPU_EMU_HD T mul(T a, T b) { return a * b; }
+};
+
+template <typename T, typename U> struct WrapArith {  // integers: wrap via the unsigned type
+    static NPU_EMU_HD T add(T a, T b) { return static_cast<T>(static_cast<U>(a) + static_cast<U>(b)); }
+    static NPU_EMU_HD T mul(T a, T b) { return static_cast<T>(static_cast<U>(a) * static_cast<U>(b)); }
+};
+template <> struct Arith<int8_t> : WrapArith<int8_t, uint32_t> {};
+template <> struct Arith<uint8_t> : WrapArith<uint8_t, uint32_t> {};
+template <> struct Arith<int16_t> : WrapArith<int16_t, uint32_t> {};
+template <> struct Arith<int32_t> : WrapArith<int32_t, uint32_t> {};
+template <> struct Arith<int64_t> : WrapArith<int64_t, uint64_t> {};
+
+template <typename H> struct HalfArith {  // f16, bf16: float arithmetic, one rounding per op
+    static NPU_EMU_HD H add(H a, H b) {
+        return npu_emu::convert<H>(npu_emu::convert<float>(a) + npu_emu::convert<float>(b));
+    }
+    static NPU_EMU_HD H mul(H a, H b) {
+        return npu_emu::convert<H>(npu_emu::convert<float>(a) * npu_emu::convert<float>(b));
+    }
+};
+template <> struct Arith<npu_emu::f16> : HalfArith<npu_emu::f16> {};
+template <> struct Arith<npu_emu::bf16> : HalfArith<npu_emu::bf16> {};
+
+template <> struct Arith<npu_emu::boolean> {
+    static NPU_EMU_HD npu_emu::boolean add(npu_emu::boolean a, npu_emu::boolean b) {
+        npu_emu::boolean r; r.v = (a.v | b.v) ? 1 : 0; return r;
+    }
+    static NPU_EMU_HD npu_emu::boolean mul(npu_emu::boolean a, npu_emu::boolean b) {
+        npu_emu::boolean r; r.v = (a.v & b.v) ? 1 : 0; return r;
+    }
+};
+
+template <typename Cx> struct ComplexArith {
+    static NPU_EMU_HD Cx add(Cx a, Cx b) { Cx r; r.re = a.re + b.re; r.im = a.im + b.im; return r; }
+    static NPU_EMU_HD Cx mul(Cx a, Cx b) {
+        Cx r;
+        r.re = a.re * b.re - a.im * b.im;
+        r.im = a.re * b.im + a.im * b.re;
+        return r;
+    }
+};
+template <> struct Arith<npu_emu::c64> : ComplexArith<npu_emu::c64> {};
+template <> struct Arith<npu_emu::c128> : ComplexArith<npu_emu::c128> {};
+
+// CANN's Axpy (float alpha), per its kernel golden.
+template <typename T> struct Axpy;
+template <> struct Axpy<npu_emu::f16> {
+    static NPU_EMU_HD npu_emu::f16 run(npu_emu::f16 a, npu_emu::f16 b, float alpha) {
+        const float prod = npu_emu::convert<float>(b) * alpha;
+        return npu_emu::convert<npu_emu::f16>(npu_emu::convert<float>(a) + prod);
+    }
+};
+template <> struct Axpy<npu_emu::bf16> {
+    static NPU_EMU_HD npu_emu::bf16 run(npu_emu::bf16 a, npu_emu::bf16 b, float alpha) {
+        const float prod = npu_emu::convert<float>(b) * alpha;
+        return npu_emu::convert<npu_emu::bf16>(npu_emu::convert<float>(a) + prod);
+    }
+};
+template <> struct Axpy<float> {
+    static NPU_EMU_HD float run(float a, float b, float alpha) {
+        const double prod = static_cast<double>(b) * static_cast<double>(alpha);
+        return npu_emu::convert<float>(static_cast<double>(a) + prod);
+    }
+};
+template <> struct Axpy<int32_t> {
+    static NPU_EMU_HD int32_t run(int32_t a, int32_t b, float alpha) {
+        const float prod = npu_emu::convert<float>(b) * alpha;
+        return npu_emu::convert<int32_t>(npu_emu::convert<float>(a) + prod);
+    }
+};
+
+enum Op { ADD, MUL, MULADD, AXPY };
+
+template <Op OP, typename T> struct Apply;
+template <typename T> struct Apply<ADD, T> {
+    static NPU_EMU_HD T run(T a, T b, T, float) { return Arith<T>::add(a, b); }
+};
+template <typename T> struct Apply<MUL, T> {
+    static NPU_EMU_HD T run(T a, T b, T, float) { return Arith<T>::mul(a, b); }
+};
+template <typename T> struct Apply<MULADD, T> {
+    static NPU_EMU_HD T run(T a, T b, T alpha, float) { return Arith<T>::add(a, Arith<T>::mul(b, alpha)); }
+};
+template <typename T> struct Apply<AXPY, T> {
+    static NPU_EMU_HD T run(T a, T b, T, float alpha) { return Axpy<T>::run(a, b, alpha); }
+};
+
+template <Op OP, typename T, typename I>
+__device__ __forceinline__ void binary_row(T* __restrict__ o, const T* __restrict__ a,
+                                           const T* __restrict__ b, I n, I so, I sa, I sb,
+                                           T alpha, float alpha_f) {
+    if (so == 1 && sa == 1 && sb == 1) {
+        for (I j = 0; j < n; ++j) o[j] = Apply<OP, T>::run(a[j], b[j], alpha, alpha_f);
+    } else if (so == 1 && sa == 1 && sb == 0) {
+        const T bv = *b;
+        for (I j = 0; j < n; ++j) o[j] = Apply<OP, T>::run(a[j], bv, alpha, alpha_f);
+    } else if (so == 1 && sa == 0 && sb == 1) {
+        const T av = *a;
+        for (I j = 0; j < n; ++j) o[j] = Apply<OP, T>::run(av, b[j], alpha, alpha_f);
+    } else {
+        for (I j = 0; j < n; ++j) o[j * so] = Apply<OP, T>::run(a[j * sa], b[j * sb], alpha, alpha_f);
+    }
+}
+
+template <Op OP, typename T, typename I>
+__device__ __forceinline__ void binary_body(const IterParams<3>& p, const T* a, const T* b, T* out,
+                                            T alpha, float alpha_f) {
+    const I numel = static_cast<I>(p.numel);
+    const I run = static_cast<I>(p.run);
+    const uint64_t thread = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (thread * static_cast<uint64_t>(run) >= static_cast<uint64_t>(numel)) return;
+    const I begin = static_cast<I>(thread) * run;
+    I count = min(run, static_cast<I>(numel - begin));
+    Odometer<I, 3> od;
+    I i0 = od.seek(p, begin);
+    const I n0 = static_cast<I>(p.size[0]);
+    const I so = static_cast<I>(p.stride[0][0]), sa = static_cast<I>(p.stride[1][0]),
+            sb = static_cast<I>(p.stride[2][0]);
+    for (;;) {
+        const I n = min(static_cast<I>(n0 - i0), count);
+        binary_row<OP, T, I>(out + od.off[0] + i0 * so, a + od.off[1] + i0 * sa, b + od.off[2] + i0 * sb,
+                             n, so, sa, sb, alpha, alpha_f);
+        count -= n;
+        if (count == 0) return;
+        i0 = 0;
+        od.next_row(p);
+    }
+}
+
+}  // namespace
+
+#define NPU_EMU_BINARY(OPNAME, OP, T, TN, I, IN)                                                 \
+    extern "C" __global__ void OPNAME##_##TN##_##IN(const IterParams<3> p, const T* a, const T* b, \
+                                                    T* out, const T alpha, const float alpha_f) {  \
+        binary_body<OP, T, I>(p, a, b, out, alpha, alpha_f);                                     \
+    }                                                                                           \
+    NPU_EMU_EXPORT(OPNAME##_##TN##_##IN)
+
+#define NPU_EMU_BINARY_ALL(T, TN)                            \
+    NPU_EMU_BINARY(add, ADD, T, TN, uint32_t, i32)           \
+    NPU_EMU_BINARY(add, ADD, T, TN, uint64_t, i64)           \
+    NPU_EMU_BINARY(mul, MUL, T, TN, uint32_t, i32)           \
+    NPU_EMU_BINARY(mul, MUL, T, TN, uint64_t, i64)           \
+    NPU_EMU_BINARY(muladd, MULADD, T, TN, uint32_t, i32)     \
+    NPU_EMU_BINARY(muladd, MULADD, T, TN, uint64_t, i64)
+
+NPU_EMU_BINARY_ALL(float, f32)
+NPU_EMU_BINARY_ALL(double, f64)
+NPU_EMU_BINARY_ALL(npu_emu::f16, f16)
+NPU_EMU_BINARY_ALL(npu_emu::bf16, bf16)
+NPU_EMU_BINARY_ALL(int8_t, s8)
+NPU_EMU_BINARY_ALL(uint8_t, u8)
+NPU_EMU_BINARY_ALL(int16_t, s16)
+NPU_EMU_BINARY_ALL(int32_t, s32)
+NPU_EMU_BINARY_ALL(int64_t, s64)
+NPU_EMU_BINARY_ALL(npu_emu::boolean, bool)
+NPU_EMU_BINARY_ALL(npu_emu::c64, c64)
+NPU_EMU_BINARY_ALL(npu_emu::c128, c128)
+
+NPU_EMU_BINARY(axpy, AXPY, npu_emu::f16, f16, uint32_t, i32)
+NPU_EMU_BINARY(axpy, AXPY, npu_emu::f16, f16, uint64_t, i64)
+NPU_EMU_BINARY(axpy, AXPY, npu_emu::bf16, bf16, uint32_t, i32)
+NPU_EMU_BINARY(axpy, AXPY, npu_emu::bf16, bf16, uint64_t, i64)
+NPU_EMU_BINARY(axpy, AXPY, float, f32, uint32_t, i32)
+NPU_EMU_BINARY(axpy, AXPY, float, f32, uint64_t, i64)
+NPU_EMU_BINARY(axpy, AXPY, int32_t, s32, uint32_t, i32)
+NPU_EMU_BINARY(axpy, AXPY, int32_t, s32, uint64_t, i64)
