@@ -34,8 +34,10 @@ def main():
     i8 = device.from_numpy(np.array([100, -100, 127], dtype=np.int8))
     u8 = device.from_numpy(np.array([200, 200, 255], dtype=np.uint8))
     out16i = device.empty([3], DT.ACL_INT16)
-    assert add(i8, u8, out16i) == 0
-    print("int8 + uint8 -> int16:", device.to_numpy(out16i))
+    ret = add(i8, u8, out16i)  # alpha is a float scalar here
+    print(f"int8 + uint8 with a float alpha -> {ret}: {aclnn.aclGetRecentErrMsg()}")
+    assert add(i8, u8, out16i, alpha=1, alpha_dtype=DT.ACL_INT64) == 0
+    print("int8 + uint8 with an integer alpha -> int16:", device.to_numpy(out16i))
 
     out_i32 = device.empty([3, 3], DT.ACL_INT32)
     ret = add(a, b, out_i32)

@@ -9,6 +9,7 @@ import argparse
 import os
 import runpy
 import sys
+import traceback
 from pathlib import Path
 
 
@@ -43,6 +44,9 @@ def demo(args: argparse.Namespace) -> int:
             if exc.code not in (0, None):
                 print(f"examples/{name} exited with {exc.code}")
                 failed += 1
+        except Exception:  # report and go on with the next example
+            traceback.print_exc()
+            failed += 1
     print(f"\nnpu-emu demo: {len(names) - failed}/{len(names)} examples ran")
     return 1 if failed else 0
 

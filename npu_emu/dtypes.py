@@ -321,3 +321,8 @@ def promote_types(a: object, b: object) -> aclDataType:
 def can_cast(src: object, dst: object) -> bool:
     """Whether a computed result of dtype src may be converted to an out of dtype dst (SPEC §4)."""
     return bool(_current_rules.cast(as_dtype(src, "src"), as_dtype(dst, "dst")))
+
+
+# Host encode/decode of every stored type (ml_dtypes where it has the type, our own
+# vectorized code for HiFloat8 and complex32): npu_emu.dtypes.encode / decode.
+from .codecs import decode, encode  # noqa: E402  (codecs reads the tables above)

@@ -117,8 +117,8 @@ def broadcast_shapes(a: Sequence[int], b: Sequence[int], name_a: str = "self",
             out.append(y)
         else:
             raise AclnnError(ACLNN_ERR_PARAM_INVALID,
-                             f"The size of tensor {name_a} {list(a)} must match the size of "
-                             f"tensor {name_b} {list(b)}.")
+                             f"The size of tensor {name_a} {shape_str(a)} must match the size of "
+                             f"tensor {name_b} {shape_str(b)}.")
     return tuple(out)
 
 
