@@ -41,6 +41,8 @@ def phase_one(fn: Callable[..., Executor]) -> Callable[..., tuple[int, Executor 
 
 
 def _resolve_stream(stream: object):
+    if stream is None:
+        return None
     from ..acl.rt import resolve_stream  # the acl package imports the ops: resolve lazily
     return resolve_stream(stream)
 

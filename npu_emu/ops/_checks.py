@@ -4,9 +4,11 @@ status code and message template (SPEC §8); an operator calls them in its docum
 """
 from __future__ import annotations
 
+import logging
 from typing import Iterable, Sequence
 
 from .. import runtime
+from ..arch import current_soc
 from ..dtypes import aclDataType, dt_name
 from ..formats import PUBLIC_FORMAT_RANKS, aclFormat, fmt_name, is_private
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, nullptr
@@ -140,7 +142,6 @@ def shape_str(shape: Sequence[int]) -> str:
 
 
 def check_soc_supports(op: str) -> None:
-    from ..arch import current_soc
     soc = current_soc()
     if not soc.supports(op):
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
@@ -150,7 +151,6 @@ def check_soc_supports(op: str) -> None:
 def warn_if_nz(t: Tensor, name: str) -> None:
     """CANN logs a warning (and goes on) for FRACTAL_NZ inputs of ND operators."""
     if t.format == aclFormat.ACL_FORMAT_FRACTAL_NZ:
-        import logging
         logging.getLogger("npu_emu").warning(
             "Format of input %s is [%s], this format may lead to precision failure",
             name, fmt_name(t.format))

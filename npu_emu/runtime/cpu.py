@@ -289,8 +289,10 @@ def _prepare(launch: Launch) -> tuple:
         if isinstance(a, Workspace):
             cell = ctypes.c_uint64(0)
             patches.append((cell, a.offset))
+        elif isinstance(a, np.uint64):  # pointers, the common case: no bytes round trip
+            cell = ctypes.c_uint64(int(a))
         else:
-            data = a.tobytes()  # NumPy scalar or packed parameter struct
+            data = a.tobytes()  # other NumPy scalars and packed parameter structs
             cell = ctypes.create_string_buffer(data, len(data))
         keep.append(cell)
         ptrs[i] = ctypes.addressof(cell)
