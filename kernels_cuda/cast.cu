@@ -202,27 +202,11 @@ __device__ __forceinline__ void cast_segment(void* dst, int dst_dtype, I doff, c
 template <typename Src, typename I>
 __device__ __forceinline__ void cast_from(const IterParams<2>& p, const Src* __restrict__ src,
                                           void* dst, int dst_dtype) {
-    const I numel = static_cast<I>(p.numel);
-    const I run = static_cast<I>(p.run);
-    const uint64_t thread = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (thread * static_cast<uint64_t>(run) >= static_cast<uint64_t>(numel)) return;
-    const I begin = static_cast<I>(thread) * run;
-    I count = min(run, static_cast<I>(numel - begin));
-
-    Odometer<I, 2> od;
-    I i0 = od.seek(p, begin);
-    const I n0 = static_cast<I>(p.size[0]);
     const I ds = static_cast<I>(p.stride[0][0]);
     const I ss = static_cast<I>(p.stride[1][0]);
-    for (;;) {
-        const I n = min(static_cast<I>(n0 - i0), count);
-        cast_segment<Src, I>(dst, dst_dtype, od.off[0] + i0 * ds, src + od.off[1] + i0 * ss, n,
-                             ds, ss);
-        count -= n;
-        if (count == 0) return;
-        i0 = 0;
-        od.next_row(p);
-    }
+    npu_emu::for_each_segment<I, 2>(p, [&](const I* off, I n) {
+        cast_segment<Src, I>(dst, dst_dtype, off[0], src + off[1], n, ds, ss);
+    });
 }
 
 // ------------------------------------------------------------------ cast_any

@@ -19,7 +19,6 @@
 namespace {
 
 using npu_emu::IterParams;
-using npu_emu::Odometer;
 
 // Arithmetic on one storage type.
 template <typename T> struct Arith {  // float, double
@@ -132,26 +131,11 @@ __device__ __forceinline__ void binary_row(T* __restrict__ o, const T* __restric
 template <Op OP, typename T, typename I>
 __device__ __forceinline__ void binary_body(const IterParams<3>& p, const T* a, const T* b, T* out,
                                             T alpha, float alpha_f) {
-    const I numel = static_cast<I>(p.numel);
-    const I run = static_cast<I>(p.run);
-    const uint64_t thread = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (thread * static_cast<uint64_t>(run) >= static_cast<uint64_t>(numel)) return;
-    const I begin = static_cast<I>(thread) * run;
-    I count = min(run, static_cast<I>(numel - begin));
-    Odometer<I, 3> od;
-    I i0 = od.seek(p, begin);
-    const I n0 = static_cast<I>(p.size[0]);
     const I so = static_cast<I>(p.stride[0][0]), sa = static_cast<I>(p.stride[1][0]),
             sb = static_cast<I>(p.stride[2][0]);
-    for (;;) {
-        const I n = min(static_cast<I>(n0 - i0), count);
-        binary_row<OP, T, I>(out + od.off[0] + i0 * so, a + od.off[1] + i0 * sa, b + od.off[2] + i0 * sb,
-                             n, so, sa, sb, alpha, alpha_f);
-        count -= n;
-        if (count == 0) return;
-        i0 = 0;
-        od.next_row(p);
-    }
+    npu_emu::for_each_segment<I, 3>(p, [&](const I* off, I n) {
+        binary_row<OP, T, I>(out + off[0], a + off[1], b + off[2], n, so, sa, sb, alpha, alpha_f);
+    });
 }
 
 }  // namespace

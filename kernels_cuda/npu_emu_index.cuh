@@ -72,4 +72,31 @@ struct Odometer {
     }
 };
 
+// Walk the `run` consecutive elements of the iteration space that belong to this thread, one
+// row segment (a stretch along dim 0) at a time: row(off, n) gets each operand's element
+// offset of the segment's first element and the segment's length (its elements step by
+// stride[k][0]). Index division is paid once, in seek; rows advance by carries.
+template <typename I, int N, typename Row>
+__device__ __forceinline__ void for_each_segment(const IterParams<N>& p, Row&& row) {
+    const I numel = static_cast<I>(p.numel);
+    const I run = static_cast<I>(p.run);
+    const uint64_t thread = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (thread * static_cast<uint64_t>(run) >= static_cast<uint64_t>(numel)) return;
+    const I begin = static_cast<I>(thread) * run;
+    I count = min(run, static_cast<I>(numel - begin));
+    Odometer<I, N> od;
+    I i0 = od.seek(p, begin);
+    const I n0 = static_cast<I>(p.size[0]);
+    for (;;) {
+        const I n = min(static_cast<I>(n0 - i0), count);
+        I off[N];
+        for (int k = 0; k < N; ++k) off[k] = od.off[k] + i0 * static_cast<I>(p.stride[k][0]);
+        row(off, n);
+        count -= n;
+        if (count == 0) return;
+        i0 = 0;
+        od.next_row(p);
+    }
+}
+
 }  // namespace npu_emu

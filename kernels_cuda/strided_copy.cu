@@ -13,7 +13,6 @@
 namespace {
 
 using npu_emu::IterParams;
-using npu_emu::Odometer;
 
 template <typename T, typename I>
 __device__ __forceinline__ void copy_row(T* __restrict__ d, const T* __restrict__ s, I n, I ds, I ss) {
@@ -32,26 +31,11 @@ __device__ __forceinline__ void copy_row(T* __restrict__ d, const T* __restrict_
 template <typename T, typename I>
 __device__ __forceinline__ void strided_copy_body(const IterParams<2>& p, const T* __restrict__ src,
                                                   T* __restrict__ dst) {
-    const I numel = static_cast<I>(p.numel);
-    const I run = static_cast<I>(p.run);
-    const uint64_t thread = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (thread * static_cast<uint64_t>(run) >= static_cast<uint64_t>(numel)) return;
-    const I begin = static_cast<I>(thread) * run;
-    I count = min(run, static_cast<I>(numel - begin));
-
-    Odometer<I, 2> od;
-    I i0 = od.seek(p, begin);
-    const I n0 = static_cast<I>(p.size[0]);
     const I ds = static_cast<I>(p.stride[0][0]);
     const I ss = static_cast<I>(p.stride[1][0]);
-    for (;;) {
-        const I n = min(static_cast<I>(n0 - i0), count);
-        copy_row<T, I>(dst + od.off[0] + i0 * ds, src + od.off[1] + i0 * ss, n, ds, ss);
-        count -= n;
-        if (count == 0) return;
-        i0 = 0;
-        od.next_row(p);
-    }
+    npu_emu::for_each_segment<I, 2>(p, [&](const I* off, I n) {
+        copy_row<T, I>(dst + off[0], src + off[1], n, ds, ss);
+    });
 }
 
 constexpr int TILE = 32;

@@ -11,6 +11,8 @@ from hypothesis import given, strategies as st
 from npu_emu.runtime.copy import View, plan_copy
 from npu_emu.runtime.indexing import coalesce
 
+from helpers import injective_views
+
 UNIT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.uint64}
 
 
@@ -61,16 +63,8 @@ def copy_cases(draw, max_rank=8, max_size=4):
     itemsize = draw(st.sampled_from([1, 2, 4, 8, 16]))
     ndim = draw(st.integers(0, max_rank))
     shape = draw(st.lists(st.integers(0, max_size), min_size=ndim, max_size=ndim))
-    # Destination: an injective view (a permuted, stepped, padded layout), so the expected
-    # result is well defined.
-    order = draw(st.permutations(list(range(ndim))))
-    strides = [0] * ndim
-    acc = 1
-    for d in reversed(order):
-        strides[d] = acc * draw(st.integers(1, 2))
-        acc = strides[d] * max(shape[d], 1) + draw(st.integers(0, 2))
-    dst_offset = draw(st.integers(0, 5))
-    dst_len = dst_offset + acc + draw(st.integers(0, 3))
+    # Destination: an injective view, so the expected result is well defined.
+    strides, dst_offset, dst_len = draw(injective_views(shape))
     # Source: the same shape or a broadcastable one (dims dropped on the left or set to 1),
     # with arbitrary strides including 0.
     lead = draw(st.integers(0, ndim))
