@@ -13,7 +13,7 @@ import numpy as np
 
 from . import status
 from .ops._api import check_executor, fail as _fail
-from .status import AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS
+from .status import AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS
 from .dtypes import aclDataType  # noqa: F401 (CANN's spelling: aclnn.aclDataType)
 from .formats import aclFormat  # noqa: F401
 from .tensor import (IntArray, Scalar, Tensor, make_int_array, make_scalar, make_tensor)

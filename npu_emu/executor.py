@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from . import runtime
-from .runtime.base import Backend, Launch, Stream
+from .runtime.base import Backend, Stream
 from .status import (AclnnError, ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR, ACLNN_ERR_PARAM_INVALID,
                      ACLNN_ERR_PARAM_NULLPTR)
 from .tensor import Tensor

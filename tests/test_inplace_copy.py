@@ -12,8 +12,8 @@ from npu_emu.ops.inplace_copy import DTYPES
 from npu_emu.status import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS
 from npu_emu.tensor import make_tensor
 
-from helpers import (bits, contiguous, convertible_values, decode, host_values, host_view, injective_views,
-                     raw, readable_views, reference_convert, storage_tensor)
+from helpers import (bits, contiguous, convertible_values, host_values, host_view, injective_views,
+                     readable_views, reference_convert, storage_tensor)
 
 ALL = sorted(DTYPES)
 

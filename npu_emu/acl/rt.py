@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import runtime, status
 from ..runtime.base import Event, Stream
-from ..status import (AclnnError, ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR,
+from ..status import (AclnnError, ACL_ERROR_INTERNAL_ERROR,
                       ACL_ERROR_INVALID_DEVICE, ACL_ERROR_INVALID_PARAM, ACL_SUCCESS)
 
 _HOST_TO_HOST, _HOST_TO_DEVICE, _DEVICE_TO_HOST, _DEVICE_TO_DEVICE, _DEFAULT = range(5)

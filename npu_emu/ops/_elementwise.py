@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import INFO, aclDataType as DT, dt_name, promote_types
+from ..dtypes import INFO, aclDataType as DT, dt_name
 from ..executor import Plan
 from ..runtime.base import Backend, Launch, Workspace
 from ..runtime.cast import plan_cast

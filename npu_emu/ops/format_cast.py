@@ -25,8 +25,7 @@ from ..fractal import (L, LayoutSpec, NZ_C0_FORMATS, NZ_FORMAT_FOR_C0, layout_sp
                        make_layout_tensor, parse_layout, public_origin, tensor_layout, tensor_spec)
 from ..runtime.copy import View
 from ..runtime.layout import plan_layout
-from ..status import (AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR,
-                      ACLNN_ERR_RUNTIME_ERROR, ACLNN_SUCCESS)
+from ..status import (AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_RUNTIME_ERROR, ACLNN_SUCCESS)
 from ..tensor import Tensor
 from . import _checks as C
 from ._api import fail, phase_one, phase_two

@@ -253,7 +253,6 @@ def plan_cube_matmul(self: Tensor, mat2: Tensor, out: Tensor) -> Plan:
     a_spec, b_spec, c_spec = check_cube_params(self, mat2, out)
     if out.is_empty():
         return Plan()
-    soc = current_soc()
     base = lambda t: t.data + t.storage_offset * t.itemsize  # noqa: E731
     for t, name, spec in ((self, "self", a_spec), (mat2, "mat2", b_spec), (out, "out", c_spec)):
         if spec.storage_numel:

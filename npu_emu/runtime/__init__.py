@@ -15,6 +15,8 @@ _backends: dict[str, Backend] = {}
 _current: Backend | None = None
 
 DEVICES = ("auto", "cpu", "cuda")
+__all__ = ["Backend", "Event", "Launch", "Stream", "Workspace", "backend", "cuda_available",
+           "current", "kernels_dir", "use"]
 
 
 def backend(name: str) -> Backend:
