@@ -190,6 +190,70 @@ __device__ __forceinline__ void block_data(const LayoutParams& lp, const I* off,
     if (v0 == 0 || v1 == 0) v0 = v1 = 0;
 }
 
+#if defined(NPU_EMU_CPU)
+// CPU fast paths of a tile that holds only data, when one side is a run of C (8, 16, 32)
+// contiguous elements per position (C0 of NC1HWC0, a fractal row): the constant C turns the
+// inner loop into an interleaved load or store group the compiler vectorizes with permutes
+// (measured 31 GB/s against 21 for the tile for NCHW -> NC1HWC0 f16 on 2 cores).
+// interleave:   d[j * C + c] = s[c * s_stride + j]
+// deinterleave: d[c * d_stride + i] = s[i * C + c]
+// Signed 64-bit indices: with unsigned 32-bit ones the compiler must allow for wrap-around
+// and gives up vectorizing.
+template <typename T, int C>
+inline void interleave(T* __restrict__ d, const T* __restrict__ s, int64_t n, int64_t s_stride) {
+    for (int64_t j = 0; j < n; ++j) {
+#pragma GCC unroll 32
+        for (int c = 0; c < C; ++c) d[j * C + c] = s[c * s_stride + j];
+    }
+}
+
+template <typename T, int C, typename N>
+inline void deinterleave_block(T* __restrict__ d, const T* __restrict__ s, N n, int64_t d_stride) {
+    // Through a local block: the C output rows may not be proven disjoint in d, in tmp they
+    // are, so the interleaved loads vectorize; then each row is one contiguous copy.
+    T tmp[C][TILE];
+    for (N i = 0; i < n; ++i) {
+#pragma GCC unroll 32
+        for (int c = 0; c < C; ++c) tmp[c][i] = s[i * C + c];
+    }
+    for (int c = 0; c < C; ++c) {
+        for (N i = 0; i < n; ++i) d[c * d_stride + i] = tmp[c][i];
+    }
+}
+
+template <typename T, int C>
+inline void deinterleave(T* __restrict__ d, const T* __restrict__ s, int64_t n, int64_t d_stride) {
+    if (n == TILE) {  // full tiles: a copy of the loops compiled for a constant bound
+        deinterleave_block<T, C, int64_t>(d, s, TILE, d_stride);
+    } else {
+        deinterleave_block<T, C, int64_t>(d, s, n, d_stride);
+    }
+}
+
+// Returns true when the tile was moved by a fast path.
+template <typename T, typename I>
+inline bool cpu_tile_fast_path(T* d, const T* s, I m0, I m1, I ds0, I ds1, I ss0, I ss1) {
+    if (ds0 != 1 || ss1 != 1) return false;
+    if (ds1 == m0) {  // dim 0 is a contiguous run of m0 in dst: interleave along dim 1
+        switch (m0) {
+            case 8: interleave<T, 8>(d, s, m1, ss0); return true;
+            case 16: interleave<T, 16>(d, s, m1, ss0); return true;
+            case 32: interleave<T, 32>(d, s, m1, ss0); return true;
+            default: return false;
+        }
+    }
+    if (ss0 == m1) {  // dim 1 is a contiguous run of m1 in src: deinterleave along dim 0
+        switch (m1) {
+            case 8: deinterleave<T, 8>(d, s, m0, ds1); return true;
+            case 16: deinterleave<T, 16>(d, s, m0, ds1); return true;
+            case 32: deinterleave<T, 32>(d, s, m0, ds1); return true;
+            default: return false;
+        }
+    }
+    return false;
+}
+#endif
+
 // One tile through a 32x33 shared tile: filled along the source's fast axis (dim 1,
 // coalesced reads), emptied along the destination's (dim 0, coalesced writes). On the CPU
 // (one thread) the unit-stride cases below are the loops the compiler vectorizes; a direct
@@ -206,6 +270,13 @@ __device__ __forceinline__ void transpose_tile(const LayoutParams& lp, const T* 
     const bool fill = (p.flags & FILL_PADDING) != 0;
     const I ds0 = static_cast<I>(p.stride[0][0]), ds1 = static_cast<I>(p.stride[0][1]);
     const I ss0 = static_cast<I>(p.stride[1][0]), ss1 = static_cast<I>(p.stride[1][1]);
+#if defined(NPU_EMU_CPU)
+    if (v0 == m0 && v1 == m1 &&
+        cpu_tile_fast_path<T, I>(dst + off[0] + base0 * ds0 + base1 * ds1,
+                                 src + off[1] + base0 * ss0 + base1 * ss1, m0, m1, ds0, ds1, ss0, ss1)) {
+        return;
+    }
+#endif
     for (I j = threadIdx.y; j < m0; j += blockDim.y) {
         if (j < v0) {
             const T* s = src + off[1] + (base0 + j) * ss0 + base1 * ss1;

@@ -367,3 +367,16 @@ def test_gpu_geometry_on_the_cpu(cpu_backend, monkeypatch):
     y = random_raw((2, 33, 9, 11), DT.ACL_INT8, rng)
     for origin in ("NCHW", "NHWC"):
         check_round_trip(y, DT.ACL_INT8, "NC1HWC0", origin=origin)
+
+
+@pytest.mark.parametrize("dtype,shape", [
+    (DT.ACL_FLOAT16, (2, 32, 9, 11)),    # C0 16: whole C1 blocks, 3 full tiles of HW + a tail
+    (DT.ACL_FLOAT, (1, 16, 8, 8)),       # C0 8: a full tile of 64 positions... in 32s
+    (DT.ACL_INT8, (1, 64, 7, 10)),       # C0 32
+    (DT.ACL_FLOAT16, (1, 20, 6, 7)),     # C padded in the last block: the generic tile path
+])
+def test_nc1hwc0_interleave_fast_paths(backend, dtype, shape):
+    """NCHW <-> NC1HWC0 with long H*W: the cpu's C0 (de)interleave paths, full tiles and
+    tails, against the NumPy reference both ways."""
+    rng = np.random.default_rng(5)
+    check_round_trip(random_raw(shape, dtype, rng), dtype, "NC1HWC0", origin="NCHW")
