@@ -325,3 +325,4 @@ def can_cast(src: object, dst: object) -> bool:
 
 # Host encode/decode of every stored type (ml_dtypes where it has the type, our own
 # vectorized code for HiFloat8 and complex32): npu_emu.dtypes.encode / decode.
+from .codecs import decode, encode  # noqa: E402,F401  (codecs reads the tables above)

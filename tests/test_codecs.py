@@ -216,3 +216,10 @@ def test_plain_types_pass_through():
         codecs.encode(a, DT.ACL_INT4)
     with pytest.raises(ValueError):
         codecs.encode(np.array([1j]), DT.ACL_HIFLOAT8)
+
+
+def test_dtypes_reexports_the_codecs():
+    """npu_emu.dtypes.encode / decode are the user-facing names (issue 5)."""
+    import npu_emu.dtypes as dtypes
+    from npu_emu import codecs
+    assert dtypes.encode is codecs.encode and dtypes.decode is codecs.decode
