@@ -58,9 +58,9 @@ def split_wide_elements(shape: Sequence[int], strides: Sequence[Sequence[int]],
     return (tuple(shape) + (k,), [tuple(x * k for x in s) + (1,) for s in strides], 8)
 
 
-def tile_order(space: IterSpace) -> list[int] | None:
+def tile_order(space: IterSpace, min_size: int = TILE_MIN) -> list[int] | None:
     """Dims [dst-fast, src-fast, rest...] when the source's fastest axis is not the
-    destination's and both are long enough for a 32x32 tile; None otherwise."""
+    destination's and both are at least min_size long (a tile pays); None otherwise."""
     if space.ndim < 2:
         return None
     src = space.strides[1]
@@ -68,7 +68,7 @@ def tile_order(space: IterSpace) -> list[int] | None:
     if not candidates:
         return None
     j = min(candidates, key=lambda d: src[d])
-    if src[0] != 0 and src[j] < src[0] and space.sizes[0] >= TILE_MIN and space.sizes[j] >= TILE_MIN:
+    if src[0] != 0 and src[j] < src[0] and space.sizes[0] >= min_size and space.sizes[j] >= min_size:
         return [0, j] + [d for d in range(1, space.ndim) if d != j]
     return None
 

@@ -78,13 +78,18 @@ def broadcast_strides(shape: Sequence[int], src_shape: Sequence[int],
     return tuple(out)
 
 
-def coalesce(shape: Sequence[int], strides: Sequence[Sequence[int]]) -> IterSpace:
+def coalesce(shape: Sequence[int], strides: Sequence[Sequence[int]],
+             order: Sequence[int] | None = None) -> IterSpace:
     """Iteration space for operands with the given strides over a common `shape`
     (outermost first, as in a tensor). Operand 0 is the output: dims are ordered by its
-    strides so the kernels write in memory order."""
-    dims = [d for d, n in enumerate(shape) if n != 1]
-    # Innermost first: smallest output stride first, ties broken by the inputs' strides.
-    dims.sort(key=lambda d: tuple(abs(st[d]) for st in strides), reverse=False)
+    strides so the kernels write in memory order -- or in `order` (innermost first) when
+    the caller chooses. Neighbours contiguous in every operand merge."""
+    if order is None:
+        dims = [d for d, n in enumerate(shape) if n != 1]
+        # Innermost first: smallest output stride first, ties broken by the inputs' strides.
+        dims.sort(key=lambda d: tuple(abs(st[d]) for st in strides))
+    else:
+        dims = [d for d in order if shape[d] != 1]
     sizes: list[int] = []
     out_strides: list[list[int]] = [[] for _ in strides]
     for d in dims:

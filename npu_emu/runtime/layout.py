@@ -18,7 +18,7 @@ from typing import Sequence
 import numpy as np
 
 from .base import Backend, Launch, Workspace
-from .copy import View
+from .copy import View, pointer_arg, tile_order
 from .indexing import IterSpace, coalesce, pack_params, params_dtype
 
 MODULE = "layout.cu"
@@ -54,10 +54,6 @@ def _storage_strides(axes: Sequence[Axis]) -> list[int]:
     return strides
 
 
-def _pointer(ptr: int | Workspace):
-    return ptr if isinstance(ptr, Workspace) else np.uint64(ptr)
-
-
 def iteration_space(axes: Sequence[Axis], view: View, to_layout: bool) -> tuple[IterSpace, list[int], bool]:
     """The iteration space (operands: dst, src, padded dim 0, padded dim 1, innermost axis
     first), the bounds of the padded dims, and whether it is ordered for the tiled kernel.
@@ -91,40 +87,19 @@ def iteration_space(axes: Sequence[Axis], view: View, to_layout: bool) -> tuple[
         return coalesce(shape, operands + logical), bounds, True
     block = live[-2:][::-1]                    # storage innermost, then the next
     rest = sorted(live[:-2], key=lambda i: (abs(nd[i]), -i))
-    return _merge(block + rest, shape, operands + logical), bounds, False
-
-
-def _merge(order: Sequence[int], shape: Sequence[int], strides: Sequence[Sequence[int]]) -> IterSpace:
-    """An iteration space in the given order (innermost first), merging neighbours that are
-    contiguous in every operand."""
-    sizes: list[int] = []
-    out: list[list[int]] = [[] for _ in strides]
-    for d in order:
-        n = shape[d]
-        if sizes and all(st[d] == acc[-1] * sizes[-1] for st, acc in zip(strides, out)):
-            sizes[-1] *= n
-            continue
-        sizes.append(n)
-        for st, acc in zip(strides, out):
-            acc.append(st[d])
-    return IterSpace(tuple(sizes), tuple(tuple(s) for s in out))
+    return coalesce(shape, operands + logical, order=block + rest), bounds, False
 
 
 def _tile_order(space: IterSpace) -> list[int] | None:
-    """[dst-fast, src-fast, rest...] when the source's fastest axis is not the destination's,
-    both are long enough, and no padded dim moves along both (the kernel's rectangle rule)."""
-    if space.ndim < 2:
+    """copy.tile_order, and no padded dim moving along both tiled axes (the kernel's
+    rectangle rule)."""
+    order = tile_order(space, TILE_MIN)
+    if order is None:
         return None
-    src = space.strides[1]
-    candidates = [d for d in range(1, space.ndim) if src[d] != 0]
-    if not candidates or src[0] == 0:
-        return None
-    j = min(candidates, key=lambda d: src[d])
-    if src[j] >= src[0] or space.sizes[0] < TILE_MIN or space.sizes[j] < TILE_MIN:
-        return None
+    j = order[1]
     if any(space.strides[k][0] and space.strides[k][j] for k in (2, 3)):
         return None
-    return [0, j] + [d for d in range(1, space.ndim) if d != j]
+    return order
 
 
 def plan_layout(be: Backend, axes: Sequence[Axis], view: View, storage: int | Workspace,
@@ -145,7 +120,7 @@ def plan_layout(be: Backend, axes: Sequence[Axis], view: View, storage: int | Wo
     index = "i32" if space.fits_32bit() else "i64"
     flags = FILL_PADDING if to_layout else 0
     src_ptr, dst_ptr = (view.ptr, storage) if to_layout else (storage, view.ptr)
-    tail = (_pointer(src_ptr), _pointer(dst_ptr))
+    tail = (pointer_arg(src_ptr), pointer_arg(dst_ptr))
     unit = UNITS[view.itemsize]
     order = _tile_order(space) if transposed else None
     if order is not None:
