@@ -13,13 +13,13 @@ import numpy as np
 
 from ..dtypes import INFO, aclDataType as DT, dt_name
 from ..executor import Plan
-from ..runtime.base import Backend, Launch, Workspace
+from ..runtime.base import Backend, Launch
 from ..runtime.cast import plan_cast
-from ..runtime.copy import View, pointer_arg
+from ..runtime.copy import pointer_arg
 from ..runtime.indexing import broadcast_strides, coalesce, pack_params
-from ..tensor import Tensor, contiguous_strides
+from ..tensor import Tensor
 from ._checks import overlaps
-from ._plans import align, tensor_view
+from ._plans import WorkspaceLayout, tensor_view
 
 MODULE = "elementwise.cu"
 # Storage type names of the kernels (kernels_cuda/elementwise.cu).
@@ -45,40 +45,26 @@ def scalar_as(value: object, dtype: DT) -> np.generic:
     return storage_array(host, dtype)[()]
 
 
-class _Workspace:
-    def __init__(self) -> None:
-        self.size = 0
-
-    def take(self, shape: tuple[int, ...], dtype: DT) -> View:
-        item = INFO[dtype].itemsize
-        view = View(Workspace(self.size), shape, contiguous_strides(shape), item)
-        n = 1
-        for s in shape:
-            n *= s
-        self.size += align(n * item)
-        return view
-
-
 def plan_binary(be: Backend, op: str, a: Tensor, b: Tensor, out: Tensor, compute: DT,
                 alpha: np.generic | None = None, alpha_f: float = 0.0) -> Plan:
     """Launches computing out = a (op) b in `compute` (op: add, mul, muladd, axpy)."""
     if compute not in KERNEL_TYPES:
         raise ValueError(f"no {op} kernel for {dt_name(compute)}")
-    ws = _Workspace()
+    ws = WorkspaceLayout()
     launches: list[Launch] = []
     inputs = []
     for t in (a, b):
         if t.dtype != compute:
-            staged = ws.take(t.view_shape, compute)
+            staged = ws.take(t.view_shape, INFO[compute].itemsize)
             launches += plan_cast(be, staged, tensor_view(t), t.dtype, compute)
             inputs.append(staged)
         elif overlaps(t, out) and not same_view(t, out):
-            staged = ws.take(t.view_shape, compute)
+            staged = ws.take(t.view_shape, INFO[compute].itemsize)
             launches += plan_cast(be, staged, tensor_view(t), compute, compute)
             inputs.append(staged)
         else:
             inputs.append(tensor_view(t))
-    result = tensor_view(out) if out.dtype == compute else ws.take(out.view_shape, compute)
+    result = tensor_view(out) if out.dtype == compute else ws.take(out.view_shape, INFO[compute].itemsize)
     shape = out.view_shape
     space = coalesce(shape, [result.strides,
                              broadcast_strides(shape, inputs[0].shape, inputs[0].strides),

@@ -1,7 +1,10 @@
-"""Planning steps operators share: a tensor's view as the kernels see it, and staging of a
-source that overlaps the output through the workspace (so results are as if every input
-were read before any output is written)."""
+"""Planning steps operators share: a tensor's view as the kernels see it, the carving of an
+executor's workspace into views, and staging of a source that overlaps the output (so
+results are as if every input were read before any output is written)."""
 from __future__ import annotations
+
+import math
+from typing import Sequence
 
 from ..runtime.base import Backend, Launch, Workspace
 from ..runtime.copy import View, plan_copy
@@ -16,19 +19,27 @@ def tensor_view(t: Tensor) -> View:
     return View(t.data + t.storage_offset * t.itemsize, t.view_shape, t.view_strides, t.itemsize)
 
 
-def align(nbytes: int) -> int:
-    return (nbytes + WORKSPACE_ALIGN - 1) // WORKSPACE_ALIGN * WORKSPACE_ALIGN
+class WorkspaceLayout:
+    """The workspace of one plan, carved at plan time into aligned contiguous views (their
+    pointers are Workspace markers, resolved when phase two gets the real address)."""
+
+    def __init__(self) -> None:
+        self.size = 0
+
+    def take(self, shape: Sequence[int], itemsize: int) -> View:
+        view = View(Workspace(self.size), tuple(shape), contiguous_strides(shape), itemsize)
+        nbytes = math.prod(shape) * itemsize
+        self.size += (nbytes + WORKSPACE_ALIGN - 1) // WORKSPACE_ALIGN * WORKSPACE_ALIGN
+        return view
 
 
 def staged_source(be: Backend, src: Tensor, dst: Tensor, launches: list[Launch],
-                  workspace_offset: int = 0) -> tuple[View, int]:
+                  ws: WorkspaceLayout) -> View:
     """src's view, or -- when it overlaps dst -- a contiguous copy of it in the workspace
-    (launches to make it are appended). Returns (view to read, workspace bytes used)."""
+    (the launches making it are appended)."""
     view = tensor_view(src)
     if not overlaps(src, dst):
-        return view, 0
-    nbytes = src.numel * src.itemsize
-    staged = View(Workspace(workspace_offset), src.view_shape, contiguous_strides(src.view_shape),
-                  src.itemsize)
+        return view
+    staged = ws.take(src.view_shape, src.itemsize)
     launches.extend(plan_copy(be, staged, view))
-    return staged, align(nbytes)
+    return staged

@@ -16,7 +16,7 @@ from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from ..tensor import Tensor
 from . import _checks as C
 from ._api import phase_one, phase_two
-from ._plans import staged_source, tensor_view
+from ._plans import WorkspaceLayout, staged_source, tensor_view
 
 OP = "Cast"
 
@@ -58,9 +58,10 @@ def plan(self: Tensor, dtype: object, out: Tensor) -> Plan:
     C.check_memory(out, "out")
     be = runtime.current()
     launches: list = []
-    source, ws = staged_source(be, self, out, launches)
+    ws = WorkspaceLayout()
+    source = staged_source(be, self, out, launches, ws)
     launches += plan_cast(be, tensor_view(out), source, self.dtype, dt)
-    return Plan(launches, ws)
+    return Plan(launches, ws.size)
 
 
 @phase_one

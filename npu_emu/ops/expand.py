@@ -15,7 +15,7 @@ from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from ..tensor import IntArray, Tensor
 from . import _checks as C
 from ._api import phase_one, phase_two
-from ._plans import staged_source, tensor_view
+from ._plans import WorkspaceLayout, staged_source, tensor_view
 
 OP = "Expand"
 
@@ -80,9 +80,10 @@ def plan(self: Tensor, size: IntArray, out: Tensor) -> Plan:
     C.check_memory(out, "out")
     be = runtime.current()
     launches: list = []
-    src, ws = staged_source(be, self, out, launches)
+    ws = WorkspaceLayout()
+    src = staged_source(be, self, out, launches, ws)
     launches += plan_copy(be, tensor_view(out), src)
-    return Plan(launches, ws)
+    return Plan(launches, ws.size)
 
 
 @phase_one

@@ -16,7 +16,7 @@ from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from ..tensor import Tensor
 from . import _checks as C
 from ._api import phase_one, phase_two
-from ._plans import staged_source, tensor_view
+from ._plans import WorkspaceLayout, staged_source, tensor_view
 
 # One list for every SoC (aclnn_copy.cpp's DTYPE_SUPPORT_LIST).
 DTYPES = frozenset({
@@ -62,9 +62,10 @@ def plan(self_ref: Tensor, src: Tensor) -> Plan:
     C.check_memory(src, "src")
     be = runtime.current()
     launches: list = []
-    source, ws = staged_source(be, src, self_ref, launches)
+    ws = WorkspaceLayout()
+    source = staged_source(be, src, self_ref, launches, ws)
     launches += plan_cast(be, tensor_view(self_ref), source, src.dtype, self_ref.dtype)
-    return Plan(launches, ws)
+    return Plan(launches, ws.size)
 
 
 @phase_one
