@@ -40,7 +40,7 @@ from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from ..tensor import Tensor
 from . import _checks as C
 from ._api import phase_one, phase_two
-from ._plans import align
+from ._plans import WorkspaceLayout
 
 MODULE = "matmul.cu"
 MAX_BATCH = 4
@@ -411,11 +411,9 @@ def plan(self: Tensor, mat2: Tensor, out: Tensor, cube_math_type: object) -> Pla
     a_spec = layout_spec(left_layout(soc), a_view.shape, self.dtype, c0=k0)
     b_spec = layout_spec(L.ZN, b_view.shape, mat2.dtype, c0=k0)
     c_spec = _l0c_spec(shapes.batch, shapes.m, shapes.n, out.dtype)
-    offsets, ws = [], 0
-    for spec, item in ((a_spec, self.itemsize), (b_spec, mat2.itemsize), (c_spec, out.itemsize)):
-        offsets.append(ws)
-        ws += align(spec.storage_numel * item)
-    a_ws, b_ws, c_ws = (Workspace(o) for o in offsets)
+    ws = WorkspaceLayout()
+    a_ws, b_ws, c_ws = (ws.take((spec.storage_numel,), item).ptr for spec, item in
+                        ((a_spec, self.itemsize), (b_spec, mat2.itemsize), (c_spec, out.itemsize)))
     launches = plan_layout(be, a_spec.axes, a_view, a_ws, True)
     launches += plan_layout(be, b_spec.axes, b_view, b_ws, True)
     launches += plan_cube(be, _fractals(a_spec, a_ws), _fractals(b_spec, b_ws), _fractals(c_spec, c_ws),
@@ -432,7 +430,7 @@ def plan(self: Tensor, mat2: Tensor, out: Tensor, cube_math_type: object) -> Pla
     o_view = View(out.data + out.storage_offset * out.itemsize, tuple(o_shape), tuple(o_strides),
                   out.itemsize)
     launches += plan_layout(be, c_spec.axes, o_view, c_ws, False)
-    return Plan(launches, ws)
+    return Plan(launches, ws.size)
 
 
 @phase_one
