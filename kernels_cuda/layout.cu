@@ -66,37 +66,19 @@ template <typename T, typename I>
 __device__ __forceinline__ void layout_gather_body(const LayoutParams& lp, const T* __restrict__ src,
                                                    T* __restrict__ dst) {
     const IterParams<4>& p = lp.it;
-    const I numel = static_cast<I>(p.numel);
-    const I run = static_cast<I>(p.run);
-    const uint64_t thread = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (thread * static_cast<uint64_t>(run) >= static_cast<uint64_t>(numel)) return;
-    const I begin = static_cast<I>(thread) * run;
-    I count = min(run, static_cast<I>(numel - begin));
     const bool fill = (p.flags & FILL_PADDING) != 0;
-
-    Odometer<I, 4> od;
-    I i0 = od.seek(p, begin);
-    const I n0 = static_cast<I>(p.size[0]);
     const I ds = static_cast<I>(p.stride[0][0]);
     const I ss = static_cast<I>(p.stride[1][0]);
     const int64_t step_a = p.stride[2][0], step_b = p.stride[3][0];
-    for (;;) {
-        const I n = min(static_cast<I>(n0 - i0), count);
-        // Data is the prefix [0, lim) of the row: the tighter of the two padded dims.
-        I lim = data_prefix<I>(od.off[2], step_a, lp.bound[0], n0);
-        lim = min(lim, data_prefix<I>(od.off[3], step_b, lp.bound[1], n0));
-        const I end = i0 + n;
-        const I data_end = max(min(lim, end), i0);
-        T* d = dst + od.off[0];
-        if (data_end > i0)
-            move_run<T, I>(d + i0 * ds, src + od.off[1] + i0 * ss, data_end - i0, ds, ss);
+    npu_emu::for_each_segment<I, 4>(p, [&](const I* off, I n) {
+        // Data is the prefix [0, lim) of the segment: the tighter of the two padded dims.
+        const I lim = min(data_prefix<I>(off[2], step_a, lp.bound[0], n),
+                          data_prefix<I>(off[3], step_b, lp.bound[1], n));
+        T* d = dst + off[0];
+        if (lim > 0) move_run<T, I>(d, src + off[1], lim, ds, ss);
         if (fill)
-            for (I j = data_end; j < end; ++j) d[j * ds] = T(0);
-        count -= n;
-        if (count == 0) return;
-        i0 = 0;
-        od.next_row(p);
-    }
+            for (I j = lim; j < n; ++j) d[j * ds] = T(0);
+    });
 }
 
 // Dims 0 and 1 form a plane (a fractal, a W x C0 block) in which axis 0 is the fast axis of

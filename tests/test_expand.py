@@ -236,14 +236,12 @@ def test_memory_outside_the_pool_is_refused(backend):
 
 def test_an_internal_failure_is_a_status_not_an_exception(backend, monkeypatch):
     """A kernel that cannot be built gives 561003 and a message, not a Python exception."""
-    from npu_emu.runtime import copy as copy_mod
+    import npu_emu.ops._plans as plans
     from npu_emu.runtime.cpu import CompileError
 
     def broken(*args, **kwargs):
         raise CompileError("g++ exploded")
-    monkeypatch.setattr(copy_mod, "plan_copy", broken)
-    import npu_emu.ops.expand as expand_mod
-    monkeypatch.setattr(expand_mod, "plan_copy", broken)
+    monkeypatch.setattr(plans, "plan_cast", broken)
     ws, ex, ret = aclnn.aclnnExpandGetWorkspaceSize(_t([1, 2]), aclnn.aclCreateIntArray([2, 2]), _t([2, 2]))
     assert (ws, ex, ret) == (0, None, 561003)
     assert "g++ exploded" in aclnn.aclGetRecentErrMsg()

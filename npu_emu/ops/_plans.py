@@ -6,10 +6,13 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
+from .. import runtime
+from ..executor import Plan
 from ..runtime.base import Backend, Launch, Workspace
+from ..runtime.cast import plan_cast
 from ..runtime.copy import View, plan_copy
 from ..tensor import Tensor, contiguous_strides
-from ._checks import overlaps
+from ._checks import check_memory, overlaps
 
 WORKSPACE_ALIGN = 512
 
@@ -43,3 +46,17 @@ def staged_source(be: Backend, src: Tensor, dst: Tensor, launches: list[Launch],
     staged = ws.take(src.view_shape, src.itemsize)
     launches.extend(plan_copy(be, staged, view))
     return staged
+
+
+def plan_transfer(src: Tensor, dst: Tensor, src_name: str, dst_name: str) -> Plan:
+    """src's view, broadcast to dst's shape and converted to dst's dtype, written into dst's
+    view in one launch (staged through the workspace when the two overlap): CANN's
+    Contiguous + Cast + BroadcastTo + ViewCopy chain, fused. Expand, InplaceCopy and Cast."""
+    check_memory(src, src_name)
+    check_memory(dst, dst_name)
+    be = runtime.current()
+    launches: list[Launch] = []
+    ws = WorkspaceLayout()
+    source = staged_source(be, src, dst, launches, ws)
+    launches += plan_cast(be, tensor_view(dst), source, src.dtype, dst.dtype)
+    return Plan(launches, ws.size)

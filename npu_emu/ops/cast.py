@@ -6,17 +6,15 @@ format logs a warning. Plan: Contiguous + Cast + ViewCopy as one converting stri
 """
 from __future__ import annotations
 
-from .. import runtime
 from ..arch import current_soc
 from ..dtypes import as_dtype, dt_name
 from ..executor import Executor, Plan, make_executor
 from ..formats import is_private
-from ..runtime.cast import plan_cast
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from ..tensor import Tensor
 from . import _checks as C
 from ._api import phase_one, phase_two
-from ._plans import WorkspaceLayout, staged_source, tensor_view
+from ._plans import plan_transfer
 
 OP = "Cast"
 
@@ -51,17 +49,10 @@ def check_params(self: Tensor, dtype: object, out: Tensor):
 
 
 def plan(self: Tensor, dtype: object, out: Tensor) -> Plan:
-    dt = check_params(self, dtype, out)
+    check_params(self, dtype, out)
     if self.is_empty():
         return Plan()
-    C.check_memory(self, "self")
-    C.check_memory(out, "out")
-    be = runtime.current()
-    launches: list = []
-    ws = WorkspaceLayout()
-    source = staged_source(be, self, out, launches, ws)
-    launches += plan_cast(be, tensor_view(out), source, self.dtype, dt)
-    return Plan(launches, ws.size)
+    return plan_transfer(self, out, "self", "out")  # out's dtype is `dtype` (checked)
 
 
 @phase_one

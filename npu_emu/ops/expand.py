@@ -7,15 +7,13 @@ ViewCopy fused into one pass.
 """
 from __future__ import annotations
 
-from .. import runtime
 from ..arch import current_soc
 from ..executor import Executor, Plan, make_executor
-from ..runtime.copy import plan_copy
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from ..tensor import IntArray, Tensor
 from . import _checks as C
 from ._api import phase_one, phase_two
-from ._plans import WorkspaceLayout, staged_source, tensor_view
+from ._plans import plan_transfer
 
 OP = "Expand"
 
@@ -76,14 +74,7 @@ def plan(self: Tensor, size: IntArray, out: Tensor) -> Plan:
     check_params(self, size, out)
     if self.is_empty() or out.is_empty():
         return Plan()
-    C.check_memory(self, "self")
-    C.check_memory(out, "out")
-    be = runtime.current()
-    launches: list = []
-    ws = WorkspaceLayout()
-    src = staged_source(be, self, out, launches, ws)
-    launches += plan_copy(be, tensor_view(out), src)
-    return Plan(launches, ws.size)
+    return plan_transfer(self, out, "self", "out")
 
 
 @phase_one

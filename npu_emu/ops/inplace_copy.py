@@ -8,15 +8,13 @@ selfRef's view. A src that overlaps selfRef is staged in the workspace first.
 """
 from __future__ import annotations
 
-from .. import runtime
 from ..dtypes import COMPLEX, INFO, aclDataType as DT
 from ..executor import Executor, Plan, make_executor
-from ..runtime.cast import plan_cast
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from ..tensor import Tensor
 from . import _checks as C
 from ._api import phase_one, phase_two
-from ._plans import WorkspaceLayout, staged_source, tensor_view
+from ._plans import plan_transfer
 
 # One list for every SoC (aclnn_copy.cpp's DTYPE_SUPPORT_LIST).
 DTYPES = frozenset({
@@ -58,14 +56,7 @@ def plan(self_ref: Tensor, src: Tensor) -> Plan:
     check_params(self_ref, src)
     if self_ref.is_empty() or src.is_empty():
         return Plan()
-    C.check_memory(self_ref, "selfRef")
-    C.check_memory(src, "src")
-    be = runtime.current()
-    launches: list = []
-    ws = WorkspaceLayout()
-    source = staged_source(be, src, self_ref, launches, ws)
-    launches += plan_cast(be, tensor_view(self_ref), source, src.dtype, self_ref.dtype)
-    return Plan(launches, ws.size)
+    return plan_transfer(src, self_ref, "src", "selfRef")
 
 
 @phase_one
