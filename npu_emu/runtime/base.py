@@ -95,8 +95,13 @@ class Allocator:
         self._lock = threading.RLock()
         self._starts: list[int] = []          # sorted start addresses of live blocks
         self._blocks: dict[int, tuple[int, int, Any]] = {}   # ptr -> (nbytes, rounded, handle)
+        self._serials: dict[int, int] = {}                    # ptr -> serial of the live block
         self._external: dict[int, tuple[int, Any]] = {}      # ptr -> (nbytes, owner)
         self._ext_starts: list[int] = []
+        self._next_serial = 1
+        # Bumped by every free and unregister: a plan that saw generation g and finds it
+        # unchanged knows every block it checked is still live (phase two's cheap re-check).
+        self.generation = 0
         self.bytes_in_use = 0
         self.peak_bytes_in_use = 0
         self.allocation_count = 0
@@ -105,6 +110,8 @@ class Allocator:
         with self._lock:
             bisect.insort(self._starts, ptr)
             self._blocks[ptr] = (nbytes, rounded, handle)
+            self._serials[ptr] = self._next_serial
+            self._next_serial += 1
             self.bytes_in_use += rounded
             self.peak_bytes_in_use = max(self.peak_bytes_in_use, self.bytes_in_use)
             self.allocation_count += 1
@@ -116,7 +123,9 @@ class Allocator:
                                  f"devPtr=0x{ptr:x} was not allocated by acl.rt.malloc "
                                  f"(or was already freed)")
             entry = self._blocks.pop(ptr)
+            del self._serials[ptr]
             del self._starts[bisect.bisect_left(self._starts, ptr)]
+            self.generation += 1
             self.bytes_in_use -= entry[1]
             return entry
 
@@ -125,27 +134,41 @@ class Allocator:
         with self._lock:
             if ptr not in self._external:
                 bisect.insort(self._ext_starts, ptr)
+            else:
+                self.generation += 1
             self._external[ptr] = (nbytes, owner)
+            self._serials[-ptr - 1] = self._next_serial   # externals keyed apart from blocks
+            self._next_serial += 1
 
     def unregister_external(self, ptr: int) -> None:
         with self._lock:
             if self._external.pop(ptr, None) is not None:
                 del self._ext_starts[bisect.bisect_left(self._ext_starts, ptr)]
+                del self._serials[-ptr - 1]
+                self.generation += 1
 
-    def contains(self, ptr: int, nbytes: int) -> bool:
-        """Whether [ptr, ptr + nbytes) lies inside one live block or registered region."""
+    def block_id(self, ptr: int, nbytes: int) -> int | None:
+        """The serial number of the live block (or registered region) that holds
+        [ptr, ptr + nbytes), or None. Serials are never reused: a block freed and handed out
+        again at the same address has a new one, so a plan can tell its memory was freed."""
+        if nbytes < 0 or ptr < 0:
+            return None
         with self._lock:
             i = bisect.bisect_right(self._starts, ptr) - 1
             if i >= 0:
                 start = self._starts[i]
                 if ptr + nbytes <= start + self._blocks[start][0]:
-                    return True
+                    return self._serials[start]
             i = bisect.bisect_right(self._ext_starts, ptr) - 1
             if i >= 0:
                 start = self._ext_starts[i]
                 if ptr + nbytes <= start + self._external[start][0]:
-                    return True
-        return False
+                    return self._serials[-start - 1]
+        return None
+
+    def contains(self, ptr: int, nbytes: int) -> bool:
+        """Whether [ptr, ptr + nbytes) lies inside one live block or registered region."""
+        return self.block_id(ptr, nbytes) is not None
 
     def size_of(self, ptr: int) -> int | None:
         with self._lock:
