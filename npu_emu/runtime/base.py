@@ -48,6 +48,11 @@ class Workspace:
     offset: int = 0
 
 
+class KernelBuildError(RuntimeError):
+    """A kernel module that cannot be compiled or loaded, on either backend (the C-style
+    layer reports it as 561003, ACLNN_ERR_INNER_FIND_KERNEL_ERROR)."""
+
+
 class Kernel(ABC):
     name: str
 

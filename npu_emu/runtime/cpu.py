@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..status import AclnnError, ACL_ERROR_BAD_ALLOC, ACLNN_ERR_RUNTIME_ERROR
-from .base import (Allocator, Backend, Event, Kernel, Launch, Stream, Workspace,
+from .base import (Allocator, Backend, Event, Kernel, KernelBuildError, Launch, Stream, Workspace,
                    kernel_sources_hash, kernels_dir)
 
 ALIGN = 256
@@ -204,8 +204,8 @@ class CpuKernel(Kernel):
         self.fn = fn
 
 
-class CompileError(RuntimeError):
-    pass
+class CompileError(KernelBuildError):
+    """The host compiler failed (or is missing)."""
 
 
 def _compiler() -> str:
