@@ -1,98 +1,207 @@
-"""The C-style aclnn facade (SPEC §1, §6, §8): CANN's names, output parameters returned as
-values with the status code last, and no exceptions for user errors: a failing call returns
-its code (or None where C returns a null pointer) and keeps the message for
-`aclGetRecentErrMsg()`.
+"""The C-style aclnn facade (docs/c-api.md): CANN's names, output parameters returned as values
+with the status code last, and no exceptions: a failing call returns its code (or None where
+C returns a null pointer) and keeps the message for `aclGetRecentErrMsg()`.
+
+Every operator is one row of OPERATORS below; its `aclnnXxxGetWorkspaceSize` /
+`aclnnXxx` pair is built from the row, with CANN's parameter names as the signature.
 """
 from __future__ import annotations
 
-import functools
-import numbers
-from typing import Any, Callable, Sequence
+import inspect
+from typing import Any, Sequence
 
 import numpy as np
 
-from . import status
-from .ops._api import check_executor, fail as _fail
-from .status import AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS
+from . import _state, status
+from ._capi import c_function, resolve_stream
+from ._params import as_pointer
 from .dtypes import aclDataType  # noqa: F401 (CANN's spelling: aclnn.aclDataType)
+from .executor import Executor
 from .formats import aclFormat  # noqa: F401
-from .tensor import (IntArray, Scalar, Tensor, make_int_array, make_scalar, make_tensor)
+from .ops import add, cast, expand, format_cast, inplace_copy, matmul, mul
+from .ops._core import ATTR, OpDef, current_context, prepare
+from .ops._checks import check_type
+from .status import ACLNN, AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_RUNTIME_ERROR
+from .tensor import (BoolArray, FloatArray, IntArray, Scalar, Tensor, TensorList, check_live,
+                     make_int_array, make_scalar, make_tensor)
+
+# Every operator of the C-style layer: aclnn name -> its definition in npu_emu/ops.
+OPERATORS: dict[str, OpDef] = {
+    "aclnnExpand": expand.EXPAND,
+    "aclnnInplaceCopy": inplace_copy.INPLACE_COPY,
+    "aclnnCast": cast.CAST,
+    "aclnnAdd": add.ADD,
+    "aclnnInplaceAdd": add.INPLACE_ADD,
+    "aclnnMul": mul.MUL,
+    "aclnnInplaceMul": mul.INPLACE_MUL,
+    "aclnnNpuFormatCast": format_cast.NPU_FORMAT_CAST,
+    "aclnnMatmul": matmul.MATMUL,
+    "aclnnCubeMatmul": matmul.CUBE_MATMUL,
+}
 
 
 def aclGetRecentErrMsg() -> str:
-    """The message of the last failed call on this thread ("" if none)."""
+    """The messages of the failed calls on this thread since the last read, latest first
+    ("" if none); reading clears them, as in CANN."""
     return status.recent_error()
 
 
-def _returns_status(fn: Callable[..., Any]) -> Callable[..., int]:
-    """A facade function whose only result is a status code."""
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> int:
-        try:
-            fn(*args, **kwargs)
-        except AclnnError as err:
-            return _fail(err)
-        return ACLNN_SUCCESS
-    return wrapper
+def _require_runtime(what: str) -> None:
+    try:
+        _state.require_initialized(what)
+    except AclnnError as err:
+        raise AclnnError(ACLNN_ERR_RUNTIME_ERROR, err.message) from None
 
 
-def _returns_object(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """A facade constructor: the object, or None (C's null pointer) with the message kept."""
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except AclnnError as err:
-            _fail(err)
-            return None
-    return wrapper
+# ------------------------------------------------------------------------- operators
+
+def _phase_one(aclnn_name: str, op: OpDef):
+    params = [inspect.Parameter(p.name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in op.params]
+    sig = inspect.Signature(params, return_annotation=tuple[int, Executor | None, int])
+    fname = aclnn_name + "GetWorkspaceSize"
+
+    def get_workspace_size(*args: Any) -> tuple[int, Executor]:
+        _require_runtime(fname)
+        values = dict(zip((p.name for p in op.params), args))
+        ins, outs, attrs = op.split(values)
+        ctx = current_context()
+        plan = prepare(op, ins, outs, attrs, ctx)
+        tensors = {p.name: values[p.name] for p in op.params if p.role != ATTR}
+        ex = Executor(op, tensors, attrs, ctx, plan)
+        return ex.workspace_size, ex
+
+    get_workspace_size.__name__ = get_workspace_size.__qualname__ = fname
+    get_workspace_size.__doc__ = _doc(aclnn_name, op)
+    return c_function(ACLNN, failure=(0, None), n_values=2, name=fname, signature=sig)(get_workspace_size)
+
+
+def _phase_two(aclnn_name: str):
+    def launch(workspace, workspaceSize, executor, stream) -> None:
+        _require_runtime(aclnn_name)
+        ex = _executor(executor)
+        ex.run(workspace, workspaceSize, resolve_stream(stream))
+
+    launch.__name__ = launch.__qualname__ = aclnn_name
+    launch.__doc__ = (f"{aclnn_name}(workspace, workspaceSize, executor, stream) -> ret\n\n"
+                      f"Phase two: enqueue the executor of {aclnn_name}GetWorkspaceSize on "
+                      f"`stream` (None: the default stream) with `workspace` (device memory of "
+                      f"at least the workspace size it returned, or None when that is 0).")
+    return c_function(ACLNN, n_values=0, internal=ACLNN_ERR_RUNTIME_ERROR)(launch)
+
+
+def _doc(aclnn_name: str, op: OpDef) -> str:
+    args = ", ".join(p.name for p in op.params)
+    lines = [f"{aclnn_name}GetWorkspaceSize({args}) -> (workspace_size, executor, ret)", "",
+             op.summary, "", "Parameters (CANN's names and order):"]
+    roles = {"in": "input", "out": "output", "inout": "input and output", "attr": "attribute"}
+    lines += [f"  {p.name}: {p.ctype} ({roles[p.role]})" for p in op.params]
+    lines += ["", f"Returns (workspace_size, executor, ret): ret is 0 or the status code "
+              f"(161001 null, 161002 invalid, ...) with the reason in aclGetRecentErrMsg(). "
+              f"Run it with {aclnn_name}(workspace, workspace_size, executor, stream)."]
+    return "\n".join(lines)
+
+
+def _executor(executor: object) -> Executor:
+    if executor is None:
+        raise status.nullptr("aclOpExecutor", "executor")
+    if not isinstance(executor, Executor):
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"executor is a {type(executor).__name__}, expected an aclOpExecutor "
+                         f"from an aclnnXxxGetWorkspaceSize call", TypeError)
+    check_live(executor, "executor")
+    return executor
+
+
+for _name, _op in OPERATORS.items():
+    globals()[_name + "GetWorkspaceSize"] = _phase_one(_name, _op)
+    globals()[_name] = _phase_two(_name)
+
+
+@c_function(ACLNN, n_values=2, failure=(None, None))
+def aclnnNpuFormatCastCalculateSizeAndFormat(srcTensor, dstFormat, additionalDtype):
+    """(dst_shape, actual_format, ret): the storage shape and actual aclFormat of
+    srcTensor converted to dstFormat (additionalDtype -1: srcTensor's dtype), for
+    aclCreateTensor of aclnnNpuFormatCast's destination."""
+    _require_runtime("aclnnNpuFormatCastCalculateSizeAndFormat")
+    shape, actual = format_cast.calculate_size_and_format(srcTensor, dstFormat, additionalDtype,
+                                                          current_context())
+    return shape, actual
+
+
+# -------------------------------------------------------------------------- executors
+
+@c_function(ACLNN, n_values=0)
+def aclSetAclOpExecutorRepeatable(executor):
+    """Let the executor run more than once (and have its addresses rebound)."""
+    ex = _executor(executor)
+    ex.check_usable()
+    ex.repeatable = True
+
+
+@c_function(ACLNN, n_values=0)
+def aclDestroyAclOpExecutor(executor):
+    """End an executor (a repeatable one, or one that never ran); using it later is refused."""
+    ex = _executor(executor)
+    if ex.runs and not ex.repeatable:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         "the executor already ran once and was released by its phase two; only "
+                         "a repeatable executor (or one that never ran) is destroyed")
+    ex.destroy()
+
+
+@c_function(ACLNN, n_values=0)
+def aclSetInputTensorAddr(executor, index, tensor, addr):
+    """Rebind input `index` of a repeatable executor to device memory at `addr`."""
+    _executor(executor).rebind("input", index, tensor, addr)
+
+
+@c_function(ACLNN, n_values=0)
+def aclSetOutputTensorAddr(executor, index, tensor, addr):
+    """Rebind output `index` of a repeatable executor to device memory at `addr`."""
+    _executor(executor).rebind("output", index, tensor, addr)
 
 
 # ------------------------------------------------------------------- tensors and friends
 
-@_returns_object
-def aclCreateTensor(view_dims, data_type, stride, offset, format, storage_dims, tensor_data):
-    """aclCreateTensor(viewDims, dataType, stride, offset, format, storageDims, tensorData).
+@c_function(ACLNN)
+def aclCreateTensor(viewDims, dataType, stride, offset, format, storageDims, tensorData):
+    """aclCreateTensor(viewDims, dataType, stride, offset, format, storageDims, tensorData)
+    -> aclTensor or None.
 
     Python passes the arrays whole (their lengths are implied). `stride` None means
-    contiguous. `tensor_data` is a device pointer (int) or None."""
-    if isinstance(tensor_data, np.integer):
-        tensor_data = int(tensor_data)
-    if tensor_data is not None and (not isinstance(tensor_data, int) or isinstance(tensor_data, bool)):
-        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
-                         f"tensorData={tensor_data!r} is not a device pointer (an int from "
-                         f"acl.rt.malloc)")
-    return make_tensor(view_dims, data_type, stride, offset, format, storage_dims, tensor_data)
+    contiguous. `tensorData` is a device pointer (an int from acl.rt.malloc) or None."""
+    data = as_pointer(tensorData, "tensorData")
+    return make_tensor(viewDims, dataType, stride, offset, format, storageDims, data)
 
 
-def _check_is(obj: object, cls: type, name: str, kind: str) -> None:
-    if obj is None:
-        raise status.nullptr(kind, name)
-    if not isinstance(obj, cls):
-        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
-                         f"{name} is a {type(obj).__name__}, expected an {kind}")
+def _destroyer(cls: type, what: str):
+    def destroy(obj):
+        if obj is None:       # destroying null is fine, as in CANN
+            return
+        check_type(obj, cls, what)
+        obj.mark_destroyed()
+    destroy.__name__ = f"aclDestroy{cls.KIND[3:]}"
+    destroy.__doc__ = (f"End the {cls.KIND}; using or destroying it again is refused (161002). "
+                       f"None is accepted, as in CANN.")
+    return c_function(ACLNN, n_values=0)(destroy)
 
 
-@_returns_status
-def aclDestroyTensor(tensor):
-    # Descriptors hold no device memory; a None tensor is accepted as in CANN.
-    if tensor is not None:
-        _check_is(tensor, Tensor, "tensor", "aclTensor")
+def _getter(attr: str):
+    def get(tensor):
+        if tensor is None:
+            raise status.nullptr("aclTensor", "tensor")
+        check_type(tensor, Tensor, "tensor")
+        value = getattr(tensor, attr)
+        return list(value) if isinstance(value, tuple) else value
+    name = {"view_shape": "aclGetViewShape", "view_strides": "aclGetViewStrides",
+            "storage_offset": "aclGetViewOffset", "storage_shape": "aclGetStorageShape",
+            "format": "aclGetFormat", "dtype": "aclGetDataType"}[attr]
+    get.__name__ = name
+    get.__doc__ = f"{name}(tensor) -> (value, ret): the tensor's {attr}."
+    return c_function(ACLNN, n_values=1)(get)
 
 
-def _getter(attr: str, kind: str = "aclTensor", cls: type = Tensor):
-    def get(obj):
-        try:
-            _check_is(obj, cls, "tensor", kind)
-        except AclnnError as err:
-            return None, _fail(err)
-        value = getattr(obj, attr)
-        return (list(value) if isinstance(value, tuple) else value), ACLNN_SUCCESS
-    get.__name__ = attr
-    get.__doc__ = f"(value, ret): the tensor's {attr}."
-    return get
-
-
+aclDestroyTensor = _destroyer(Tensor, "tensor")
 aclGetViewShape = _getter("view_shape")
 aclGetViewStrides = _getter("view_strides")
 aclGetViewOffset = _getter("storage_offset")
@@ -101,26 +210,18 @@ aclGetFormat = _getter("format")
 aclGetDataType = _getter("dtype")
 
 
-@_returns_object
+@c_function(ACLNN)
 def aclCreateIntArray(value):
+    """aclCreateIntArray(value) -> aclIntArray or None (a sequence of ints in int64)."""
     return make_int_array(value)
 
 
-@_returns_status
-def aclDestroyIntArray(array):
-    if array is not None:
-        _check_is(array, IntArray, "array", "aclIntArray")
-
-
-@_returns_object
-def aclCreateScalar(value, data_type):
-    return make_scalar(value, data_type)
-
-
-@_returns_status
-def aclDestroyScalar(scalar):
-    if scalar is not None:
-        _check_is(scalar, Scalar, "scalar", "aclScalar")
+@c_function(ACLNN)
+def aclCreateScalar(value, dataType):
+    """aclCreateScalar(value, dataType) -> aclScalar or None. `value` is a number (Python or
+    NumPy, or a 0-d array, C's `&value`) that `dataType` can hold: out-of-range values are
+    refused, never wrapped."""
+    return make_scalar(value, dataType)
 
 
 def _sequence(value: object, name: str, kind: str) -> list:
@@ -128,102 +229,49 @@ def _sequence(value: object, name: str, kind: str) -> list:
         raise status.nullptr(kind, name)
     if isinstance(value, np.ndarray):
         value = value.tolist()
-    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"{name}={value!r} is not a sequence")
+    if isinstance(value, (str, bytes, bytearray)) or not isinstance(value, Sequence):
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"{name}={value!r} is not a sequence", TypeError)
     return list(value)
 
 
-@_returns_object
+@c_function(ACLNN)
 def aclCreateFloatArray(value):
+    """aclCreateFloatArray(value) -> aclFloatArray or None (a sequence of real numbers)."""
     items = _sequence(value, "value", "aclFloatArray")
     for i, v in enumerate(items):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Real, np.floating, np.integer)):
-            raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"value[{i}]={v!r} is not a real number")
-    return tuple(float(v) for v in items)
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.floating, np.integer)):
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"value[{i}]={v!r} is not a real number",
+                             TypeError)
+    return FloatArray(tuple(float(v) for v in items))
 
 
-@_returns_object
+@c_function(ACLNN)
 def aclCreateBoolArray(value):
+    """aclCreateBoolArray(value) -> aclBoolArray or None (a sequence of bools)."""
     items = _sequence(value, "value", "aclBoolArray")
     for i, v in enumerate(items):
         if not isinstance(v, (bool, np.bool_)):
-            raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"value[{i}]={v!r} is not a bool")
-    return tuple(bool(v) for v in items)
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"value[{i}]={v!r} is not a bool", TypeError)
+    return BoolArray(tuple(bool(v) for v in items))
 
 
-@_returns_object
+@c_function(ACLNN)
 def aclCreateTensorList(tensors):
+    """aclCreateTensorList(tensors) -> aclTensorList or None (a sequence of live aclTensors)."""
     items = _sequence(tensors, "tensors", "aclTensorList")
     for i, t in enumerate(items):
-        _check_is(t, Tensor, f"tensors[{i}]", "aclTensor")
-    return tuple(items)
+        if t is None:
+            raise status.nullptr("aclTensor", f"tensors[{i}]")
+        check_type(t, Tensor, f"tensors[{i}]")
+    return TensorList(tuple(items))
 
 
-@_returns_status
-def aclDestroyFloatArray(array):
-    pass
+aclDestroyIntArray = _destroyer(IntArray, "array")
+aclDestroyScalar = _destroyer(Scalar, "scalar")
+aclDestroyFloatArray = _destroyer(FloatArray, "array")
+aclDestroyBoolArray = _destroyer(BoolArray, "array")
+aclDestroyTensorList = _destroyer(TensorList, "tensors")
 
-
-@_returns_status
-def aclDestroyBoolArray(array):
-    pass
-
-
-@_returns_status
-def aclDestroyTensorList(tensors):
-    pass
-
-
-# -------------------------------------------------------------------------- executors
-
-@_returns_status
-def aclSetAclOpExecutorRepeatable(executor):
-    check_executor(executor).repeatable = True
-
-
-@_returns_status
-def aclDestroyAclOpExecutor(executor):
-    ex = check_executor(executor)
-    ex.destroyed = True
-    ex.plan.launches.clear()
-
-
-def _rebind(which: str, executor, index, addr) -> None:
-    ex = check_executor(executor)
-    if not ex.repeatable:
-        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
-                         f"rebinding an {which} address needs a repeatable executor "
-                         f"(aclSetAclOpExecutorRepeatable)")
-    ex.rebind(which, int(index), int(addr))
-
-
-@_returns_status
-def aclSetInputTensorAddr(executor, index, tensor, addr):
-    _rebind("input", executor, index, addr)
-
-
-@_returns_status
-def aclSetOutputTensorAddr(executor, index, tensor, addr):
-    _rebind("output", executor, index, addr)
-
-
-# ------------------------------------------------------------------------------ operators
-# Every module of npu_emu.ops defines its aclnnXxxGetWorkspaceSize / aclnnXxx pair; they are
-# gathered here so `aclnn.aclnnExpand...` reads as in CANN.
-
-def _gather_operators() -> None:
-    import importlib
-    import pkgutil
-
-    from . import ops
-    for mod in pkgutil.iter_modules(ops.__path__):
-        if mod.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{ops.__name__}.{mod.name}")
-        for name in dir(module):
-            if name.startswith("aclnn"):
-                globals()[name] = getattr(module, name)
-
-
-_gather_operators()
-__all__ = [n for n in dir() if n.startswith("acl")]
+__all__ = [n for n in dir() if n.startswith("acl") and not n.startswith("aclDataType")] + [
+    "aclDataType", "aclFormat", "OPERATORS"]
+del _name, _op

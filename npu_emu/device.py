@@ -13,15 +13,20 @@ import numpy as np
 
 from . import dtypes as _dt
 from . import runtime
+from ._state import ensure_started
 from .dtypes import aclDataType
 from .formats import aclFormat
 from .tensor import Tensor, make_tensor, view_extent
+
+__all__ = ["DeviceBuffer", "empty", "ensure_started", "from_numpy", "storage_array",
+           "storage_to_numpy", "to_numpy", "view"]
 
 
 class DeviceBuffer:
     """A block of device memory from the current backend's pool, freed with the object."""
 
     def __init__(self, nbytes: int, backend=None) -> None:
+        ensure_started()
         self.backend = backend or runtime.current()
         self.nbytes = max(int(nbytes), 1)
         self.ptr = self.backend.malloc(self.nbytes)
@@ -92,10 +97,15 @@ def storage_to_numpy(t: Tensor) -> np.ndarray:
 
 
 def to_numpy(t: Tensor, raw: bool = False) -> np.ndarray:
-    """The view `t` as a NumPy array (a copy), after all queued work has finished.
+    """The view `t` as a NumPy array (a copy), after all queued work has finished. A tensor
+    in a private layout (FRACTAL_NZ, NC1HWC0, ...) is decoded back to its logical shape.
 
     raw=False gives the host dtype (ml_dtypes.bfloat16, float8_*); raw=True (and HiFloat8,
     complex32, which have no host type) gives the stored bits."""
+    from .fractal import L, tensor_layout
+    if tensor_layout(t)[0] is not L.ND:
+        from .ops.format_cast import format_cast
+        t = format_cast(t, "ND")
     info = _dt.INFO[t.dtype]
     extent = view_extent(t.view_shape, t.view_strides, t.storage_offset)
     be = runtime.current()

@@ -16,7 +16,17 @@ import numpy as np
 from .status import AclnnError, ACLNN_ERR_PARAM_INVALID
 
 
-class aclDataType(enum.IntEnum):
+class NamedIntEnum(enum.IntEnum):
+    """An IntEnum that prints its name (pyACL users read `print(dtype)` as ACL_FLOAT, not 0)."""
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __format__(self, spec: str) -> str:
+        return format(self.name, spec) if not spec or spec[-1] not in "bcdoxXn" else format(int(self), spec)
+
+
+class aclDataType(NamedIntEnum):
     ACL_DT_UNDEFINED = -1
     ACL_FLOAT = 0
     ACL_FLOAT16 = 1
@@ -140,11 +150,75 @@ _FROM_NUMPY = {
 }
 
 
+# Names of the NumPy / ml_dtypes / PyTorch / array API spelling (lowercase) that NumPy alone
+# does not know, and the one NumPy spelling we refuse.
+_EXTRA_NAMES = {
+    "bfloat16": DT.ACL_BF16, "float8_e5m2": DT.ACL_FLOAT8_E5M2,
+    "float8_e4m3fn": DT.ACL_FLOAT8_E4M3FN, "float8_e8m0fnu": DT.ACL_FLOAT8_E8M0,
+    "float8_e8m0": DT.ACL_FLOAT8_E8M0, "hifloat8": DT.ACL_HIFLOAT8, "complex32": DT.ACL_COMPLEX32,
+    "chalf": DT.ACL_COMPLEX32,
+}
+# Note: NumPy's "float" is float64 and CANN's ACL_FLOAT is float32; the bare lowercase name
+# is refused rather than guessed ("FLOAT", "ACL_FLOAT" and "DT_FLOAT" are CANN's float32).
+_AMBIGUOUS = {"float": "NumPy's 'float' is float64 but CANN's FLOAT is float32"}
+
+
+def is_ml_dtypes_scalar(value: object) -> bool:
+    """A scalar of one of ml_dtypes' types that maps onto an aclDataType (bfloat16, fp8)."""
+    return isinstance(value, np.generic) and type(value).__module__.startswith("ml_dtypes") \
+        and np.dtype(type(value)) in _FROM_NUMPY
+
+
+def _from_numpy_dtype(np_dtype: np.dtype, value: object, param: str) -> aclDataType:
+    if np_dtype.byteorder == ">" or (np_dtype.byteorder == "=" and not np_dtype.isnative):
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"{param}={value!r} is big-endian; device data is little-endian: use "
+                         f"{np_dtype.newbyteorder('<')!r}", TypeError)
+    if np_dtype.byteorder not in "=|" and not np_dtype.isnative:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"{param}={value!r} is not in native byte order",
+                         TypeError)
+    found = _FROM_NUMPY.get(np_dtype)
+    if found is None:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"{param}={value!r}: NumPy dtype {np_dtype} has no aclDataType",
+                         TypeError)
+    return found
+
+
+def _from_name(text: str, value: object, param: str) -> aclDataType | None:
+    key = text.strip()
+    if key in BY_SHORT:
+        return BY_SHORT[key]
+    if key in _AMBIGUOUS:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"{param}={value!r} is ambiguous: {_AMBIGUOUS[key]}; write 'float32', "
+                         f"'float64', 'ACL_FLOAT' or 'DT_FLOAT'", TypeError)
+    if key.lower() in _EXTRA_NAMES:
+        return _EXTRA_NAMES[key.lower()]
+    if key.isupper() or key.startswith(("ACL_", "DT_")):         # CANN's spelling
+        name = key.upper().removeprefix("ACL_").removeprefix("DT_")
+        for candidate in ("ACL_" + name, "ACL_DT_" + name):
+            if candidate in aclDataType.__members__:
+                return aclDataType[candidate]
+        return None
+    try:                                                          # NumPy's spelling
+        np_dtype = np.dtype(key)
+    except TypeError:
+        return None
+    return _from_numpy_dtype(np_dtype, value, param)
+
+
 def as_dtype(value: object, param: str = "dtype") -> aclDataType:
-    """An aclDataType from an enum member, its integer value, its name ("ACL_FLOAT" or
-    "FLOAT"), a short name ("f32"), or a NumPy/ml_dtypes dtype; AclnnError(161002) otherwise."""
+    """An aclDataType from: an enum member or its integer value; CANN's name ("ACL_FLOAT",
+    "FLOAT", "DT_FLOAT"); a short name ("f32", "bf16", "hif8"); a NumPy, ml_dtypes, PyTorch
+    or array API dtype or its name ("float32", "bfloat16", np.float16, torch.bfloat16).
+    AclnnError(161002, a TypeError) otherwise, naming `param`."""
     if isinstance(value, aclDataType):
         return value
+    acl = getattr(value, "acl_dtype", None)         # the array API's dtype objects
+    if isinstance(acl, aclDataType):
+        return acl
+    found: aclDataType | None = None
     if isinstance(value, (bool, np.bool_)):
         pass  # a bool is an int in Python, never a dtype
     elif isinstance(value, (int, np.integer)):
@@ -153,22 +227,19 @@ def as_dtype(value: object, param: str = "dtype") -> aclDataType:
         except ValueError:
             pass
     elif isinstance(value, str):
-        key = value.strip()
-        if key in BY_SHORT:
-            return BY_SHORT[key]
-        for candidate in (key.upper(), "ACL_" + key.upper(), "ACL_" + key.upper().removeprefix("DT_")):
-            if candidate in aclDataType.__members__:
-                return aclDataType[candidate]
-    elif value is not None:  # Note: np.dtype(None) is float64; None is never a dtype here
-        try:
-            np_dtype = np.dtype(value)  # type: ignore[call-overload]
-        except (TypeError, ValueError):
-            np_dtype = None
-        if np_dtype is not None and np_dtype in _FROM_NUMPY:
-            return _FROM_NUMPY[np_dtype]
+        found = _from_name(value, value, param)
+    elif isinstance(value, np.dtype):
+        return _from_numpy_dtype(value, value, param)
+    elif isinstance(value, type) and (issubclass(value, np.generic) or value in (float, int, bool, complex)):
+        return _from_numpy_dtype(np.dtype(value), value, param)
+    elif type(value).__module__ == "torch" and type(value).__name__ == "dtype":
+        found = _from_name(str(value).removeprefix("torch."), value, param)
+    if found is not None:
+        return found
     raise AclnnError(ACLNN_ERR_PARAM_INVALID,
-                     f"{param}={value!r} is not an aclDataType (give a member of "
-                     f"npu_emu.aclDataType, its value, its name, or a NumPy dtype it maps to)")
+                     f"{param}={value!r} is not a dtype (give a member of npu_emu.aclDataType, "
+                     f"its value or name, or a NumPy/ml_dtypes/PyTorch dtype it maps to)",
+                     TypeError)
 
 
 def info(dtype: object) -> DTypeInfo:
@@ -235,9 +306,22 @@ def _implementation() -> dict[tuple[aclDataType, aclDataType], aclDataType]:
 
 @dataclass(frozen=True)
 class RuleSet:
+    """One rule set: the promotion table and the result-conversion rule."""
     name: str
     promotion: dict
     cast: object  # (src, dst) -> bool
+
+    def promote(self, a: aclDataType, b: aclDataType) -> aclDataType:
+        """The promoted type of a and b; AclnnError(161002, a TypeError) when there is none."""
+        result = self.promotion.get((a, b))
+        if result is None:
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                             f"Promotion of {dt_name(a)} and {dt_name(b)} is not supported "
+                             f"(rule set {self.name!r}).", TypeError)
+        return result
+
+    def can_cast(self, src: aclDataType, dst: aclDataType) -> bool:
+        return bool(self.cast(src, dst))  # type: ignore[operator]
 
 
 def _can_cast_documented(src: aclDataType, dst: aclDataType) -> bool:
@@ -307,20 +391,20 @@ def promotion_rules(name: str) -> Iterator[None]:
         set_promotion_rules(previous)
 
 
+def current_rules() -> RuleSet:
+    """The rule set in force (set_promotion_rules / promotion_rules)."""
+    return _current_rules
+
+
 def promote_types(a: object, b: object) -> aclDataType:
-    """The dtype a computing operator computes in for inputs of dtypes a and b (SPEC §3)."""
-    da, db = as_dtype(a, "a"), as_dtype(b, "b")
-    result = _current_rules.promotion.get((da, db))
-    if result is None:
-        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
-                         f"Promotion of {dt_name(da)} and {dt_name(db)} is not supported "
-                         f"(rule set {_current_rules.name!r}, SPEC §3).")
-    return result
+    """The dtype a computing operator computes in for inputs of dtypes a and b, under the
+    current rule set (SPEC §3)."""
+    return _current_rules.promote(as_dtype(a, "a"), as_dtype(b, "b"))
 
 
 def can_cast(src: object, dst: object) -> bool:
     """Whether a computed result of dtype src may be converted to an out of dtype dst (SPEC §4)."""
-    return bool(_current_rules.cast(as_dtype(src, "src"), as_dtype(dst, "dst")))
+    return _current_rules.can_cast(as_dtype(src, "src"), as_dtype(dst, "dst"))
 
 
 # Host encode/decode of every stored type (ml_dtypes where it has the type, our own

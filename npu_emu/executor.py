@@ -1,86 +1,131 @@
-"""aclOpExecutor: the plan an operator's first phase builds (SPEC §8).
+"""aclOpExecutor: the plan an operator's first phase builds (docs/two-phase.md).
 
 Phase one (`aclnnXxxGetWorkspaceSize`) validates, infers shapes, coalesces dims, chooses
-kernels and sizes the workspace: all host work. Phase two (`aclnnXxx`) only checks the
-workspace, then enqueues the launches. An executor runs once unless made repeatable.
+kernels and sizes the workspace: all host work, in `npu_emu.ops._core.prepare`. Phase two
+(`aclnnXxx`) checks the workspace and that the memory the plan touches is still live, then
+enqueues the launches (`_core.execute`). An executor runs once unless made repeatable;
+a repeatable one can have its tensors' addresses rebound and is ended by
+aclDestroyAclOpExecutor.
 """
 from __future__ import annotations
 
-import logging
-from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Any
 
-from . import runtime
-from .runtime.base import Backend, Stream
+from ._params import as_int, as_pointer, as_size
+from .ops._core import Context, OpDef, Plan, execute, prepare
+from .runtime.base import Stream
 from .status import (AclnnError, ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR, ACLNN_ERR_PARAM_INVALID,
                      ACLNN_ERR_PARAM_NULLPTR)
-from .tensor import Tensor
+from .tensor import Handle, Tensor, check_live
 
-log = logging.getLogger("npu_emu")
-
-
-@dataclass
-class Plan:
-    """What phase one produces: kernel launches in order and the workspace bytes they need."""
-    launches: list = field(default_factory=list)
-    workspace_size: int = 0
+WORKSPACE_ALIGN = 16   # the kernels' widest access; the pool hands out 256-byte-aligned blocks
 
 
-@dataclass(eq=False)
-class Executor:
-    op: str
-    plan: Plan
-    backend: Backend
-    inputs: list[Tensor]
-    outputs: list[Tensor]
-    replan: Callable[[list[Tensor], list[Tensor]], Plan] | None = None
-    repeatable: bool = False
-    runs: int = 0
-    destroyed: bool = False
+class Executor(Handle):
+    """The plan of one phase-one call, with the tensors and attributes it was made from."""
+
+    KIND = "aclOpExecutor"
+
+    def __init__(self, op: OpDef, tensors: dict[str, Tensor], attrs: dict[str, Any],
+                 ctx: Context, plan: Plan) -> None:
+        self.op = op
+        self.tensors = tensors
+        self.attrs = attrs
+        self.ctx = ctx
+        self.plan = plan
+        self.repeatable = False
+        self.runs = 0
 
     @property
     def workspace_size(self) -> int:
         return self.plan.workspace_size
 
-    def run(self, workspace: int | None, workspace_size: int, stream: Stream | None) -> None:
-        if self.destroyed:
-            raise AclnnError(ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR,
-                             f"the executor of {self.op} was destroyed")
+    @property
+    def inputs(self) -> list[Tensor]:
+        return [self.tensors[n] for n in self.op.input_names]
+
+    @property
+    def outputs(self) -> list[Tensor]:
+        return [self.tensors[n] for n in self.op.output_names]
+
+    def __repr__(self) -> str:
+        state = "destroyed" if self.destroyed else ("repeatable" if self.repeatable else "one-shot")
+        return (f"aclOpExecutor(aclnn{self.op.name}, {len(self.plan.launches)} launches, "
+                f"workspace {self.plan.workspace_size} B, {state}, runs {self.runs}, "
+                f"{self.ctx.backend.name} backend, {self.ctx.soc.name})")
+
+    def check_usable(self) -> None:
+        check_live(self, "executor")
         if self.runs and not self.repeatable:
             raise AclnnError(
                 ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR,
-                f"the executor of {self.op} has already run; phase two may not be called twice "
-                f"with the same executor unless aclSetAclOpExecutorRepeatable was called on it")
+                f"the executor of aclnn{self.op.name} has already run; phase two may not be "
+                f"called twice with the same executor unless aclSetAclOpExecutorRepeatable was "
+                f"called on it")
+
+    def run(self, workspace: object, workspace_size: object, stream: Stream | None) -> None:
+        """Phase two: check the workspace, then enqueue on `stream` (None: default)."""
+        self.check_usable()
+        ws = as_pointer(workspace, "workspace")
+        size = as_size(0 if workspace_size is None else workspace_size, "workspaceSize")
         need = self.plan.workspace_size
         if need > 0:
-            if workspace is None or workspace == 0:
+            if ws == 0:
                 raise AclnnError(ACLNN_ERR_PARAM_NULLPTR,
-                                 f"workspace is null but {self.op} needs {need} bytes of workspace")
-            if workspace_size < need:
+                                 f"workspace is null but aclnn{self.op.name} needs {need} bytes "
+                                 f"of workspace")
+            if size < need:
                 raise AclnnError(ACLNN_ERR_PARAM_INVALID,
-                                 f"workspaceSize={workspace_size} is smaller than the {need} "
-                                 f"bytes {self.op}GetWorkspaceSize asked for")
-            if not self.backend.allocator.contains(int(workspace), need):
+                                 f"workspaceSize={size} is smaller than the {need} bytes "
+                                 f"aclnn{self.op.name}GetWorkspaceSize asked for")
+            if ws % WORKSPACE_ALIGN:
                 raise AclnnError(ACLNN_ERR_PARAM_INVALID,
-                                 f"workspace=0x{int(workspace):x} is not device memory of at "
-                                 f"least {need} bytes from acl.rt.malloc")
-        if self.plan.launches:
-            self.backend.enqueue(self.plan.launches, stream, int(workspace or 0))
+                                 f"workspace=0x{ws:x} is not aligned to {WORKSPACE_ALIGN} bytes "
+                                 f"(acl.rt.malloc returns aligned blocks)")
+            if not self.ctx.backend.allocator.contains(ws, need):
+                raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                                 f"workspace=0x{ws:x} is not device memory of at least {need} "
+                                 f"bytes from acl.rt.malloc")
+        execute(self.plan, self.ctx, stream, ws)
         self.runs += 1
 
-    def rebind(self, which: str, index: int, address: int) -> None:
-        """aclSetInputTensorAddr / aclSetOutputTensorAddr: new address, same geometry."""
-        tensors = self.inputs if which == "input" else self.outputs
-        if not 0 <= index < len(tensors):
+    def rebind(self, which: str, index: object, tensor: object, address: object) -> None:
+        """aclSetInputTensorAddr / aclSetOutputTensorAddr: the same tensor at a new address.
+        The plan is made again (with every check of phase one); a refused address leaves the
+        executor as it was."""
+        check_live(self, "executor")
+        if not self.repeatable:
             raise AclnnError(ACLNN_ERR_PARAM_INVALID,
-                             f"index={index} is out of range: {self.op} has {len(tensors)} "
-                             f"{which} tensors")
-        if self.replan is None:
-            raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"{self.op} cannot rebind addresses")
-        tensors[index] = tensors[index].with_data(address)
-        self.plan = self.replan(self.inputs, self.outputs)
+                             f"rebinding an {which} address needs a repeatable executor "
+                             f"(aclSetAclOpExecutorRepeatable)")
+        names = self.op.input_names if which == "input" else self.op.output_names
+        if not names:
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"aclnn{self.op.name} has no {which} tensors")
+        i = as_int(index, "index", 0, len(names) - 1,
+                   f"the index of one of aclnn{self.op.name}'s {len(names)} {which} tensors")
+        addr = as_pointer(address, "addr")
+        current = self.tensors[names[i]]
+        if tensor is not None:
+            if not isinstance(tensor, Tensor):
+                raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                                 f"tensor is a {type(tensor).__name__}, expected the aclTensor "
+                                 f"of {which} {i}", TypeError)
+            check_live(tensor, "tensor")
+            if _geometry(tensor) != _geometry(current):
+                raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                                 f"tensor is not {which} {i} ({names[i]}) of this executor: its "
+                                 f"shape, strides, offset, dtype or format differ")
+        tensors = dict(self.tensors)
+        tensors[names[i]] = current.with_data(addr)
+        ins, outs, attrs = self.op.split({**tensors, **self.attrs})
+        plan = prepare(self.op, ins, outs, attrs, self.ctx)
+        self.tensors, self.plan = tensors, plan
+
+    def destroy(self) -> None:
+        check_live(self, "executor")
+        self.mark_destroyed()
+        self.plan = Plan()
 
 
-def make_executor(op: str, plan: Plan, inputs: Sequence[Tensor], outputs: Sequence[Tensor],
-                  replan: Callable[[list[Tensor], list[Tensor]], Plan] | None = None) -> Executor:
-    return Executor(op, plan, runtime.current(), list(inputs), list(outputs), replan)
+def _geometry(t: Tensor) -> tuple:
+    return (t.view_shape, t.view_strides, t.storage_offset, t.dtype, t.format, t.storage_shape)

@@ -4,13 +4,15 @@ the NPU's private layouts. The shape math of the private layouts (§12) lives in
 """
 from __future__ import annotations
 
-import enum
 import numbers
 
+import numpy as np
+
+from .dtypes import NamedIntEnum
 from .status import AclnnError, ACLNN_ERR_PARAM_INVALID
 
 
-class aclFormat(enum.IntEnum):
+class aclFormat(NamedIntEnum):
     ACL_FORMAT_UNDEFINED = -1
     ACL_FORMAT_NCHW = 0
     ACL_FORMAT_NHWC = 1
@@ -61,7 +63,7 @@ def as_format(value: object, param: str = "format") -> aclFormat:
     """An aclFormat from a member, its integer value or its name ("ND", "ACL_FORMAT_ND")."""
     if isinstance(value, aclFormat):
         return value
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):  # NumPy ints too
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):  # NumPy ints too
         try:
             return aclFormat(int(value))
         except ValueError:

@@ -14,6 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from . import dtypes as _dt
+from ._params import INT64_MAX, as_int, as_pointer, check_count_fits, int_sequence
 from .dtypes import aclDataType
 from .formats import aclFormat, as_format, is_private
 from .status import AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR
@@ -21,27 +22,37 @@ from .status import AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR
 MAX_DESCRIPTOR_RANK = 64  # operators enforce their own (8) limit with their own message
 
 
-def _invalid(message: str) -> AclnnError:
-    return AclnnError(ACLNN_ERR_PARAM_INVALID, message)
+def _invalid(message: str, kind: type | None = None) -> AclnnError:
+    return AclnnError(ACLNN_ERR_PARAM_INVALID, message, kind)
 
 
 def int_tuple(values: object, param: str, allow_negative: bool = False) -> tuple[int, ...]:
-    """A tuple of Python ints from a sequence of integers, naming `param` when it is not one."""
-    if values is None:
-        raise AclnnError(ACLNN_ERR_PARAM_NULLPTR, f"{param} is None, expected a sequence of ints")
-    if isinstance(values, np.ndarray):
-        values = values.tolist()
-    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise _invalid(f"{param}={values!r} is not a sequence of ints")
-    out = []
-    for i, v in enumerate(values):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral,)):
-            raise _invalid(f"{param}[{i}]={v!r} is not an int")
-        v = int(v)
-        if v < 0 and not allow_negative:
-            raise _invalid(f"{param}[{i}]={v} is negative; sizes and strides must be >= 0")
-        out.append(v)
-    return tuple(out)
+    """A tuple of Python ints from a sequence of integers, naming `param` when it is not one
+    (each in [0, 2^63), or (-2^63, 2^63) with allow_negative)."""
+    return int_sequence(values, param, lo=-INT64_MAX if allow_negative else 0,
+                        what="a sequence of ints" + ("" if allow_negative else " >= 0"))
+
+
+class Handle:
+    """An object of the C-style layer with a lifetime, ended by its aclDestroyXxx; any use
+    after that is refused (an emulator should catch what would be a use-after-free in C)."""
+
+    __slots__ = ()
+    KIND = "handle"
+
+    @property
+    def destroyed(self) -> bool:
+        return getattr(self, "_destroyed", False)
+
+    def mark_destroyed(self) -> None:
+        object.__setattr__(self, "_destroyed", True)
+
+
+def check_live(obj: object, name: str) -> None:
+    """161002 when `obj` is a handle already destroyed."""
+    if isinstance(obj, Handle) and obj.destroyed:
+        raise _invalid(f"{name} is an {obj.KIND} that was already destroyed "
+                       f"(aclDestroy{obj.KIND[3:]}); create a new one")
 
 
 def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
@@ -60,7 +71,7 @@ def view_extent(shape: Sequence[int], strides: Sequence[int], offset: int) -> in
 
 
 @dataclass(frozen=True, eq=False)
-class Tensor:
+class Tensor(Handle):
     """aclTensor. ``data`` is a device pointer (an int; 0 is a null pointer, allowed for
     empty tensors). ``owner`` keeps a Python object alive that owns the memory, if any."""
 
@@ -72,6 +83,7 @@ class Tensor:
     storage_shape: tuple[int, ...]
     data: int
     owner: object = field(default=None, repr=False)
+    KIND = "aclTensor"
 
     # -- derived properties
     @property
@@ -142,26 +154,24 @@ def make_tensor(view_shape: object, dtype: object, view_strides: object = None,
                 owner: object = None) -> Tensor:
     """Validate and build a Tensor; raises AclnnError naming the parameter that is wrong.
 
-    Defaults: contiguous strides for the view shape, storage shape = view shape.
+    Defaults: contiguous strides for the view shape, storage shape = view shape. Every
+    size, stride and the offset is an integer in [0, 2^63); the data pointer one in
+    [0, 2^64) or None (null: allowed for a descriptor; operators refuse it for a non-empty
+    view). Element counts past int64 are left to the operators, which refuse them.
     """
     shape = int_tuple(view_shape, "view_shape")
     dt = _dt.as_dtype(dtype, "dtype")
     if dt in (aclDataType.ACL_DT_UNDEFINED, aclDataType.ACL_STRING):
-        raise _invalid(f"dtype={dt.name} cannot describe tensor elements")
+        raise _invalid(f"dtype={dt.name} cannot describe tensor elements", TypeError)
     strides = contiguous_strides(shape) if view_strides is None else int_tuple(view_strides, "view_strides")
-    if isinstance(storage_offset, (bool, np.bool_)) or not isinstance(storage_offset, numbers.Integral):
-        raise _invalid(f"storage_offset={storage_offset!r} is not an int")
-    offset = int(storage_offset)
-    if offset < 0:
-        raise _invalid(f"storage_offset={offset} is negative")
+    if storage_offset is None:
+        raise _invalid("storage_offset=None is not an int", TypeError)
+    offset = as_int(storage_offset, "storage_offset", 0, INT64_MAX, "an element offset")
     fmt = as_format(format, "format")
     if fmt == aclFormat.ACL_FORMAT_UNDEFINED:
         raise _invalid("format=ACL_FORMAT_UNDEFINED cannot describe a tensor")
     storage = shape if storage_shape is None else int_tuple(storage_shape, "storage_shape")
-    if data is None:
-        data = 0  # a null pointer: allowed for a descriptor; operators refuse it for non-empty views
-    if isinstance(data, (bool, np.bool_)) or not isinstance(data, numbers.Integral):
-        raise _invalid(f"data={data!r} is not a pointer (an int)")
+    ptr = as_pointer(data, "data")
     if len(strides) != len(shape):
         raise _invalid(f"view_strides has {len(strides)} entries but view_shape has {len(shape)}; "
                        f"they must have the same rank")
@@ -174,13 +184,23 @@ def make_tensor(view_shape: object, dtype: object, view_strides: object = None,
             f"element {extent - 1}, outside storage_shape {list(storage)} "
             f"({math.prod(storage)} elements): offset + sum((size_i - 1) * stride_i) must be "
             f"below the storage element count")
-    return Tensor(shape, dt, strides, offset, fmt, storage, int(data), owner)
+    return Tensor(shape, dt, strides, offset, fmt, storage, ptr, owner)
+
+
+def check_geometry(t: Tensor, name: str) -> None:
+    """What an operator needs of any tensor before it plans: element counts, the view's
+    extent and its byte size within int64, as CANN computes them."""
+    check_count_fits(t.numel, f"Tensor {name} (view shape {list(t.view_shape)})", "elements")
+    check_count_fits(t.storage_numel * t.itemsize, f"Tensor {name}'s storage "
+                     f"{list(t.storage_shape)}", "bytes")
+    check_count_fits(t.extent * t.itemsize, f"Tensor {name}'s view", "bytes to its last element")
 
 
 @dataclass(frozen=True)
-class IntArray:
+class IntArray(Handle):
     """aclIntArray."""
     values: tuple[int, ...]
+    KIND = "aclIntArray"
 
     def __len__(self) -> int:
         return len(self.values)
@@ -197,10 +217,53 @@ def make_int_array(values: object, param: str = "value") -> IntArray:
 
 
 @dataclass(frozen=True)
-class Scalar:
+class FloatArray(Handle):
+    """aclFloatArray."""
+    values: tuple[float, ...]
+    KIND = "aclFloatArray"
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __iter__(self):
+        return iter(self.values)
+
+
+@dataclass(frozen=True)
+class BoolArray(Handle):
+    """aclBoolArray."""
+    values: tuple[bool, ...]
+    KIND = "aclBoolArray"
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __iter__(self):
+        return iter(self.values)
+
+
+@dataclass(frozen=True, eq=False)
+class TensorList(Handle):
+    """aclTensorList."""
+    tensors: tuple[Tensor, ...]
+    KIND = "aclTensorList"
+
+    def __len__(self) -> int:
+        return len(self.tensors)
+
+    def __iter__(self):
+        return iter(self.tensors)
+
+    def __getitem__(self, i):
+        return self.tensors[i]
+
+
+@dataclass(frozen=True)
+class Scalar(Handle):
     """aclScalar: a value held in its own dtype (a NumPy/ml_dtypes scalar)."""
     value: object
     dtype: aclDataType
+    KIND = "aclScalar"
 
     def to_python(self):
         v = self.value
@@ -216,31 +279,64 @@ class Scalar:
         return v
 
 
+def _scalar_number(value: object) -> object:
+    """A Python number from what aclCreateScalar may take: a Python or NumPy number or a 0-d
+    numeric array (C's `&value`); strings, dates, voids and objects are refused."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, np.generic):
+        if isinstance(value, np.integer):
+            return int(value)
+        if isinstance(value, np.complexfloating):
+            return complex(value)
+        if isinstance(value, np.floating) or _dt.is_ml_dtypes_scalar(value):
+            return float(value)
+        raise _invalid(f"value={value!r} is a {type(value).__name__}, not a number", TypeError)
+    if isinstance(value, numbers.Number) and not isinstance(value, (str, bytes)):
+        if isinstance(value, numbers.Integral):
+            return int(value)
+        if isinstance(value, numbers.Real):
+            return float(value)
+        if isinstance(value, numbers.Complex):
+            return complex(value)
+    raise _invalid(f"value={value!r} is a {type(value).__name__}, not a number", TypeError)
+
+
 def make_scalar(value: object, dtype: object) -> Scalar:
+    """aclCreateScalar: `value` held in `dtype`. A value the dtype cannot hold is refused,
+    never wrapped: an integer or a float outside an integer dtype's range, a NaN or an
+    infinity for an integer dtype, a finite value that overflows a float dtype, a complex
+    value for a real dtype. In range, floats truncate toward zero into integer dtypes."""
     dt = _dt.as_dtype(dtype, "dtype")
     info = _dt.INFO[dt]
     if value is None:
         raise AclnnError(ACLNN_ERR_PARAM_NULLPTR, "value is None, expected a number")
-    if not isinstance(value, (numbers.Number, np.generic)):
-        raise _invalid(f"value={value!r} is not a number")
+    number = _scalar_number(value)
     if info.host is None:
-        raise _invalid(f"dtype={_dt.dt_name(dt)} has no host scalar type for aclCreateScalar")
-    if info.kind != _dt.COMPLEX and isinstance(value, complex):
-        raise _invalid(f"value={value!r} is complex but dtype is {_dt.dt_name(dt)}")
-    if info.kind in (_dt.SIGNED, _dt.UNSIGNED) and isinstance(value, numbers.Integral):
-        # Note: NumPy would wrap (or overflow deep inside); an int the dtype cannot hold is
-        # the user's error, as -1 for DT_UINT8 or 2**40 for DT_INT32.
+        raise _invalid(f"dtype={_dt.dt_name(dt)} has no host scalar type for aclCreateScalar",
+                       TypeError)
+    if info.kind != _dt.COMPLEX and isinstance(number, complex):
+        raise _invalid(f"value={value!r} is complex but dtype is {_dt.dt_name(dt)}", TypeError)
+    if info.kind in (_dt.SIGNED, _dt.UNSIGNED):
+        if isinstance(number, float):
+            if not math.isfinite(number):
+                raise _invalid(f"value={value!r} cannot be held in {_dt.dt_name(dt)} "
+                               f"(an integer dtype has no NaN or infinity)")
+            number = int(number)   # truncation toward zero, as C's conversion
         limits = np.iinfo(info.host)
-        if not limits.min <= int(value) <= limits.max:
+        if not limits.min <= number <= limits.max:
             raise _invalid(f"value={value!r} is outside the range of {_dt.dt_name(dt)} "
                            f"[{limits.min}, {limits.max}]")
+        return Scalar(np.asarray(number).astype(info.host)[()], dt)
+    # Float and complex dtypes take the conversion the NPU applies (round to nearest even;
+    # overflow to inf, or NaN for E4M3FN), as Cast does.
+    if info.kind == _dt.BOOL:
+        return Scalar(np.bool_(bool(number)), dt)   # nonzero is true
+    try:
+        held_value = complex(number) if info.kind == _dt.COMPLEX else float(number)
+    except OverflowError:
+        raise _invalid(f"value={value!r} is too large for {_dt.dt_name(dt)} (beyond float64)") from None
     with np.errstate(all="ignore"):
-        try:
-            held = np.asarray(value).astype(info.host)[()]
-        except (TypeError, ValueError, OverflowError):
-            # an int beyond 64 bits is an object array, which ml_dtypes cannot convert
-            try:
-                held = np.asarray(float(value)).astype(info.host)[()]
-            except (TypeError, ValueError, OverflowError):
-                raise _invalid(f"value={value!r} cannot be held in {_dt.dt_name(dt)}") from None
-    return Scalar(held, dt)
+        return Scalar(np.asarray(held_value).astype(info.host)[()], dt)

@@ -11,7 +11,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
-from npu_emu import runtime
+from npu_emu import _state, runtime
 
 settings.register_profile("default", deadline=None, max_examples=60,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -55,3 +55,12 @@ def cpu_backend():
     be = runtime.use("cpu")
     yield be
     runtime._current = previous
+
+
+@pytest.fixture(autouse=True)
+def _fresh_runtime_state():
+    """Each test starts as a fresh process does: acl.init not called yet (the Python helpers
+    start the runtime themselves), so one test's acl.init/finalize never leaks into another."""
+    _state.reset()
+    yield
+    _state.reset()

@@ -91,6 +91,7 @@ def test_nullptr_message_follows_canns_template():
 def test_recent_error_message_is_per_thread():
     import threading
 
+    status.set_recent_error("")            # clears what earlier calls left on this thread
     status.set_recent_error("main thread message")
     seen = []
     worker = threading.Thread(target=lambda: seen.append(status.recent_error()))

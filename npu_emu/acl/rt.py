@@ -1,277 +1,425 @@
-"""acl.rt: devices, streams, events, memory (pyACL's conventions: values first, ret last).
+"""acl.rt: devices, contexts, streams, events, memory (pyACL's conventions: values first,
+ret last). Every function goes through the one C-style wrapper (`npu_emu._capi`): it returns
+an aclError code and never raises.
 
-Streams and events are opaque handles (our Stream/Event objects); None or 0 is the default
-stream. Device pointers are ints. Host buffers may be NumPy arrays or int addresses.
+Streams, events and contexts are opaque handles; None or 0 is the default stream. Device
+pointers are ints. Host buffers are NumPy arrays (or bytes-like objects), or int addresses
+with an explicit memcpy kind (checked to be mapped memory before they are touched).
+
+Lifetimes are tracked (docs/c-api.md#lifetimes): calls before acl.init or after acl.finalize
+return ACL_ERROR_UNINITIALIZE (100001); memory, stream and event calls without a current
+device (acl.rt.set_device or create_context) ACL_ERROR_RT_CONTEXT_NULL (107002); a destroyed
+stream, event or context used again ACL_ERROR_INVALID_PARAM (100000).
 """
 from __future__ import annotations
 
 import ctypes
-import functools
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from .. import runtime, status
+from .. import _state, runtime
+from .._capi import c_function, resolve_stream
+from .._params import INT64_MAX, as_int, as_pointer, as_size
+from ..dtypes import NamedIntEnum
 from ..runtime.base import Event, Stream
-from ..status import (AclnnError, ACL_ERROR_INTERNAL_ERROR,
-                      ACL_ERROR_INVALID_DEVICE, ACL_ERROR_INVALID_PARAM, ACL_SUCCESS)
-
-_HOST_TO_HOST, _HOST_TO_DEVICE, _DEVICE_TO_HOST, _DEVICE_TO_DEVICE, _DEFAULT = range(5)
-_POLICIES = (0, 1, 2)  # HUGE_FIRST, HUGE_ONLY, NORMAL_ONLY: one pool serves all three
-_device_id = 0
+from ..status import (ACL, AclnnError, ACL_ERROR_BAD_ALLOC, ACL_ERROR_INVALID_DEVICE,
+                      ACL_ERROR_INVALID_PARAM)
+from ._host import is_mapped
 
 
-def _invalid(message: str) -> AclnnError:
-    return AclnnError(ACL_ERROR_INVALID_PARAM, message)
+class aclrtMemcpyKind(NamedIntEnum):
+    ACL_MEMCPY_HOST_TO_HOST = 0
+    ACL_MEMCPY_HOST_TO_DEVICE = 1
+    ACL_MEMCPY_DEVICE_TO_HOST = 2
+    ACL_MEMCPY_DEVICE_TO_DEVICE = 3
+    ACL_MEMCPY_DEFAULT = 4
 
 
-def _acl_call(n_values: int) -> Callable:
-    """Turn exceptions into aclError codes: AclnnError keeps its code, anything unexpected
-    becomes ACL_ERROR_INTERNAL_ERROR. n_values: how many values precede ret."""
-    def deco(fn: Callable) -> Callable:
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any):
-            try:
-                result = fn(*args, **kwargs)
-                code = ACL_SUCCESS
-            except AclnnError as err:
-                status.set_recent_error(err.message)
-                result, code = (None,) * n_values, err.code
-            except Exception as exc:  # never let a runtime failure escape as an exception
-                status.set_recent_error(f"{fn.__name__}: {exc}")
-                result, code = (None,) * n_values, ACL_ERROR_INTERNAL_ERROR
-            if n_values == 0:
-                return code
-            if n_values == 1:
-                return (result if code == ACL_SUCCESS else None), code
-            return (*result, code)
-        return wrapper
-    return deco
+class aclrtMemMallocPolicy(NamedIntEnum):
+    ACL_MEM_MALLOC_HUGE_FIRST = 0     # one pool serves all three
+    ACL_MEM_MALLOC_HUGE_ONLY = 1
+    ACL_MEM_MALLOC_NORMAL_ONLY = 2
 
 
-def _backend():
+K = aclrtMemcpyKind
+
+
+def _invalid(message: str, kind: type | None = None) -> AclnnError:
+    return AclnnError(ACL_ERROR_INVALID_PARAM, message, kind)
+
+
+def _backend(what: str):
+    _state.require_device(what)
     try:
         return runtime.current()
     except Exception as exc:
         raise AclnnError(ACL_ERROR_INVALID_DEVICE, f"no device backend: {exc}") from exc
 
 
-def resolve_stream(stream: object) -> Stream | None:
-    """None or 0 -> the default stream; otherwise a handle from create_stream."""
-    if stream is None or (isinstance(stream, int) and stream == 0):
-        return None
-    if not isinstance(stream, Stream):
-        raise AclnnError(ACL_ERROR_INVALID_PARAM,
-                         f"stream={stream!r} is not a stream from acl.rt.create_stream")
-    return stream
+def acl_call(n_values: int = 0, failure: Any = None):
+    return c_function(ACL, n_values=n_values, failure=failure)
 
 
 # ------------------------------------------------------------------------------- devices
 
-@_acl_call(0)
-def set_device(device_id: int) -> None:
-    global _device_id
-    if not isinstance(device_id, int) or device_id != 0:
+def _device_id(device_id: object) -> int:
+    d = as_int(device_id, "deviceId", what="a device id")
+    if d != 0:
         raise AclnnError(ACL_ERROR_INVALID_DEVICE,
-                         f"deviceId={device_id!r}: the emulator has one device, 0")
-    _backend()
-    _device_id = device_id
+                         f"deviceId={d}: the emulator has one device, 0")
+    return d
 
 
-@_acl_call(0)
-def reset_device(device_id: int) -> None:
-    if device_id != 0:
-        raise AclnnError(ACL_ERROR_INVALID_DEVICE, f"deviceId={device_id!r}: only device 0 exists")
-    _backend().synchronize()
+@acl_call()
+def set_device(device_id):
+    """aclrtSetDevice: make device 0 current (needed before memory, stream and event calls)."""
+    d = _device_id(device_id)
+    _state.require_initialized("acl.rt.set_device")
+    runtime.current()
+    _state.set_device(d)
 
 
-@_acl_call(1)
-def get_device() -> int:
-    return _device_id
+@acl_call()
+def reset_device(device_id):
+    """aclrtResetDevice: wait for the device's work and release it as the current device."""
+    d = _device_id(device_id)
+    _state.require_initialized("acl.rt.reset_device")
+    runtime.current().synchronize()
+    _state.reset_device(d)
 
 
-@_acl_call(0)
-def synchronize_device() -> None:
-    _backend().synchronize()
+@acl_call(1)
+def get_device():
+    """(deviceId, ret) of the current device."""
+    _state.require_device("acl.rt.get_device")
+    return _state.current_device()
+
+
+@acl_call(1)
+def get_device_count():
+    """(count, ret): the emulator has one device."""
+    _state.require_initialized("acl.rt.get_device_count")
+    return _state.DEVICES
+
+
+@acl_call()
+def synchronize_device():
+    _backend("acl.rt.synchronize_device").synchronize()
+
+
+class Context:
+    """aclrtContext: a device context (the emulator's one device)."""
+
+    def __init__(self, device_id: int) -> None:
+        self.device_id = device_id
+        self.destroyed = False
+
+    def __repr__(self) -> str:
+        return f"aclrtContext(device {self.device_id}{', destroyed' if self.destroyed else ''})"
+
+
+_current_context: Context | None = None
+
+
+def _context(ctx: object) -> Context:
+    if not isinstance(ctx, Context):
+        raise _invalid(f"context={ctx!r} is not a context from acl.rt.create_context", TypeError)
+    if ctx.destroyed:
+        raise _invalid("context was destroyed (acl.rt.destroy_context)")
+    return ctx
+
+
+@acl_call(1)
+def create_context(device_id):
+    """(context, ret): a context on device 0, made current."""
+    global _current_context
+    d = _device_id(device_id)
+    _state.require_initialized("acl.rt.create_context")
+    _state.set_device(d)
+    _current_context = Context(d)
+    return _current_context
+
+
+@acl_call()
+def destroy_context(context):
+    global _current_context
+    ctx = _context(context)
+    ctx.destroyed = True
+    if _current_context is ctx:
+        _current_context = None
+
+
+@acl_call()
+def set_context(context):
+    global _current_context
+    ctx = _context(context)
+    _state.require_initialized("acl.rt.set_context")
+    _state.set_device(ctx.device_id)
+    _current_context = ctx
+
+
+@acl_call(1)
+def get_context():
+    """(context, ret): the current context (None when only set_device was called)."""
+    _state.require_device("acl.rt.get_context")
+    return _current_context
 
 
 # ------------------------------------------------------------------------------- streams
 
-@_acl_call(1)
-def create_stream() -> Stream:
-    return _backend().create_stream()
+def _stream(stream: object, what: str) -> Stream:
+    be = _backend(what)
+    return resolve_stream(stream) or be.default_stream
 
 
-@_acl_call(0)
-def destroy_stream(stream: Stream) -> None:
+@acl_call(1)
+def create_stream():
+    """(stream, ret): a new stream (launches on it run in order, asynchronously)."""
+    return _backend("acl.rt.create_stream").create_stream()
+
+
+@acl_call()
+def destroy_stream(stream):
+    """Wait for the stream's work, then end it; later use is refused."""
+    _backend("acl.rt.destroy_stream")
     s = resolve_stream(stream)
     if s is None:
         raise _invalid("stream is null; destroy a stream from acl.rt.create_stream")
     s.destroy()
 
 
-@_acl_call(0)
-def synchronize_stream(stream: Stream | None) -> None:
-    s = resolve_stream(stream)
-    (s or _backend().default_stream).synchronize()
-
-
-@_acl_call(1)
-def create_event() -> Event:
-    return _backend().create_event()
+@acl_call()
+def synchronize_stream(stream):
+    _stream(stream, "acl.rt.synchronize_stream").synchronize()
 
 
 def _event(event: object) -> Event:
     if not isinstance(event, Event):
-        raise _invalid(f"event={event!r} is not an event from acl.rt.create_event")
+        raise _invalid(f"event={event!r} is not an event from acl.rt.create_event", TypeError)
+    if getattr(event, "acl_destroyed", False):
+        raise _invalid("event was destroyed (acl.rt.destroy_event)")
     return event
 
 
-@_acl_call(0)
-def record_event(event: Event, stream: Stream | None) -> None:
-    _event(event).record(resolve_stream(stream) or _backend().default_stream)
+@acl_call(1)
+def create_event():
+    return _backend("acl.rt.create_event").create_event()
 
 
-@_acl_call(0)
-def synchronize_event(event: Event) -> None:
+@acl_call()
+def record_event(event, stream):
+    ev = _event(event)
+    ev.record(_stream(stream, "acl.rt.record_event"))
+
+
+@acl_call()
+def synchronize_event(event):
+    _backend("acl.rt.synchronize_event")
     _event(event).synchronize()
 
 
-@_acl_call(1)
-def query_event_status(event: Event) -> bool:
-    """True when the event has completed."""
+@acl_call(1)
+def query_event_status(event):
+    """(done, ret): True when the event has completed."""
+    _backend("acl.rt.query_event_status")
     return _event(event).query()
 
 
-@_acl_call(0)
-def stream_wait_event(stream: Stream | None, event: Event) -> None:
-    (resolve_stream(stream) or _backend().default_stream).wait_event(_event(event))
+@acl_call()
+def stream_wait_event(stream, event):
+    ev = _event(event)
+    _stream(stream, "acl.rt.stream_wait_event").wait_event(ev)
 
 
-@_acl_call(0)
-def destroy_event(event: Event) -> None:
-    _event(event)
+@acl_call()
+def destroy_event(event):
+    _backend("acl.rt.destroy_event")
+    ev = _event(event)
+    ev.acl_destroyed = True   # type: ignore[attr-defined]
 
 
 # -------------------------------------------------------------------------------- memory
 
-@_acl_call(1)
-def malloc(size: int, policy: int = 0) -> int:
-    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size <= 0:
-        raise _invalid(f"size={size!r}: aclrtMalloc needs a positive number of bytes")
-    if policy not in _POLICIES:
-        raise _invalid(f"policy={policy!r} is not an aclrtMemMallocPolicy (0, 1 or 2)")
-    return _backend().malloc(int(size))
+@acl_call(1)
+def malloc(size, policy=0):
+    """(devPtr, ret): `size` bytes of device memory from the pool (256-byte aligned)."""
+    n = as_int(size, "size", 1, INT64_MAX, "a positive number of bytes")
+    p = as_int(policy, "policy", what="an aclrtMemMallocPolicy")
+    if p not in aclrtMemMallocPolicy._value2member_map_:
+        raise _invalid(f"policy={p} is not an aclrtMemMallocPolicy (0, 1 or 2)")
+    be = _backend("acl.rt.malloc")
+    try:
+        return be.malloc(n)
+    except (MemoryError, ValueError, OverflowError) as exc:
+        raise AclnnError(ACL_ERROR_BAD_ALLOC, f"cannot allocate {n} bytes: {exc}") from None
 
 
-@_acl_call(0)
-def free(dev_ptr: int) -> None:
-    if dev_ptr is None or dev_ptr == 0:
+@acl_call()
+def free(dev_ptr):
+    """aclrtFree: give a block from acl.rt.malloc back to the pool."""
+    p = as_pointer(dev_ptr, "devPtr", allow_null=False)
+    if p == 0:
         raise _invalid("devPtr is null")
-    if not isinstance(dev_ptr, (int, np.integer)):
-        raise _invalid(f"devPtr={dev_ptr!r} is not a device pointer")
-    _backend().free(int(dev_ptr))
+    _backend("acl.rt.free").free(p)
+
+
+_host_blocks: dict[int, np.ndarray] = {}
+
+
+@acl_call(1)
+def malloc_host(size):
+    """(hostPtr, ret): `size` bytes of host memory (256-byte aligned), for memcpy."""
+    n = as_int(size, "size", 1, INT64_MAX, "a positive number of bytes")
+    _state.require_device("acl.rt.malloc_host")
+    try:
+        buf = np.zeros(n + 256, dtype=np.uint8)
+    except (MemoryError, ValueError) as exc:
+        raise AclnnError(ACL_ERROR_BAD_ALLOC, f"cannot allocate {n} bytes of host memory: {exc}") from None
+    ptr = (buf.ctypes.data + 255) // 256 * 256
+    _host_blocks[ptr] = buf
+    return ptr
+
+
+@acl_call()
+def free_host(host_ptr):
+    p = as_pointer(host_ptr, "hostPtr", allow_null=False)
+    _state.require_device("acl.rt.free_host")
+    if _host_blocks.pop(p, None) is None:
+        raise _invalid(f"hostPtr=0x{p:x} was not allocated by acl.rt.malloc_host (or was "
+                       f"already freed)")
 
 
 def _host_buffer(obj: object, need: int, name: str, writable: bool) -> tuple[int, np.ndarray | None]:
-    """(address, array) of a host buffer: a NumPy array (checked) or an int address (trusted,
-    as C trusts a pointer)."""
+    """(address, array) of a host buffer: a NumPy array or bytes-like object (checked), or an
+    int address (checked to be mapped, as C cannot)."""
+    if isinstance(obj, (bytes, bytearray, memoryview)):
+        obj = np.frombuffer(obj, dtype=np.uint8)
     if isinstance(obj, np.ndarray):
         if not obj.flags.c_contiguous:
             raise _invalid(f"{name} is a non-contiguous array; pass a C-contiguous one")
         if writable and not obj.flags.writeable:
-            raise _invalid(f"{name} is a read-only array")
+            raise _invalid(f"{name} is a read-only buffer")
         if obj.nbytes < need:
             raise _invalid(f"{name} holds {obj.nbytes} bytes, fewer than the {need} to copy")
         return obj.ctypes.data, obj
-    if isinstance(obj, (bytes, bytearray, memoryview)):
-        arr = np.frombuffer(obj, dtype=np.uint8)
-        return _host_buffer(arr, need, name, writable)
-    if isinstance(obj, (int, np.integer)) and not isinstance(obj, bool) and obj != 0:
-        return int(obj), None
-    raise _invalid(f"{name}={obj!r} is not a host buffer (a NumPy array or an address)")
+    if obj is None:
+        raise _invalid(f"{name} is null")
+    addr = as_pointer(obj, name)
+    if addr == 0:
+        raise _invalid(f"{name} is null")
+    if not is_mapped(addr, need, writable):
+        raise _invalid(f"{name}=0x{addr:x}: {need} bytes from there are not "
+                       f"{'writable' if writable else 'readable'} host memory of this process")
+    return addr, None
 
 
 def _device_range(be, ptr: object, count: int, name: str) -> int:
-    if not isinstance(ptr, (int, np.integer)) or isinstance(ptr, bool) or ptr == 0:
-        raise _invalid(f"{name}={ptr!r} is not a device pointer")
-    if not be.allocator.contains(int(ptr), count):
-        raise _invalid(f"{name}=0x{int(ptr):x}: {count} bytes from there are not inside one "
+    p = as_pointer(ptr, name)
+    if p == 0 or not be.allocator.contains(p, count):
+        raise _invalid(f"{name}={ptr!r}: {count} bytes from there are not inside one live "
                        f"allocation from acl.rt.malloc")
-    return int(ptr)
+    return p
 
 
 def _is_device(be, obj: object) -> bool:
-    return isinstance(obj, (int, np.integer)) and be.allocator.contains(int(obj), 1)
-
-
-@_acl_call(0)
-def memcpy(dst: object, dest_max: int, src: object, count: int, kind: int) -> None:
-    """aclrtMemcpy(dst, destMax, src, count, kind): synchronous with respect to the host."""
-    _memcpy(dst, dest_max, src, count, kind, None)
-
-
-@_acl_call(0)
-def memcpy_async(dst: object, dest_max: int, src: object, count: int, kind: int,
-                 stream: Stream | None) -> None:
-    """aclrtMemcpyAsync: ordered on `stream`. A host buffer must stay alive until the
-    stream is synchronized."""
-    _memcpy(dst, dest_max, src, count, kind, resolve_stream(stream) or _backend().default_stream)
+    if isinstance(obj, (bool, np.bool_)) or not isinstance(obj, (int, np.integer)):
+        return False
+    return be.allocator.contains(int(obj), 1)
 
 
 def _memcpy(dst, dest_max, src, count, kind, stream) -> None:
-    for name, v in (("destMax", dest_max), ("count", count)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-            raise _invalid(f"{name}={v!r} must be a non-negative int")
-    if count > dest_max:
-        raise _invalid(f"count={count} is larger than destMax={dest_max}")
-    if kind not in range(5):
-        raise _invalid(f"kind={kind!r} is not an aclrtMemcpyKind (0..4)")
-    be = _backend()
-    if kind == _DEFAULT:
-        kind = {(False, True): _HOST_TO_DEVICE, (True, False): _DEVICE_TO_HOST,
-                (True, True): _DEVICE_TO_DEVICE, (False, False): _HOST_TO_HOST}[
+    limit = as_size(dest_max, "destMax")
+    n = as_size(count, "count")
+    if n > limit:
+        raise _invalid(f"count={n} is larger than destMax={limit}")
+    k = as_int(kind, "kind", what="an aclrtMemcpyKind")
+    if k not in aclrtMemcpyKind._value2member_map_:
+        raise _invalid(f"kind={k} is not an aclrtMemcpyKind (0..4)")
+    be = _backend("acl.rt.memcpy")
+    if k == K.ACL_MEMCPY_DEFAULT:
+        # Note: on the cpu backend host and device share one address space, so an int is
+        # read as a device pointer here; a host buffer must be an array (a stale device
+        # pointer is refused, not written as if it were host memory).
+        for name, obj in (("dst", dst), ("src", src)):
+            if isinstance(obj, (int, np.integer)) and not isinstance(obj, (bool, np.bool_)) \
+                    and not _is_device(be, obj):
+                raise _invalid(f"{name}={obj!r}: with ACL_MEMCPY_DEFAULT an int must be a live "
+                               f"device pointer (freed memory?); give a host buffer as a NumPy "
+                               f"array or name the direction")
+        k = {(False, True): K.ACL_MEMCPY_HOST_TO_DEVICE, (True, False): K.ACL_MEMCPY_DEVICE_TO_HOST,
+             (True, True): K.ACL_MEMCPY_DEVICE_TO_DEVICE, (False, False): K.ACL_MEMCPY_HOST_TO_HOST}[
             (_is_device(be, src), _is_device(be, dst))]
-    if count == 0:
-        return
-    if kind == _HOST_TO_DEVICE:
-        d = _device_range(be, dst, count, "dst")
-        s_addr, s_arr = _host_buffer(src, count, "src", False)
-        view = (s_arr.reshape(-1).view(np.uint8)[:count] if s_arr is not None else
-                np.ctypeslib.as_array((ctypes.c_uint8 * count).from_address(s_addr)))
+    if k == K.ACL_MEMCPY_HOST_TO_DEVICE:
+        d = _device_range(be, dst, n, "dst")
+        s_addr, s_arr = _host_buffer(src, n, "src", False)
+        if n == 0:
+            return
+        view = (s_arr.reshape(-1).view(np.uint8)[:n] if s_arr is not None else
+                np.ctypeslib.as_array((ctypes.c_uint8 * n).from_address(s_addr)))
         be.copy_from_host(d, view, stream)
-    elif kind == _DEVICE_TO_HOST:
-        s = _device_range(be, src, count, "src")
-        d_addr, d_arr = _host_buffer(dst, count, "dst", True)
-        view = (d_arr.reshape(-1).view(np.uint8)[:count] if d_arr is not None else
-                np.ctypeslib.as_array((ctypes.c_uint8 * count).from_address(d_addr)))
+    elif k == K.ACL_MEMCPY_DEVICE_TO_HOST:
+        s = _device_range(be, src, n, "src")
+        d_addr, d_arr = _host_buffer(dst, n, "dst", True)
+        if n == 0:
+            return
+        view = (d_arr.reshape(-1).view(np.uint8)[:n] if d_arr is not None else
+                np.ctypeslib.as_array((ctypes.c_uint8 * n).from_address(d_addr)))
         be.copy_to_host(view, s, stream)
-    elif kind == _DEVICE_TO_DEVICE:
-        be.copy_device(_device_range(be, dst, count, "dst"), _device_range(be, src, count, "src"),
-                       count, stream)
+    elif k == K.ACL_MEMCPY_DEVICE_TO_DEVICE:
+        d, s = _device_range(be, dst, n, "dst"), _device_range(be, src, n, "src")
+        if n:
+            be.copy_device(d, s, n, stream)
     else:
-        d_addr, _ = _host_buffer(dst, count, "dst", True)
-        s_addr, _ = _host_buffer(src, count, "src", False)
+        d_addr, _ = _host_buffer(dst, n, "dst", True)
+        s_addr, _ = _host_buffer(src, n, "src", False)
         if stream is not None:
             stream.synchronize()
-        ctypes.memmove(d_addr, s_addr, count)
+        if n:
+            ctypes.memmove(d_addr, s_addr, n)
 
 
-@_acl_call(0)
-def memset(dev_ptr: int, max_count: int, value: int, count: int) -> None:
-    """aclrtMemset(devPtr, maxCount, value, count): bytes set to `value`."""
-    if count > max_count:
-        raise _invalid(f"count={count} is larger than maxCount={max_count}")
-    if not 0 <= int(value) <= 255:
-        raise _invalid(f"value={value!r} must be a byte (0..255)")
-    be = _backend()
-    if count:
-        be.memset(_device_range(be, dev_ptr, count, "devPtr"), int(value), int(count))
+@acl_call()
+def memcpy(dst, destMax, src, count, kind):
+    """aclrtMemcpy(dst, destMax, src, count, kind): synchronous with respect to the host."""
+    _memcpy(dst, destMax, src, count, kind, None)
 
 
-@_acl_call(2)
-def get_mem_info() -> tuple[int, int]:
-    """(free, total): the device's capacity is not modelled; this returns the pool's
+@acl_call()
+def memcpy_async(dst, destMax, src, count, kind, stream):
+    """aclrtMemcpyAsync: ordered on `stream`. A host buffer must stay alive until the
+    stream is synchronized."""
+    _memcpy(dst, destMax, src, count, kind, _stream(stream, "acl.rt.memcpy_async"))
+
+
+def _memset(dev_ptr, max_count, value, count, stream) -> None:
+    limit = as_size(max_count, "maxCount")
+    n = as_size(count, "count")
+    if n > limit:
+        raise _invalid(f"count={n} is larger than maxCount={limit}")
+    byte = as_int(value, "value", 0, 255, "a byte value")
+    be = _backend("acl.rt.memset")
+    p = _device_range(be, dev_ptr, max(n, 1), "devPtr")
+    if n:
+        be.memset(p, byte, n, stream)
+
+
+@acl_call()
+def memset(dev_ptr, maxCount, value, count):
+    """aclrtMemset(devPtr, maxCount, value, count): `count` bytes set to `value`."""
+    _memset(dev_ptr, maxCount, value, count, None)
+
+
+@acl_call()
+def memset_async(dev_ptr, maxCount, value, count, stream):
+    """aclrtMemsetAsync: ordered on `stream`."""
+    _memset(dev_ptr, maxCount, value, count, _stream(stream, "acl.rt.memset_async"))
+
+
+@acl_call(2)
+def get_mem_info(attr=0):
+    """(free, total, ret): the device's capacity is not modelled; this returns the pool's
     (bytes cached, bytes cached + in use)."""
-    stats = _backend().memory_stats()
-    return (stats["bytes_cached"], stats["bytes_cached"] + stats["bytes_in_use"])
+    as_int(attr, "attr", 0, 16, "an aclrtMemAttr")
+    stats = _backend("acl.rt.get_mem_info").memory_stats()
+    return stats["bytes_cached"], stats["bytes_cached"] + stats["bytes_in_use"]

@@ -7,12 +7,11 @@ from __future__ import annotations
 import logging
 from typing import Iterable, Sequence
 
-from .. import runtime
-from ..arch import current_soc
+from ..arch import SocInfo
 from ..dtypes import aclDataType, dt_name
 from ..formats import PUBLIC_FORMAT_RANKS, aclFormat, fmt_name, is_private
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, nullptr
-from ..tensor import IntArray, Scalar, Tensor
+from ..tensor import IntArray, Scalar, Tensor, check_live
 
 MAX_DIMS = 8
 
@@ -23,11 +22,22 @@ def check_not_null(value: object, name: str, kind: str = "aclTensor") -> None:
 
 
 def check_type(value: object, cls: type, name: str) -> None:
+    """`value` is a live object of the C type `cls` (not another type, not destroyed)."""
     if not isinstance(value, cls):
-        cname = {Tensor: "aclTensor", IntArray: "aclIntArray", Scalar: "aclScalar"}.get(cls, cls.__name__)
+        cname = getattr(cls, "KIND", cls.__name__)
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"Expected a value of type [{cname}] for argument [{name}] but instead "
-                         f"found {type(value).__name__}.")
+                         f"found {type(value).__name__}.", TypeError)
+    check_live(value, name)
+
+
+def check_tensors(named: Iterable[tuple[object, str]]) -> None:
+    """CANN's CheckNotNull for every tensor first, then each one's type."""
+    named = list(named)
+    for t, name in named:
+        check_not_null(t, name)
+    for t, name in named:
+        check_type(t, Tensor, name)
 
 
 def dtype_list(dtypes: Iterable[aclDataType]) -> str:
@@ -39,14 +49,14 @@ def check_dtype_in(t: Tensor, name: str, support: Iterable[aclDataType]) -> None
     if t.dtype not in support:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"Tensor {name} not implemented for {dt_name(t.dtype)}, should be in "
-                         f"dtype support list {dtype_list(support)}.")
+                         f"dtype support list {dtype_list(support)}.", TypeError)
 
 
 def check_same_dtype(a: Tensor, b: Tensor, name_a: str, name_b: str) -> None:
     if a.dtype != b.dtype:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"Expected both tensors to have same dtype, but found {name_a} "
-                         f"{dt_name(a.dtype)} and {name_b} {dt_name(b.dtype)}.")
+                         f"{dt_name(a.dtype)} and {name_b} {dt_name(b.dtype)}.", TypeError)
 
 
 def check_max_dim(t: Tensor, name: str, limit: int = MAX_DIMS) -> None:
@@ -73,36 +83,14 @@ def check_nd_format(t: Tensor, name: str) -> None:
                          f"{fmt_name(t.format)} needs {want}.")
 
 
-def check_memory(t: Tensor, name: str) -> None:
-    """A non-empty tensor's view must lie in device memory the runtime knows (so a kernel can
-    never touch memory outside an allocation)."""
-    extent = t.extent
-    if extent == 0:
-        return
-    if t.data == 0:
-        raise AclnnError(ACLNN_ERR_PARAM_NULLPTR,
-                         f"Tensor {name} has a null data pointer but {t.numel} elements.")
-    be = runtime.current()
-    if not be.allocator.contains(t.data, extent * t.itemsize):
+def check_private_offset(t: Tensor, name: str) -> None:
+    """A private layout starts at its storage's first element: the kernels read and write the
+    layout's whole storage from the data pointer, so an offset would reach past it."""
+    if t.storage_offset:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
-                         f"Tensor {name}'s view (data 0x{t.data:x}, {extent * t.itemsize} bytes "
-                         f"to its last element) is not inside device memory allocated with "
-                         f"acl.rt.malloc on the {be.name} backend.")
-
-
-def check_storage_memory(t: Tensor, name: str, storage_numel: int) -> None:
-    """A private-layout tensor: its whole storage (from data + offset) must lie in device
-    memory the runtime knows."""
-    nbytes = storage_numel * t.itemsize
-    start = t.data + t.storage_offset * t.itemsize
-    if t.data == 0:
-        raise AclnnError(ACLNN_ERR_PARAM_NULLPTR,
-                         f"Tensor {name} has a null data pointer but {t.numel} elements.")
-    be = runtime.current()
-    if not be.allocator.contains(start, nbytes):
-        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
-                         f"Tensor {name}'s storage ({nbytes} bytes at 0x{start:x}) is not inside "
-                         f"device memory allocated with acl.rt.malloc on the {be.name} backend.")
+                         f"Tensor {name} is in a private layout with storage_offset "
+                         f"{t.storage_offset}; a private layout's storage must start at the "
+                         f"data pointer (storage_offset 0).")
 
 
 def broadcast_shapes(a: Sequence[int], b: Sequence[int], name_a: str = "self",
@@ -141,8 +129,7 @@ def shape_str(shape: Sequence[int]) -> str:
     return "[" + ",".join(str(int(n)) for n in shape) + "]"
 
 
-def check_soc_supports(op: str) -> None:
-    soc = current_soc()
+def check_soc_supports(op: str, soc: SocInfo) -> None:
     if not soc.supports(op):
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"aclnn{op} is not supported on {soc.name} ({soc.products}).")

@@ -12,13 +12,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..dtypes import INFO, aclDataType as DT, dt_name
-from ..executor import Plan
 from ..runtime.base import Backend, Launch
 from ..runtime.cast import plan_cast
 from ..runtime.copy import pointer_arg
 from ..runtime.indexing import broadcast_strides, coalesce, pack_params
 from ..tensor import Tensor
 from ._checks import overlaps
+from ._core import Plan, Touch, view_touch
 from ._plans import WorkspaceLayout, tensor_view
 
 MODULE = "elementwise.cu"
@@ -45,8 +45,14 @@ def scalar_as(value: object, dtype: DT) -> np.generic:
     return storage_array(host, dtype)[()]
 
 
+def binary_touches(a: Tensor, b: Tensor, out: Tensor, out_name: str = "out",
+                   a_name: str = "self") -> list[Touch]:
+    return [view_touch(a, a_name), view_touch(b, "other"), view_touch(out, out_name)]
+
+
 def plan_binary(be: Backend, op: str, a: Tensor, b: Tensor, out: Tensor, compute: DT,
-                alpha: np.generic | None = None, alpha_f: float = 0.0) -> Plan:
+                touches: list[Touch], alpha: np.generic | None = None,
+                alpha_f: float = 0.0) -> Plan:
     """Launches computing out = a (op) b in `compute` (op: add, mul, muladd, axpy)."""
     if compute not in KERNEL_TYPES:
         raise ValueError(f"no {op} kernel for {dt_name(compute)}")
@@ -80,4 +86,4 @@ def plan_binary(be: Backend, op: str, a: Tensor, b: Tensor, out: Tensor, compute
                             np.float32(alpha_f))))
     if out.dtype != compute:
         launches += plan_cast(be, tensor_view(out), result, compute, out.dtype)
-    return Plan(launches, ws.size)
+    return Plan(launches, ws.size, touches)

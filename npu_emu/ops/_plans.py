@@ -6,13 +6,14 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from .. import runtime
-from ..executor import Plan
+from .._params import INT64_MAX
 from ..runtime.base import Backend, Launch, Workspace
 from ..runtime.cast import plan_cast
 from ..runtime.copy import View, plan_copy
+from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from ..tensor import Tensor, contiguous_strides
-from ._checks import check_memory, overlaps
+from ._checks import overlaps
+from ._core import Plan, view_touch
 
 WORKSPACE_ALIGN = 512
 
@@ -29,10 +30,14 @@ class WorkspaceLayout:
     def __init__(self) -> None:
         self.size = 0
 
-    def take(self, shape: Sequence[int], itemsize: int) -> View:
+    def take(self, shape: Sequence[int], itemsize: int, what: str = "a temporary") -> View:
         view = View(Workspace(self.size), tuple(shape), contiguous_strides(shape), itemsize)
         nbytes = math.prod(shape) * itemsize
         self.size += (nbytes + WORKSPACE_ALIGN - 1) // WORKSPACE_ALIGN * WORKSPACE_ALIGN
+        if self.size > INT64_MAX:
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                             f"{what} of shape {list(shape)} needs {nbytes} bytes of workspace; "
+                             f"the workspace size must fit in int64.")
         return view
 
 
@@ -48,15 +53,12 @@ def staged_source(be: Backend, src: Tensor, dst: Tensor, launches: list[Launch],
     return staged
 
 
-def plan_transfer(src: Tensor, dst: Tensor, src_name: str, dst_name: str) -> Plan:
+def plan_transfer(be: Backend, src: Tensor, dst: Tensor, src_name: str, dst_name: str) -> Plan:
     """src's view, broadcast to dst's shape and converted to dst's dtype, written into dst's
     view in one launch (staged through the workspace when the two overlap): CANN's
     Contiguous + Cast + BroadcastTo + ViewCopy chain, fused. Expand, InplaceCopy and Cast."""
-    check_memory(src, src_name)
-    check_memory(dst, dst_name)
-    be = runtime.current()
     launches: list[Launch] = []
     ws = WorkspaceLayout()
     source = staged_source(be, src, dst, launches, ws)
     launches += plan_cast(be, tensor_view(dst), source, src.dtype, dst.dtype)
-    return Plan(launches, ws.size)
+    return Plan(launches, ws.size, [view_touch(src, src_name), view_touch(dst, dst_name)])

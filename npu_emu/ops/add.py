@@ -14,31 +14,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import runtime
-from ..arch import current_soc
-from ..dtypes import (BOOL, COMPLEX, INFO, SIGNED, UNSIGNED, aclDataType as DT,
-                      can_cast, dt_name, promote_types)
-from ..executor import Executor, Plan, make_executor
+from ..arch import SocInfo
+from ..dtypes import BOOL, COMPLEX, INFO, SIGNED, UNSIGNED, aclDataType as DT, dt_name
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from ..tensor import Scalar, Tensor
 from . import _checks as C
-from ._api import phase_one, phase_two
-from ._elementwise import plan_binary, scalar_as
+from ._core import ATTR, IN, INOUT, OUT, Context, OpDef, Param, Plan
+from ._elementwise import binary_touches, plan_binary, scalar_as
 
 OP = "Add"
 AXPY = {False: frozenset({DT.ACL_FLOAT, DT.ACL_INT32, DT.ACL_FLOAT16}),       # before Ascend950
         True: frozenset({DT.ACL_FLOAT, DT.ACL_FLOAT16, DT.ACL_BF16})}          # Ascend950
 
 
-def _is_950() -> bool:
-    return current_soc().name == "Ascend950"
+def _is_950(soc: SocInfo) -> bool:
+    return soc.name == "Ascend950"
 
 
-def alpha_is_one(alpha: Scalar, compute: DT) -> bool:
+def alpha_is_one(alpha: Scalar, compute: DT, soc: SocInfo) -> bool:
     """CANN's IsEqualToOne: alpha compared as a float; on Ascend950 a complex alpha or type
     is never one and f64 compares as double."""
     value = alpha.to_python()
-    if _is_950():
+    if _is_950(soc):
         if isinstance(value, complex) or INFO[compute].kind == COMPLEX:
             return False
         if compute == DT.ACL_DOUBLE:
@@ -54,7 +51,22 @@ def _alpha_float(alpha: Scalar) -> np.float32:
         return np.float32(value)
 
 
-def check_params(self: Tensor, other: Tensor, alpha: Scalar, out: Tensor, out_name: str = "out"):
+def promoted(self: Tensor, other: Tensor, ctx: Context) -> DT:
+    try:
+        return ctx.rules.promote(self.dtype, other.dtype)
+    except AclnnError:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"Self dtype {dt_name(self.dtype)} and other dtype {dt_name(other.dtype)} "
+                         f"can not promote dtype.", TypeError) from None
+
+
+def infer(ins: tuple, attrs: dict, ctx: Context) -> tuple[tuple[int, ...], DT]:
+    self, other = ins
+    return C.broadcast_shapes(self.view_shape, other.view_shape, "self", "other"), promoted(self, other, ctx)
+
+
+def _check(self: Tensor, other: Tensor, alpha: Scalar, out: Tensor, out_name: str,
+           ctx: Context) -> DT:
     C.check_not_null(self, "self")
     C.check_not_null(other, "other")
     C.check_not_null(alpha, "alpha", "aclScalar")
@@ -62,25 +74,20 @@ def check_params(self: Tensor, other: Tensor, alpha: Scalar, out: Tensor, out_na
     for t, name in ((self, "self"), (other, "other"), (out, out_name)):
         C.check_type(t, Tensor, name)
     C.check_type(alpha, Scalar, "alpha")
-    support = current_soc().dtypes_for(OP)
+    support = ctx.soc.dtypes_for(OP)
     C.check_dtype_in(self, "self", support)
     C.check_dtype_in(other, "other", support)
-    try:
-        compute = promote_types(self.dtype, other.dtype)
-    except AclnnError:
-        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
-                         f"Self dtype {dt_name(self.dtype)} and other dtype {dt_name(other.dtype)} "
-                         f"can not promote dtype.") from None
+    compute = promoted(self, other, ctx)
     alpha_ok = (INFO[alpha.dtype].kind in (BOOL, SIGNED, UNSIGNED) if compute == DT.ACL_BOOL
-                else can_cast(alpha.dtype, compute))
+                else ctx.rules.can_cast(alpha.dtype, compute))
     if not alpha_ok:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"Alpha dtype {dt_name(alpha.dtype)} can't be cast to the promote dtype "
-                         f"{dt_name(compute)}.")
-    if not can_cast(compute, out.dtype):
+                         f"{dt_name(compute)}.", TypeError)
+    if not ctx.rules.can_cast(compute, out.dtype):
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"Promote dtype {dt_name(compute)} can't be cast to the desired output "
-                         f"type {dt_name(out.dtype)}.")
+                         f"type {dt_name(out.dtype)}.", TypeError)
     C.check_max_dim(self, "self")
     C.check_max_dim(other, "other")
     shape = C.broadcast_shapes(self.view_shape, other.view_shape, "self", "other")
@@ -93,40 +100,45 @@ def check_params(self: Tensor, other: Tensor, alpha: Scalar, out: Tensor, out_na
     return compute
 
 
-def plan(self: Tensor, other: Tensor, alpha: Scalar, out: Tensor, out_name: str = "out") -> Plan:
-    compute = check_params(self, other, alpha, out, out_name)
+def _plan(self: Tensor, other: Tensor, alpha: Scalar, out: Tensor, out_name: str,
+          ctx: Context) -> Plan:
+    compute = ctx.rules.promote(self.dtype, other.dtype)
     if self.is_empty() or other.is_empty():
         return Plan()
-    for t, name in ((self, "self"), (other, "other"), (out, out_name)):
-        C.check_memory(t, name)
-    be = runtime.current()
-    if alpha_is_one(alpha, compute):
-        return plan_binary(be, "add", self, other, out, compute)
-    if compute in AXPY[_is_950()]:
-        return plan_binary(be, "axpy", self, other, out, compute, alpha_f=float(_alpha_float(alpha)))
+    be = ctx.backend
+    touches = binary_touches(self, other, out, out_name)
+    if alpha_is_one(alpha, compute, ctx.soc):
+        return plan_binary(be, "add", self, other, out, compute, touches)
+    if compute in AXPY[_is_950(ctx.soc)]:
+        return plan_binary(be, "axpy", self, other, out, compute, touches,
+                           alpha_f=float(_alpha_float(alpha)))
     value = alpha.to_python()
     if INFO[compute].kind != COMPLEX and isinstance(value, complex):
         value = value.real
-    return plan_binary(be, "muladd", self, other, out, compute, alpha=scalar_as(value, compute))
+    return plan_binary(be, "muladd", self, other, out, compute, touches,
+                       alpha=scalar_as(value, compute))
 
 
-@phase_one
-def aclnnAddGetWorkspaceSize(self: Tensor, other: Tensor, alpha: Scalar, out: Tensor) -> Executor:
-    return make_executor("aclnnAdd", plan(self, other, alpha, out), [self, other], [out],
-                         replan=lambda ins, outs: plan(ins[0], ins[1], alpha, outs[0]))
+def check(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> None:
+    _check(ins[0], ins[1], attrs["alpha"], outs[0], "out", ctx)
 
 
-def aclnnAdd(workspace, workspace_size, executor, stream) -> int:
-    return phase_two(workspace, workspace_size, executor, stream)
+def plan(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> Plan:
+    return _plan(ins[0], ins[1], attrs["alpha"], outs[0], "out", ctx)
 
 
-@phase_one
-def aclnnInplaceAddGetWorkspaceSize(selfRef: Tensor, other: Tensor, alpha: Scalar) -> Executor:
-    C.check_not_null(selfRef, "selfRef")
-    return make_executor("aclnnInplaceAdd", plan(selfRef, other, alpha, selfRef, "selfRef"),
-                         [selfRef, other], [selfRef],
-                         replan=lambda ins, outs: plan(outs[0], ins[1], alpha, outs[0], "selfRef"))
+def check_inplace(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> None:
+    C.check_not_null(outs[0], "selfRef")
+    _check(ins[0], ins[1], attrs["alpha"], outs[0], "selfRef", ctx)
 
 
-def aclnnInplaceAdd(workspace, workspace_size, executor, stream) -> int:
-    return phase_two(workspace, workspace_size, executor, stream)
+def plan_inplace(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> Plan:
+    return _plan(ins[0], ins[1], attrs["alpha"], outs[0], "selfRef", ctx)
+
+
+ADD = OpDef(OP, (Param("self", IN), Param("other", IN), Param("alpha", ATTR, "aclScalar"),
+                 Param("out", OUT)), check, plan, infer,
+            summary="out = self + alpha * other, broadcast, computed in the promoted type.")
+INPLACE_ADD = OpDef("InplaceAdd", (Param("selfRef", INOUT), Param("other", IN),
+                                   Param("alpha", ATTR, "aclScalar")), check_inplace, plan_inplace,
+                    summary="selfRef += alpha * other, computed in the promoted type.")

@@ -6,35 +6,39 @@ format logs a warning. Plan: Contiguous + Cast + ViewCopy as one converting stri
 """
 from __future__ import annotations
 
-from ..arch import current_soc
 from ..dtypes import as_dtype, dt_name
-from ..executor import Executor, Plan, make_executor
 from ..formats import is_private
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from ..tensor import Tensor
 from . import _checks as C
-from ._api import phase_one, phase_two
+from ._core import ATTR, IN, OUT, Context, OpDef, Param, Plan
 from ._plans import plan_transfer
 
 OP = "Cast"
 
 
-def check_params(self: Tensor, dtype: object, out: Tensor):
+def infer(ins: tuple, attrs: dict, ctx: Context) -> tuple[tuple[int, ...], object]:
+    (self,) = ins
+    return self.view_shape, as_dtype(attrs["dtype"], "dtype")
+
+
+def check(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> None:
+    (self,), (out,), dtype = ins, outs, attrs["dtype"]
     C.check_not_null(self, "self")
     C.check_not_null(out, "out")
     C.check_type(self, Tensor, "self")
     C.check_type(out, Tensor, "out")
     dt = as_dtype(dtype, "dtype")
-    support = current_soc().dtypes_for(OP)
+    support = ctx.soc.dtypes_for(OP)
     C.check_dtype_in(self, "self", support)
     if dt not in support:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"The param dtype not implemented for {dt_name(dt)}, should be in dtype "
-                         f"support list {C.dtype_list(support)}.")
+                         f"support list {C.dtype_list(support)}.", TypeError)
     if out.dtype != dt:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"out has dtype {dt_name(out.dtype)} but the param dtype is {dt_name(dt)}; "
-                         f"they must be the same.")
+                         f"they must be the same.", TypeError)
     C.check_max_dim(self, "self")
     if out.view_shape != self.view_shape:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
@@ -45,21 +49,15 @@ def check_params(self: Tensor, dtype: object, out: Tensor):
             C.warn_if_nz(t, name)
         else:
             C.check_nd_format(t, name)
-    return dt
 
 
-def plan(self: Tensor, dtype: object, out: Tensor) -> Plan:
-    check_params(self, dtype, out)
+def plan(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> Plan:
+    (self,), (out,) = ins, outs
     if self.is_empty():
         return Plan()
-    return plan_transfer(self, out, "self", "out")  # out's dtype is `dtype` (checked)
+    return plan_transfer(ctx.backend, self, out, "self", "out")  # out's dtype is `dtype` (checked)
 
 
-@phase_one
-def aclnnCastGetWorkspaceSize(self: Tensor, dtype: object, out: Tensor) -> Executor:
-    return make_executor("aclnnCast", plan(self, dtype, out), [self], [out],
-                         replan=lambda ins, outs: plan(ins[0], dtype, outs[0]))
-
-
-def aclnnCast(workspace, workspace_size, executor, stream) -> int:
-    return phase_two(workspace, workspace_size, executor, stream)
+CAST = OpDef(OP, (Param("self", IN), Param("dtype", ATTR, "aclDataType"), Param("out", OUT)),
+             check, plan, infer, summary="Convert self to `dtype` into out (bit-exact "
+             "conversions, the low-precision types included).")

@@ -7,12 +7,10 @@ ViewCopy fused into one pass.
 """
 from __future__ import annotations
 
-from ..arch import current_soc
-from ..executor import Executor, Plan, make_executor
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from ..tensor import IntArray, Tensor
 from . import _checks as C
-from ._api import phase_one, phase_two
+from ._core import ATTR, IN, OUT, Context, OpDef, Param, Plan
 from ._plans import plan_transfer
 
 OP = "Expand"
@@ -46,17 +44,23 @@ def infer_shape(self_shape: tuple[int, ...], size: tuple[int, ...]) -> tuple[int
     return tuple(out)
 
 
-def check_params(self: Tensor, size: IntArray, out: Tensor) -> tuple[int, ...]:
+def infer(ins: tuple, attrs: dict, ctx: Context) -> tuple[tuple[int, ...], object]:
+    (self,) = ins
+    return infer_shape(self.view_shape, attrs["size"].values), self.dtype
+
+
+def check(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> None:
+    (self,), (out,), size = ins, outs, attrs["size"]
     C.check_not_null(self, "self")
     C.check_not_null(size, "size", "aclIntArray")
     C.check_not_null(out, "out")
     C.check_type(self, Tensor, "self")
     C.check_type(size, IntArray, "size")
     C.check_type(out, Tensor, "out")
-    C.check_soc_supports(OP)
+    C.check_soc_supports(OP, ctx.soc)
     C.check_same_dtype(self, out, "self", "out")
-    C.check_dtype_in(self, "self", current_soc().dtypes_for(OP))
-    shape = infer_shape(self.view_shape, size.values)
+    C.check_dtype_in(self, "self", ctx.soc.dtypes_for(OP))
+    shape, _ = infer(ins, attrs, ctx)
     if out.view_shape != shape:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"expect out shape to be same as expectShape, but got out shape "
@@ -67,21 +71,15 @@ def check_params(self: Tensor, size: IntArray, out: Tensor) -> tuple[int, ...]:
     if self.format != C.aclFormat.ACL_FORMAT_FRACTAL_NZ:
         C.check_nd_format(self, "self")
     C.check_nd_format(out, "out")
-    return shape
 
 
-def plan(self: Tensor, size: IntArray, out: Tensor) -> Plan:
-    check_params(self, size, out)
+def plan(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> Plan:
+    (self,), (out,) = ins, outs
     if self.is_empty() or out.is_empty():
         return Plan()
-    return plan_transfer(self, out, "self", "out")
+    return plan_transfer(ctx.backend, self, out, "self", "out")
 
 
-@phase_one
-def aclnnExpandGetWorkspaceSize(self: Tensor, size: IntArray, out: Tensor) -> Executor:
-    return make_executor("aclnnExpand", plan(self, size, out), [self], [out],
-                         replan=lambda ins, outs: plan(ins[0], size, outs[0]))
-
-
-def aclnnExpand(workspace, workspace_size, executor, stream) -> int:
-    return phase_two(workspace, workspace_size, executor, stream)
+EXPAND = OpDef(OP, (Param("self", IN), Param("size", ATTR, "aclIntArray"), Param("out", OUT)),
+               check, plan, infer, summary="Broadcast self to `size` into out, like "
+               "torch.Tensor.expand (-1 keeps a dim).")

@@ -15,20 +15,18 @@ from __future__ import annotations
 
 import math
 
-from .. import runtime
 from .. import dtypes as _dt
-from ..arch import current_soc
+from ..arch import SocInfo
 from ..dtypes import aclDataType as DT
-from ..executor import Executor, Plan, make_executor
-from ..formats import aclFormat, fmt_name
+from ..formats import PUBLIC_FORMAT_RANKS, aclFormat, as_format, fmt_name
 from ..fractal import (L, LayoutSpec, NZ_C0_FORMATS, NZ_FORMAT_FOR_C0, layout_spec,
                        make_layout_tensor, parse_layout, public_origin, tensor_layout, tensor_spec)
 from ..runtime.copy import View
 from ..runtime.layout import plan_layout
-from ..status import (AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_RUNTIME_ERROR, ACLNN_SUCCESS)
+from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_RUNTIME_ERROR
 from ..tensor import Tensor
 from . import _checks as C
-from ._api import fail, phase_one, phase_two
+from ._core import ATTR, IN, OUT, Context, OpDef, Param, Plan, current_context, run, storage_touch, view_touch
 
 OP = "NpuFormatCast"
 F = aclFormat
@@ -72,8 +70,7 @@ PRIVATE_STORAGE_RANKS = (4, 8)
 
 # ------------------------------------------------------------------------------- checks
 
-def _soc_group() -> str:
-    soc = current_soc()
+def _soc_group(soc: SocInfo) -> str:
     group = SOC_GROUP.get(soc.name)
     if group is None:
         raise AclnnError(ACLNN_ERR_RUNTIME_ERROR,
@@ -98,10 +95,7 @@ def _check_dtype(dtype: object, name: str, group: str, allow_default: bool = Fal
 
 
 def _check_format(fmt: object, name: str, group: str) -> aclFormat:
-    try:
-        f = aclFormat(int(fmt))  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"{name}={fmt!r} is not an aclFormat value.") from None
+    f = as_format(fmt, name)   # an aclFormat or its integer value (never a float)
     if f not in FORMATS[group]:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"{name} {fmt_name(f)} is not supported, should be in format support list "
@@ -109,11 +103,11 @@ def _check_format(fmt: object, name: str, group: str) -> aclFormat:
     return f
 
 
-def _check_pair(src: aclFormat, dst: aclFormat, group: str) -> None:
+def _check_pair(src: aclFormat, dst: aclFormat, group: str, soc: SocInfo) -> None:
     if (src, dst) not in CONVERSIONS[group]:
         raise AclnnError(ACLNN_ERR_RUNTIME_ERROR,
                          f"aclnn{OP} does not convert {fmt_name(src)} to {fmt_name(dst)} on "
-                         f"{current_soc().name}.")
+                         f"{soc.name}.")
 
 
 def _check_rank(t: Tensor, name: str, private: bool) -> None:
@@ -141,37 +135,43 @@ def _is_private(fmt: aclFormat) -> bool:
     return parse_layout(fmt)[0] is not L.ND
 
 
-def _c0_for_additional(src: Tensor, additional_dtype: object) -> int:
+def _c0_for_additional(src: Tensor, additional_dtype: object, soc: SocInfo) -> int:
     dt = src.dtype if _is_default_dtype(additional_dtype) \
         else _dt.as_dtype(additional_dtype, "additionalDtype")
-    return current_soc().c0(_dt.INFO[dt].bits)
+    return soc.c0(_dt.INFO[dt].bits)
 
 
 # ------------------------------------------------------------- CalculateSizeAndFormat
 
-def calculate_size_and_format(src: Tensor, dst_format: object,
-                              additional_dtype: object) -> tuple[list[int], aclFormat]:
-    """(storage shape of the destination, its actual format); AclnnError on bad input."""
+def calculate_size_and_format(src: Tensor, dst_format: object, additional_dtype: object,
+                              ctx: Context) -> tuple[list[int], aclFormat]:
+    """(storage shape of the destination, its actual format); AclnnError on bad input.
+    aclnnNpuFormatCastCalculateSizeAndFormat."""
+    soc = ctx.soc
     C.check_not_null(src, "srcTensor")
     C.check_type(src, Tensor, "srcTensor")
-    group = _soc_group()
+    group = _soc_group(soc)
     _check_dtype(src.dtype, "srcTensor", group)
     src_fmt = _check_format(src.format, "srcTensor format", group)
     dst_fmt = _check_format(dst_format, "dstFormat", group)
     _check_dtype(additional_dtype, "additionalDtype", group, allow_default=True)
     _check_rank(src, "srcTensor", private=False)
     _check_not_empty(src, "srcTensor")
-    _check_pair(src_fmt, dst_fmt, group)
+    _check_pair(src_fmt, dst_fmt, group, soc)
     if _is_private(src_fmt):               # back to a public format: the logical shape
         return list(src.view_shape), dst_fmt
-    c0 = _c0_for_additional(src, additional_dtype)
+    if src_fmt in PUBLIC_FORMAT_RANKS and PUBLIC_FORMAT_RANKS[src_fmt] not in (None, src.dim):
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"srcTensor has format {fmt_name(src_fmt)} but {src.dim} dimensions; "
+                         f"{fmt_name(src_fmt)} needs {PUBLIC_FORMAT_RANKS[src_fmt]}.")
+    c0 = _c0_for_additional(src, additional_dtype, soc)
     lay, named_c0 = parse_layout(dst_fmt)
     if named_c0 is not None:
         c0 = named_c0
     spec = layout_spec(lay, src.view_shape, src.dtype, c0=c0, origin=public_origin(src_fmt))
     actual = dst_fmt
     if group == _950 and lay is L.FRACTAL_NZ and named_c0 is None \
-            and c0 != current_soc().c0(_dt.INFO[src.dtype].bits):
+            and c0 != soc.c0(_dt.INFO[src.dtype].bits):
         # Ascend950 names a C0 that differs from the source dtype's in the format (CANN's table:
         # FLOAT with additionalDtype FLOAT16 -> FRACTAL_NZ_C0_16).
         if c0 not in NZ_FORMAT_FOR_C0:
@@ -181,34 +181,21 @@ def calculate_size_and_format(src: Tensor, dst_format: object,
     return list(spec.storage_shape), actual
 
 
-def aclnnNpuFormatCastCalculateSizeAndFormat(src_tensor, dst_format, additional_dtype):
-    """(dst_shape, actual_format, ret): the destination's storage shape and format."""
-    try:
-        shape, actual = calculate_size_and_format(src_tensor, dst_format, additional_dtype)
-    except AclnnError as err:
-        return None, None, fail(err)
-    return shape, int(actual), ACLNN_SUCCESS
-
-
 # ---------------------------------------------------------------------------- the plan
 
-def _storage_view(t: Tensor) -> int:
-    return t.data + t.storage_offset * t.itemsize
-
-
-def check_params(src: Tensor, dst: Tensor) -> tuple[LayoutSpec, bool]:
+def check_params(src: Tensor, dst: Tensor, soc: SocInfo) -> tuple[LayoutSpec, bool]:
     """(the private side's LayoutSpec, True when converting to it)."""
     C.check_not_null(src, "srcTensor")
     C.check_not_null(dst, "dstTensor")
     C.check_type(src, Tensor, "srcTensor")
     C.check_type(dst, Tensor, "dstTensor")
-    group = _soc_group()
+    group = _soc_group(soc)
     _check_dtype(src.dtype, "srcTensor", group)
     _check_dtype(dst.dtype, "dstTensor", group)
     C.check_same_dtype(src, dst, "srcTensor", "dstTensor")
     src_fmt = _check_format(src.format, "srcTensor format", group)
     dst_fmt = _check_format(dst.format, "dstTensor format", group)
-    _check_pair(src_fmt, dst_fmt, group)
+    _check_pair(src_fmt, dst_fmt, group, soc)
     for t, name in ((src, "srcTensor"), (dst, "dstTensor")):
         if not t.is_contiguous():
             raise AclnnError(ACLNN_ERR_PARAM_INVALID,
@@ -219,6 +206,12 @@ def check_params(src: Tensor, dst: Tensor) -> tuple[LayoutSpec, bool]:
     pub_name, priv_name = ("srcTensor", "dstTensor") if to_layout else ("dstTensor", "srcTensor")
     _check_rank(public, pub_name, private=False)
     _check_rank(private, priv_name, private=True)
+    C.check_private_offset(private, priv_name)
+    if public.format in PUBLIC_FORMAT_RANKS and PUBLIC_FORMAT_RANKS[public.format] not in (None, public.dim):
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"{pub_name} has format {fmt_name(public.format)} but {public.dim} "
+                         f"dimensions; {fmt_name(public.format)} needs "
+                         f"{PUBLIC_FORMAT_RANKS[public.format]}.")
     _check_not_empty(src, "srcTensor")
     if dst.view_shape != src.view_shape:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
@@ -226,7 +219,7 @@ def check_params(src: Tensor, dst: Tensor) -> tuple[LayoutSpec, bool]:
                          f"srcTensor's {C.shape_str(src.view_shape)}.")
     spec = tensor_spec(private, origin=public_origin(public.format))
     if group == _A2_A3 and spec.layout is not L.NC1HWC0_C04:
-        allowed = sorted({current_soc().c0(_dt.INFO[d].bits) for d in ADDITIONAL_DTYPES[group]})
+        allowed = sorted({soc.c0(_dt.INFO[d].bits) for d in ADDITIONAL_DTYPES[group]})
         if spec.c0 not in allowed:
             raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                              f"{priv_name}'s C0 is {spec.c0} (its storage shape "
@@ -234,31 +227,56 @@ def check_params(src: Tensor, dst: Tensor) -> tuple[LayoutSpec, bool]:
     return spec, to_layout
 
 
-def plan(src: Tensor, dst: Tensor) -> Plan:
-    spec, to_layout = check_params(src, dst)
-    public, private = (src, dst) if to_layout else (dst, src)
-    C.check_memory(public, "srcTensor" if to_layout else "dstTensor")
-    C.check_storage_memory(private, "dstTensor" if to_layout else "srcTensor", spec.storage_numel)
-    return Plan(_launches(spec, public, private, to_layout), 0)
+def check(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> None:
+    check_params(ins[0], outs[0], ctx.soc)
 
 
-def _launches(spec: LayoutSpec, public: Tensor, private: Tensor, to_layout: bool) -> list:
+def layout_plan(ctx: Context, spec: LayoutSpec, public: Tensor, private: Tensor,
+                to_layout: bool, public_name: str, private_name: str) -> Plan:
+    """One pass between a public tensor's view and a private tensor's whole storage."""
     view = View(public.data + public.storage_offset * public.itemsize, public.view_shape,
                 public.view_strides, public.itemsize)
-    return plan_layout(runtime.current(), spec.axes, view, _storage_view(private), to_layout)
+    launches = plan_layout(ctx.backend, spec.axes, view, private.data, to_layout)
+    return Plan(launches, 0, [view_touch(public, public_name),
+                              storage_touch(private, private_name, spec.storage_numel)])
 
 
-@phase_one
-def aclnnNpuFormatCastGetWorkspaceSize(src_tensor: Tensor, dst_tensor: Tensor) -> Executor:
-    return make_executor("aclnnNpuFormatCast", plan(src_tensor, dst_tensor), [src_tensor],
-                         [dst_tensor], replan=lambda ins, outs: plan(ins[0], outs[0]))
+def plan(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> Plan:
+    src, dst = ins[0], outs[0]
+    spec, to_layout = check_params(src, dst, ctx.soc)
+    if to_layout:
+        return layout_plan(ctx, spec, src, dst, True, "srcTensor", "dstTensor")
+    return layout_plan(ctx, spec, dst, src, False, "dstTensor", "srcTensor")
 
 
-def aclnnNpuFormatCast(workspace, workspace_size, executor, stream) -> int:
-    return phase_two(workspace, workspace_size, executor, stream)
+NPU_FORMAT_CAST = OpDef(OP, (Param("srcTensor", IN), Param("dstTensor", OUT)), check, plan,
+                        summary="Convert between a public format and a private layout (both "
+                        "ways) in one kernel pass; size dstTensor with "
+                        "aclnnNpuFormatCastCalculateSizeAndFormat.")
 
 
 # ------------------------------------------------------------------- the Python helper
+
+def _check_layout_cast(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> None:
+    for t, name in ((ins[0], "tensor"), (outs[0], "out")):
+        C.check_not_null(t, name)
+        C.check_type(t, Tensor, name)
+    private = outs[0] if attrs["to_layout"] else ins[0]
+    C.check_private_offset(private, "tensor" if private is ins[0] else "out")
+
+
+def _plan_layout_cast(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> Plan:
+    spec, to_layout = attrs["spec"], attrs["to_layout"]
+    if to_layout:
+        return layout_plan(ctx, spec, ins[0], outs[0], True, "tensor", "out")
+    return layout_plan(ctx, spec, outs[0], ins[0], False, "out", "tensor")
+
+
+# npu_emu.format_cast's step: every layout, any SoC, non-contiguous sources (no aclnn pair).
+LAYOUT_CAST = OpDef("LayoutCast", (Param("tensor", IN), Param("out", OUT),
+                                   Param("spec", ATTR, "LayoutSpec"), Param("to_layout", ATTR, "bool")),
+                    _check_layout_cast, _plan_layout_cast)
+
 
 def format_cast(tensor: Tensor, fmt: object, c0: int | None = None,
                 origin: str | None = None) -> Tensor:
@@ -272,6 +290,9 @@ def format_cast(tensor: Tensor, fmt: object, c0: int | None = None,
     takes C0 from its storage shape. origin names the axis order of a conv layout's view
     ("NCHW", "NHWC", "HWCN", "NCDHW", "NDHWC", "DHWCN") when the tensor's format does not.
     Works on every SoC and for non-contiguous sources; raises AclnnError on bad input."""
+    from ..device import DeviceBuffer, ensure_started
+    from ..tensor import make_tensor
+    ensure_started()
     C.check_not_null(tensor, "tensor")
     C.check_type(tensor, Tensor, "tensor")
     target, named_c0 = parse_layout(fmt, "fmt")
@@ -279,53 +300,40 @@ def format_cast(tensor: Tensor, fmt: object, c0: int | None = None,
     target_origin = public_origin(fmt)
     if src_layout is not L.ND and target is not L.ND:     # private -> private: through ND
         return format_cast(format_cast(tensor, "ND", origin=origin), fmt, c0, origin)
-    be = runtime.current()
-    from ..device import DeviceBuffer
+    ctx = current_context()
     if src_layout is L.ND:                                # public -> layout (or a copy)
         org = origin or src_origin
         if target is not L.ND and target.is_matrix:
             org = None
         spec = layout_spec(target, tensor.view_shape, tensor.dtype,
-                           c0=c0 if c0 is not None else named_c0, origin=org)
-        buf = DeviceBuffer(spec.storage_numel * tensor.itemsize, be)
-        if tensor.numel:
-            C.check_memory(tensor, "tensor")
-            be.enqueue(_launches(spec, tensor, _bare(spec, tensor.dtype, buf.ptr), True), None)
+                           c0=c0 if c0 is not None else named_c0, origin=org, soc=ctx.soc)
+        buf = DeviceBuffer(spec.storage_numel * tensor.itemsize, ctx.backend)
         if target is L.ND:
-            from ..tensor import make_tensor
             out_fmt = fmt if target_origin and len(target_origin) == tensor.dim else aclFormat.ACL_FORMAT_ND
-            return make_tensor(list(spec.view_shape), tensor.dtype, None, 0, parse_format(out_fmt),
-                               list(spec.view_shape), buf.ptr, owner=buf)
-        return make_layout_tensor(spec, tensor.dtype, buf.ptr, owner=buf)
+            out = make_tensor(list(spec.view_shape), tensor.dtype, None, 0, as_format(out_fmt, "fmt"),
+                              list(spec.view_shape), buf.ptr, owner=buf)
+        else:
+            out = make_layout_tensor(spec, tensor.dtype, buf.ptr, owner=buf)
+        if tensor.numel:
+            run(LAYOUT_CAST, (tensor,), (out,), {"spec": spec, "to_layout": True}, ctx)
+        return out
     # layout -> public
     org = origin or src_origin or target_origin
     if src_origin and target_origin and src_origin != target_origin and not origin:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"the tensor's view is in {src_origin} order; converting it to "
                          f"{target_origin} would permute it: ask for {src_origin} or ND")
-    spec = tensor_spec(tensor, origin=org)
+    spec = tensor_spec(tensor, origin=org, soc=ctx.soc)
     if c0 is not None and c0 != spec.c0:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"c0={c0}, but the tensor's storage shape {list(tensor.storage_shape)} "
                          f"holds C0 = {spec.c0}")
-    buf = DeviceBuffer(max(math.prod(tensor.view_shape), 1) * tensor.itemsize, be)
-    from ..tensor import make_tensor
+    buf = DeviceBuffer(max(math.prod(tensor.view_shape), 1) * tensor.itemsize, ctx.backend)
     out_fmt = aclFormat.ACL_FORMAT_ND
     if target_origin and len(target_origin) == tensor.dim:
-        out_fmt = parse_format(fmt)
+        out_fmt = as_format(fmt, "fmt")
     out = make_tensor(list(tensor.view_shape), tensor.dtype, None, 0, out_fmt,
                       list(tensor.view_shape), buf.ptr, owner=buf)
     if out.numel:
-        C.check_storage_memory(tensor, "tensor", spec.storage_numel)
-        be.enqueue(_launches(spec, out, tensor, False), None)
+        run(LAYOUT_CAST, (tensor,), (out,), {"spec": spec, "to_layout": False}, ctx)
     return out
-
-
-def parse_format(value: object) -> aclFormat:
-    from ..formats import as_format
-    return as_format(value, "fmt")
-
-
-def _bare(spec: LayoutSpec, dtype: DT, ptr: int) -> Tensor:
-    """A descriptor of storage at ptr (only its address is read by _launches)."""
-    return make_layout_tensor(spec, dtype, ptr)

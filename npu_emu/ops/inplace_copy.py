@@ -9,11 +9,10 @@ selfRef's view. A src that overlaps selfRef is staged in the workspace first.
 from __future__ import annotations
 
 from ..dtypes import COMPLEX, INFO, aclDataType as DT
-from ..executor import Executor, Plan, make_executor
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from ..tensor import Tensor
 from . import _checks as C
-from ._api import phase_one, phase_two
+from ._core import IN, OUT, Context, OpDef, Param, Plan
 from ._plans import plan_transfer
 
 # One list for every SoC (aclnn_copy.cpp's DTYPE_SUPPORT_LIST).
@@ -24,7 +23,8 @@ DTYPES = frozenset({
     DT.ACL_HIFLOAT8, DT.ACL_FLOAT8_E8M0})
 
 
-def check_params(self_ref: Tensor, src: Tensor) -> None:
+def check(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> None:
+    (src,), (self_ref,) = ins, outs
     C.check_not_null(self_ref, "selfRef")
     C.check_not_null(src, "src")
     C.check_type(self_ref, Tensor, "selfRef")
@@ -52,18 +52,14 @@ def check_params(self_ref: Tensor, src: Tensor) -> None:
     C.check_nd_format(src, "src")
 
 
-def plan(self_ref: Tensor, src: Tensor) -> Plan:
-    check_params(self_ref, src)
+def plan(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> Plan:
+    (src,), (self_ref,) = ins, outs
     if self_ref.is_empty() or src.is_empty():
         return Plan()
-    return plan_transfer(src, self_ref, "src", "selfRef")
+    return plan_transfer(ctx.backend, src, self_ref, "src", "selfRef")
 
 
-@phase_one
-def aclnnInplaceCopyGetWorkspaceSize(selfRef: Tensor, src: Tensor) -> Executor:
-    return make_executor("aclnnInplaceCopy", plan(selfRef, src), [src], [selfRef],
-                         replan=lambda ins, outs: plan(outs[0], ins[0]))
-
-
-def aclnnInplaceCopy(workspace, workspace_size, executor, stream) -> int:
-    return phase_two(workspace, workspace_size, executor, stream)
+# selfRef is written, not read: it is the output (rebinding output 0 moves it, input 0 is src).
+INPLACE_COPY = OpDef("InplaceCopy", (Param("selfRef", OUT), Param("src", IN)), check, plan,
+                     summary="Copy src into the view selfRef: broadcast, then converted to "
+                     "selfRef's dtype (any pair of the dtype list).")

@@ -26,20 +26,19 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import runtime
 from .. import dtypes as _dt
-from ..arch import NZ_ZN_NZ, SocInfo, current_soc
+from ..arch import NZ_ZN_NZ, SocInfo
 from ..dtypes import aclDataType as DT
-from ..executor import Executor, Plan, make_executor
 from ..fractal import (L, L0C_FRACTAL, Layout, LayoutSpec, layout_spec, make_layout_tensor,
                        tensor_layout, tensor_spec)
 from ..runtime.base import Backend, Launch, Workspace
-from ..runtime.copy import View
+from ..runtime.copy import View, pointer_arg
 from ..runtime.layout import plan_layout
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from ..tensor import Tensor
 from . import _checks as C
-from ._api import phase_one, phase_two
+from ._core import (ATTR, IN, OUT, Context, OpDef, Param, Plan, current_context, run,
+                    storage_touch, view_touch)
 from ._plans import WorkspaceLayout
 
 MODULE = "matmul.cu"
@@ -82,9 +81,8 @@ def matmul_dtypes(soc: SocInfo) -> frozenset:
     return frozenset({DT.ACL_FLOAT16, DT.ACL_FLOAT} | ({DT.ACL_BF16} if soc.bf16 else set()))
 
 
-def left_layout(soc: SocInfo | None = None) -> Layout:
+def left_layout(soc: SocInfo) -> Layout:
     """The cube's layout for the left matrix A: Zz, or FRACTAL_NZ on Ascend950 (SPEC §12)."""
-    soc = soc or current_soc()
     return L.FRACTAL_NZ if soc.matmul_convention == NZ_ZN_NZ else L.ZZ
 
 
@@ -170,9 +168,8 @@ def plan_cube(be: Backend, a: Fractals, b: Fractals, c: Fractals, out_batch: Seq
     if total >= 2**31:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"{total} output fractals: too many for one grid")
     bx, by = be.tile_block
-    ptr = lambda x: x if isinstance(x, Workspace) else np.uint64(x)  # noqa: E731
     return [Launch(be.function(MODULE, name), (total, 1, 1), (bx, by, 1),
-                   (p[()], ptr(a.ptr), ptr(b.ptr), ptr(c.ptr)))]
+                   (p[()], pointer_arg(a.ptr), pointer_arg(b.ptr), pointer_arg(c.ptr)))]
 
 
 def _l0c_spec(batch: Sequence[int], m: int, n: int, dtype: DT) -> LayoutSpec:
@@ -204,12 +201,12 @@ def _batch_shape(a: Sequence[int], b: Sequence[int], name_a: str, name_b: str) -
     return C.broadcast_shapes(a, b, name_a, name_b)
 
 
-def check_cube_params(self: Tensor, mat2: Tensor, out: Tensor) -> tuple[LayoutSpec, LayoutSpec, LayoutSpec]:
+def check_cube_params(self: Tensor, mat2: Tensor, out: Tensor,
+                      soc: SocInfo) -> tuple[LayoutSpec, LayoutSpec, LayoutSpec]:
     for t, name in ((self, "self"), (mat2, "mat2"), (out, "out")):
         C.check_not_null(t, name)
         C.check_type(t, Tensor, name)
-    C.check_soc_supports(CUBE_OP)  # CANN: Atlas 200I/500 A2 has no aclnnMatmul
-    soc = current_soc()
+    C.check_soc_supports(CUBE_OP, soc)  # CANN: Atlas 200I/500 A2 has no aclnnMatmul
     C.check_dtype_in(self, "self", _cube_dtypes(soc))
     C.check_same_dtype(self, mat2, "self", "mat2")
     C.check_dtype_in(out, "out", _out_dtypes_for(self.dtype, soc))
@@ -224,7 +221,8 @@ def check_cube_params(self: Tensor, mat2: Tensor, out: Tensor) -> tuple[LayoutSp
         if not 2 <= t.dim <= MAX_RANK:
             raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                              f"Tensor {name} has {t.dim} dims; it must have 2 to {MAX_RANK}.")
-    a_spec, b_spec, c_spec = tensor_spec(self), tensor_spec(mat2), tensor_spec(out)
+        C.check_private_offset(t, name)
+    a_spec, b_spec, c_spec = (tensor_spec(t, soc=soc) for t in (self, mat2, out))
     k0 = soc.c0(_dt.INFO[self.dtype].bits)
     for spec, name in ((a_spec, "self"), (b_spec, "mat2")):
         if spec.c0 != k0:
@@ -249,51 +247,51 @@ def check_cube_params(self: Tensor, mat2: Tensor, out: Tensor) -> tuple[LayoutSp
     return a_spec, b_spec, c_spec
 
 
-def plan_cube_matmul(self: Tensor, mat2: Tensor, out: Tensor) -> Plan:
-    a_spec, b_spec, c_spec = check_cube_params(self, mat2, out)
+def check_cube(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> None:
+    check_cube_params(ins[0], ins[1], outs[0], ctx.soc)
+
+
+def plan_cube_matmul(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> Plan:
+    (self, mat2), (out,) = ins, outs
+    a_spec, b_spec, c_spec = check_cube_params(self, mat2, out, ctx.soc)
     if out.is_empty():
         return Plan()
-    base = lambda t: t.data + t.storage_offset * t.itemsize  # noqa: E731
-    for t, name, spec in ((self, "self", a_spec), (mat2, "mat2", b_spec), (out, "out", c_spec)):
-        if spec.storage_numel:
-            C.check_storage_memory(t, name, spec.storage_numel)
     *batch, m, n = out.view_shape
     k = self.view_shape[-1]
     k0 = a_spec.c0
     kind = _STORAGE_KIND.get(self.dtype, 0)
-    launches = plan_cube(runtime.current(), _fractals(a_spec, base(self)), _fractals(b_spec, base(mat2)),
-                         _fractals(c_spec, base(out)), batch, -(-m // 16), -(-n // 16), -(-k // k0),
+    launches = plan_cube(ctx.backend, _fractals(a_spec, self.data), _fractals(b_spec, mat2.data),
+                         _fractals(c_spec, out.data), batch, -(-m // 16), -(-n // 16), -(-k // k0),
                          k0, (kind, kind), out.dtype, int8=self.dtype == DT.ACL_INT8)
-    return Plan(launches, 0)
+    touches = [storage_touch(t, name, spec.storage_numel) for t, name, spec in
+               ((self, "self", a_spec), (mat2, "mat2", b_spec), (out, "out", c_spec))]
+    return Plan(launches, 0, touches)
 
 
-@phase_one
-def aclnnCubeMatmulGetWorkspaceSize(self: Tensor, mat2: Tensor, out: Tensor) -> Executor:
-    """npu_emu extension: out (FRACTAL_NZ, 16x16) = self (Zz, or FRACTAL_NZ on Ascend950) x
-    mat2 (Zn), as the cube computes it."""
-    return make_executor("aclnnCubeMatmul", plan_cube_matmul(self, mat2, out), [self, mat2], [out],
-                         replan=lambda ins, outs: plan_cube_matmul(ins[0], ins[1], outs[0]))
-
-
-def aclnnCubeMatmul(workspace, workspace_size, executor, stream) -> int:
-    return phase_two(workspace, workspace_size, executor, stream)
+CUBE_MATMUL = OpDef(CUBE_OP, (Param("self", IN), Param("mat2", IN), Param("out", OUT)),
+                    check_cube, plan_cube_matmul,
+                    summary="npu_emu extension: out (FRACTAL_NZ, 16x16 fractals) = self (Zz, or "
+                    "FRACTAL_NZ on Ascend950) x mat2 (Zn), as the cube unit computes it.")
 
 
 def cube_matmul(a: Tensor, b: Tensor, out_dtype: object = None) -> Tensor:
     """Python helper: a (the SoC's left layout) x b (Zn) -> a new FRACTAL_NZ tensor with 16x16
     fractals (out_dtype default fp32, int32 for int8). Raises AclnnError on bad input."""
-    from ..device import DeviceBuffer
-    C.check_not_null(a, "a")
-    C.check_not_null(b, "b")
-    dt = _dt.as_dtype(out_dtype) if out_dtype is not None else (
+    from ..device import DeviceBuffer, ensure_started
+    ensure_started()
+    C.check_tensors(((a, "a"), (b, "b")))
+    for t, name in ((a, "a"), (b, "b")):
+        if t.dim < 2:
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                             f"{name} has {t.dim} dims; the cube takes matrices (2 to {MAX_RANK} dims)")
+    dt = _dt.as_dtype(out_dtype, "out_dtype") if out_dtype is not None else (
         DT.ACL_INT32 if a.dtype == DT.ACL_INT8 else DT.ACL_FLOAT)
     batch = _batch_shape(a.view_shape[:-2], b.view_shape[:-2], "a", "b")
+    ctx = current_context()
     spec = _l0c_spec(batch, a.view_shape[-2], b.view_shape[-1], dt)
-    buf = DeviceBuffer(spec.storage_numel * _dt.INFO[dt].itemsize)
+    buf = DeviceBuffer(spec.storage_numel * _dt.INFO[dt].itemsize, ctx.backend)
     out = make_layout_tensor(spec, dt, buf.ptr, owner=buf)
-    p = plan_cube_matmul(a, b, out)
-    if p.launches:
-        runtime.current().enqueue(p.launches, None)
+    run(CUBE_MATMUL, (a, b), (out,), {}, ctx)
     return out
 
 
@@ -329,13 +327,14 @@ def infer_shapes(a: Sequence[int], b: Sequence[int]) -> MatmulShapes:
     return MatmulShapes(tuple(batch), a2[-2], a2[-1], b2[-1], tuple(out))
 
 
-def check_params(self: Tensor, mat2: Tensor, out: Tensor, cube_math_type: object) -> tuple[MatmulShapes, tuple[int, int], int]:
+def check_params(self: Tensor, mat2: Tensor, out: Tensor, cube_math_type: object,
+                 ctx: Context) -> tuple[MatmulShapes, tuple[int, int], int]:
     """(shapes, (self kind, mat2 kind), K0)."""
     for t, name in ((self, "self"), (mat2, "mat2"), (out, "out")):
         C.check_not_null(t, name)
         C.check_type(t, Tensor, name)
-    C.check_soc_supports(OP)  # CANN: Atlas 200I/500 A2 has no aclnnMatmul
-    soc = current_soc()
+    soc = ctx.soc
+    C.check_soc_supports(OP, soc)  # CANN: Atlas 200I/500 A2 has no aclnnMatmul
     support = matmul_dtypes(soc)
     C.check_dtype_in(self, "self", support)
     C.check_dtype_in(mat2, "mat2", support)
@@ -344,8 +343,8 @@ def check_params(self: Tensor, mat2: Tensor, out: Tensor, cube_math_type: object
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"Matmul does not support mixing {_dt.dt_name(self.dtype)} and "
                          f"{_dt.dt_name(mat2.dtype)} on {soc.name}.")
-    promoted = _dt.promote_types(self.dtype, mat2.dtype)
-    if not _dt.can_cast(promoted, out.dtype):
+    promoted = ctx.rules.promote(self.dtype, mat2.dtype)
+    if not ctx.rules.can_cast(promoted, out.dtype):
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"Result type {_dt.dt_name(promoted)} can't be cast to the desired "
                          f"output type {_dt.dt_name(out.dtype)}.")
@@ -399,21 +398,31 @@ def _matrix_view(t: Tensor, as_row: bool) -> View:
     return View(base, t.view_shape, t.view_strides, t.itemsize)
 
 
-def plan(self: Tensor, mat2: Tensor, out: Tensor, cube_math_type: object) -> Plan:
-    shapes, kinds, k0 = check_params(self, mat2, out, cube_math_type)
+def infer(ins: tuple, attrs: dict, ctx: Context) -> tuple[tuple[int, ...], DT]:
+    self, mat2 = ins
+    return (infer_shapes(self.view_shape, mat2.view_shape).out_shape,
+            ctx.rules.promote(self.dtype, mat2.dtype))
+
+
+def check(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> None:
+    check_params(ins[0], ins[1], outs[0], attrs["cubeMathType"], ctx)
+
+
+def plan(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> Plan:
+    (self, mat2), (out,) = ins, outs
+    shapes, kinds, k0 = check_params(self, mat2, out, attrs["cubeMathType"], ctx)
     if out.is_empty():
         return Plan()
-    for t, name in ((self, "self"), (mat2, "mat2"), (out, "out")):
-        C.check_memory(t, name)
-    be = runtime.current()
-    soc = current_soc()
+    be, soc = ctx.backend, ctx.soc
     a_view, b_view = _matrix_view(self, True), _matrix_view(mat2, False)
-    a_spec = layout_spec(left_layout(soc), a_view.shape, self.dtype, c0=k0)
-    b_spec = layout_spec(L.ZN, b_view.shape, mat2.dtype, c0=k0)
+    a_spec = layout_spec(left_layout(soc), a_view.shape, self.dtype, c0=k0, soc=soc)
+    b_spec = layout_spec(L.ZN, b_view.shape, mat2.dtype, c0=k0, soc=soc)
     c_spec = _l0c_spec(shapes.batch, shapes.m, shapes.n, out.dtype)
     ws = WorkspaceLayout()
-    a_ws, b_ws, c_ws = (ws.take((spec.storage_numel,), item).ptr for spec, item in
-                        ((a_spec, self.itemsize), (b_spec, mat2.itemsize), (c_spec, out.itemsize)))
+    a_ws, b_ws, c_ws = (ws.take((spec.storage_numel,), item, f"the {what} fractal copy").ptr
+                        for spec, item, what in ((a_spec, self.itemsize, "self"),
+                                                 (b_spec, mat2.itemsize, "mat2"),
+                                                 (c_spec, out.itemsize, "result")))
     launches = plan_layout(be, a_spec.axes, a_view, a_ws, True)
     launches += plan_layout(be, b_spec.axes, b_view, b_ws, True)
     launches += plan_cube(be, _fractals(a_spec, a_ws), _fractals(b_spec, b_ws), _fractals(c_spec, c_ws),
@@ -430,15 +439,11 @@ def plan(self: Tensor, mat2: Tensor, out: Tensor, cube_math_type: object) -> Pla
     o_view = View(out.data + out.storage_offset * out.itemsize, tuple(o_shape), tuple(o_strides),
                   out.itemsize)
     launches += plan_layout(be, c_spec.axes, o_view, c_ws, False)
-    return Plan(launches, ws.size)
+    touches = [view_touch(self, "self"), view_touch(mat2, "mat2"), view_touch(out, "out")]
+    return Plan(launches, ws.size, touches)
 
 
-@phase_one
-def aclnnMatmulGetWorkspaceSize(self: Tensor, mat2: Tensor, out: Tensor,
-                                cube_math_type: int) -> Executor:
-    return make_executor("aclnnMatmul", plan(self, mat2, out, cube_math_type), [self, mat2], [out],
-                         replan=lambda ins, outs: plan(ins[0], ins[1], outs[0], cube_math_type))
-
-
-def aclnnMatmul(workspace, workspace_size, executor, stream) -> int:
-    return phase_two(workspace, workspace_size, executor, stream)
+MATMUL = OpDef(OP, (Param("self", IN), Param("mat2", IN), Param("out", OUT),
+                    Param("cubeMathType", ATTR, "int8_t")), check, plan, infer,
+               summary="out = self @ mat2 (torch.matmul's shape rules), computed as the cube unit "
+               "does: operands in the SoC's fractal layouts, fp32 accumulation.")

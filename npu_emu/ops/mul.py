@@ -7,40 +7,48 @@ Note: CANN's code skips the cast check on Ascend950; the documents do not, and w
 """
 from __future__ import annotations
 
-from .. import runtime
-from ..arch import current_soc
-from ..dtypes import can_cast, dt_name, promote_types
-from ..executor import Executor, Plan, make_executor
+from ..dtypes import dt_name
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from ..tensor import Tensor
 from . import _checks as C
-from ._api import phase_one, phase_two
-from ._elementwise import plan_binary
+from ._core import IN, INOUT, OUT, Context, OpDef, Param, Plan
+from ._elementwise import binary_touches, plan_binary
 
 OP = "Mul"
 
 
-def check_params(self: Tensor, other: Tensor, out: Tensor, op: str = "aclnnMul",
-                 self_name: str = "self", out_name: str = "out"):
+def promoted(self: Tensor, other: Tensor, ctx: Context, op: str = "aclnnMul",
+             self_name: str = "self"):
+    try:
+        return ctx.rules.promote(self.dtype, other.dtype)
+    except AclnnError:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"Expected {op} {self_name} dtype [{dt_name(self.dtype)}] and other dtype "
+                         f"[{dt_name(other.dtype)}] to be promotable but check failed.",
+                         TypeError) from None
+
+
+def infer(ins: tuple, attrs: dict, ctx: Context):
+    self, other = ins
+    return C.broadcast_shapes(self.view_shape, other.view_shape, "self", "other"), promoted(self, other, ctx)
+
+
+def _check(self: Tensor, other: Tensor, out: Tensor, ctx: Context, op: str, self_name: str,
+           out_name: str) -> None:
     C.check_not_null(self, self_name)
     C.check_not_null(other, "other")
     C.check_not_null(out, out_name)
     for t, name in ((self, self_name), (other, "other"), (out, out_name)):
         C.check_type(t, Tensor, name)
-    support = current_soc().dtypes_for(OP)
+    support = ctx.soc.dtypes_for(OP)
     C.check_dtype_in(self, self_name, support)
     C.check_dtype_in(other, "other", support)
     C.check_dtype_in(out, out_name, support)
-    try:
-        compute = promote_types(self.dtype, other.dtype)
-    except AclnnError:
-        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
-                         f"Expected {op} {self_name} dtype [{dt_name(self.dtype)}] and other dtype "
-                         f"[{dt_name(other.dtype)}] to be promotable but check failed.") from None
-    if not can_cast(compute, out.dtype):
+    compute = promoted(self, other, ctx, op, self_name)
+    if not ctx.rules.can_cast(compute, out.dtype):
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"Result type {dt_name(compute)} can't be cast to the desired output type "
-                         f"{dt_name(out.dtype)}.")
+                         f"{dt_name(out.dtype)}.", TypeError)
     C.check_max_dim(self, self_name)
     C.check_max_dim(other, "other")
     shape = C.broadcast_shapes(self.view_shape, other.view_shape, self_name, "other")
@@ -50,37 +58,35 @@ def check_params(self: Tensor, other: Tensor, out: Tensor, op: str = "aclnnMul",
                          f"{C.shape_str(shape)}, but got {C.shape_str(out.view_shape)}.")
     for t, name in ((self, self_name), (other, "other"), (out, out_name)):
         C.check_nd_format(t, name)
-    return compute
 
 
-def plan(self: Tensor, other: Tensor, out: Tensor, op: str = "aclnnMul", self_name: str = "self",
-         out_name: str = "out") -> Plan:
-    compute = check_params(self, other, out, op, self_name, out_name)
+def _plan(self: Tensor, other: Tensor, out: Tensor, ctx: Context, self_name: str,
+          out_name: str) -> Plan:
     if self.is_empty() or other.is_empty():
         return Plan()
-    for t, name in ((self, self_name), (other, "other"), (out, out_name)):
-        C.check_memory(t, name)
-    return plan_binary(runtime.current(), "mul", self, other, out, compute)
+    compute = ctx.rules.promote(self.dtype, other.dtype)
+    return plan_binary(ctx.backend, "mul", self, other, out, compute,
+                       binary_touches(self, other, out, out_name, self_name))
 
 
-@phase_one
-def aclnnMulGetWorkspaceSize(self: Tensor, other: Tensor, out: Tensor) -> Executor:
-    return make_executor("aclnnMul", plan(self, other, out), [self, other], [out],
-                         replan=lambda ins, outs: plan(ins[0], ins[1], outs[0]))
+def check(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> None:
+    _check(ins[0], ins[1], outs[0], ctx, "aclnnMul", "self", "out")
 
 
-def aclnnMul(workspace, workspace_size, executor, stream) -> int:
-    return phase_two(workspace, workspace_size, executor, stream)
+def plan(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> Plan:
+    return _plan(ins[0], ins[1], outs[0], ctx, "self", "out")
 
 
-@phase_one
-def aclnnInplaceMulGetWorkspaceSize(selfRef: Tensor, other: Tensor) -> Executor:
-    def make(ins, outs):
-        return plan(outs[0], ins[1], outs[0], "aclnnInplaceMul", "selfRef", "selfRef")
-    C.check_not_null(selfRef, "selfRef")
-    return make_executor("aclnnInplaceMul", make([selfRef, other], [selfRef]), [selfRef, other],
-                         [selfRef], replan=make)
+def check_inplace(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> None:
+    C.check_not_null(outs[0], "selfRef")
+    _check(ins[0], ins[1], outs[0], ctx, "aclnnInplaceMul", "selfRef", "selfRef")
 
 
-def aclnnInplaceMul(workspace, workspace_size, executor, stream) -> int:
-    return phase_two(workspace, workspace_size, executor, stream)
+def plan_inplace(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> Plan:
+    return _plan(ins[0], ins[1], outs[0], ctx, "selfRef", "selfRef")
+
+
+MUL = OpDef(OP, (Param("self", IN), Param("other", IN), Param("out", OUT)), check, plan, infer,
+            summary="out = self * other, broadcast, computed in the promoted type.")
+INPLACE_MUL = OpDef("InplaceMul", (Param("selfRef", INOUT), Param("other", IN)), check_inplace,
+                    plan_inplace, summary="selfRef *= other, computed in the promoted type.")

@@ -1,0 +1,124 @@
+"""The one wrapper of the C-style layer (`npu_emu.aclnn`, `npu_emu.acl`): whatever a user
+passes, a wrapped function returns a status code of its own family (and its values, or None
+where C returns a null pointer) and never raises.
+
+- Arguments are bound to the function's C signature first: a wrong number or name of
+  arguments is the family's invalid-parameter code, with the signature in the message.
+- AclnnError keeps its code, read in the function's family (status.in_family).
+- Anything else is an internal failure: 561003 for a kernel that cannot be built or loaded,
+  else the function's internal code (561000; 361001 in phase two; 500000 for acl.rt). It is
+  logged once on the "npu_emu" logger, with its traceback only when NPU_EMU_LOG=debug.
+- The message of every failure is kept for aclGetRecentErrMsg() / acl.get_recent_err_msg().
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import os
+import threading
+from typing import Any, Callable
+
+from . import status
+from .runtime.base import KernelBuildError
+from .status import ACL, ACLNN, AclnnError
+
+log = logging.getLogger("npu_emu")
+_depth = threading.local()
+
+INTERNAL_CODE = {ACLNN: status.ACLNN_ERR_INNER, ACL: status.ACL_ERROR_INTERNAL_ERROR}
+INVALID_CODE = {ACLNN: status.ACLNN_ERR_PARAM_INVALID, ACL: status.ACL_ERROR_INVALID_PARAM}
+
+
+def _debug() -> bool:
+    return os.environ.get("NPU_EMU_LOG", "").strip().lower() == "debug"
+
+
+def internal_error(where: str, exc: BaseException, family: str, code: int | None) -> AclnnError:
+    """An unexpected failure inside the emulator, as the status CANN would give."""
+    if isinstance(exc, KernelBuildError):
+        code = status.ACLNN_ERR_INNER_FIND_KERNEL_ERROR if family == ACLNN else INTERNAL_CODE[ACL]
+    elif isinstance(exc, MemoryError) and family == ACL:
+        code = status.ACL_ERROR_BAD_ALLOC
+    elif code is None:
+        code = INTERNAL_CODE[family]
+    log.error("%s: internal error in npu_emu: %s: %s%s", where, type(exc).__name__, exc,
+              "" if _debug() else " (NPU_EMU_LOG=debug shows the traceback)",
+              exc_info=exc if _debug() else None)
+    return AclnnError(code, f"{where}: internal error: {type(exc).__name__}: {exc}")
+
+
+def c_function(family: str, failure: Any = None, n_values: int | None = None,
+               internal: int | None = None, name: str | None = None,
+               signature: inspect.Signature | None = None) -> Callable[[Callable], Callable]:
+    """Wrap `fn` (which returns its values or raises AclnnError) into a C-style function.
+
+    n_values: how many values precede the status code in the result (None: the function is a
+    constructor that returns its object, or None on failure, and no code; 0: only the code).
+    failure: the values returned with a failing code (default None for each).
+    internal: the code of an unexpected failure (default the family's internal error).
+    """
+    def deco(fn: Callable) -> Callable:
+        where = name or fn.__name__
+        sig = signature or inspect.signature(fn)
+        fail_values = failure if failure is not None else (None,) * (n_values or 0)
+
+        def result_of(code: int, values: Any) -> Any:
+            if n_values is None:
+                return values if code == 0 else None
+            if n_values == 0:
+                return code
+            if code:
+                values = fail_values
+            elif n_values == 1:
+                values = (values,)
+            return (*values, code)
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            depth = getattr(_depth, "n", 0)
+            if depth:                      # an inner call of the layer: the outer one reports
+                return fn(*args, **kwargs)
+            _depth.n = 1
+            try:
+                try:
+                    bound = sig.bind(*args, **kwargs)
+                except TypeError as exc:
+                    raise AclnnError(INVALID_CODE[family],
+                                     f"{where}{sig}: {exc}", TypeError) from None
+                values = fn(*bound.args, **bound.kwargs)
+                return result_of(0, values)
+            except AclnnError as err:
+                status.set_recent_error(err.message)
+                return result_of(status.in_family(err.code, family), None)
+            except Exception as exc:   # never an exception out of the C-style layer
+                err = internal_error(where, exc, family, internal)
+                status.set_recent_error(err.message)
+                return result_of(status.in_family(err.code, family), None)
+            finally:
+                _depth.n = 0
+
+        wrapper.__signature__ = sig  # type: ignore[attr-defined]
+        wrapper.__wrapped_c__ = fn   # type: ignore[attr-defined]
+        return wrapper
+    return deco
+
+
+def resolve_stream(stream: object):
+    """None or 0 -> the default stream (None); otherwise a live stream from
+    acl.rt.create_stream. Both families refuse anything else (161002, read as 100000 by
+    acl.rt)."""
+    import numpy as np
+
+    from .runtime.base import Stream
+    if stream is None or (isinstance(stream, (int, np.integer)) and not isinstance(stream, bool)
+                          and int(stream) == 0):
+        return None
+    if not isinstance(stream, Stream):
+        raise AclnnError(status.ACLNN_ERR_PARAM_INVALID,
+                         f"stream={stream!r} is not a stream from acl.rt.create_stream (or None "
+                         f"for the default stream)", TypeError)
+    if getattr(stream, "destroyed", False):
+        raise AclnnError(status.ACLNN_ERR_PARAM_INVALID,
+                         "stream was destroyed (acl.rt.destroy_stream); create a new one")
+    return stream

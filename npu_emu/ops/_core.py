@@ -1,0 +1,255 @@
+"""The operator core that both facades call: what an operator module exports, the context it
+runs in, the checks every operator shares, and the one path that enqueues a plan.
+
+An operator is an `OpDef`: its C signature (parameter names and roles, in CANN's order) and
+three plain steps, none of which reads a global:
+
+    infer(ins, attrs, ctx) -> (shape, dtype)   the output an eager caller must allocate
+    check(ins, outs, attrs, ctx)               CANN's named checks, in CANN's order
+    plan(ins, outs, attrs, ctx) -> Plan        kernel launches, workspace bytes, memory touched
+
+`ins`/`outs` are tuples of tensors (an in-place tensor is in both), `attrs` a dict of the
+other parameters by name, `ctx` a frozen Context (backend, SoC, rule set) that the facades fill
+from the user's switches. `prepare` runs check, the shared checks and plan; `execute` is the
+only place launches are enqueued (aclnn's phase two and the eager layers alike).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .. import runtime
+from .._params import INT64_MAX, UINT64_MAX
+from ..arch import SocInfo, current_soc
+from ..dtypes import RuleSet, current_rules
+from ..runtime.base import Backend, Launch, Stream
+from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR
+from ..tensor import Tensor, check_geometry
+
+IN, OUT, INOUT, ATTR = "in", "out", "inout", "attr"
+EXACT_OVERLAP_LIMIT = 1 << 20   # outputs up to this many elements get an exact alias check
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a plan depends on besides its arguments: the backend that runs it, the SoC whose
+    rules apply, and the promotion / conversion rule set. Captured once per call."""
+    backend: Backend
+    soc: SocInfo
+    rules: RuleSet
+
+
+def current_context() -> Context:
+    """The context the user's switches select now (NPU_EMU_DEVICE, set_soc, set_promotion_rules)."""
+    return Context(runtime.current(), current_soc(), current_rules())
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of an operator's first phase, as CANN names and orders it."""
+    name: str
+    role: str            # IN, OUT, INOUT (a tensor both read and written) or ATTR
+    ctype: str = "aclTensor"
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class OpDef:
+    """An operator: `name` is CANN's without the aclnn prefix ("Expand", "InplaceAdd")."""
+    name: str
+    params: tuple[Param, ...]
+    check: Callable[..., None]
+    plan: Callable[..., "Plan"]
+    infer: Callable[..., tuple] | None = None
+    summary: str = ""
+
+    @property
+    def input_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params if p.role in (IN, INOUT))
+
+    @property
+    def output_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params if p.role in (OUT, INOUT))
+
+    @property
+    def attr_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params if p.role == ATTR)
+
+    def split(self, values: dict[str, Any]) -> tuple[tuple, tuple, dict[str, Any]]:
+        """(ins, outs, attrs) from the parameters by name."""
+        return (tuple(values[n] for n in self.input_names),
+                tuple(values[n] for n in self.output_names),
+                {n: values[n] for n in self.attr_names})
+
+
+@dataclass(frozen=True)
+class Touch:
+    """Device memory a plan reads or writes: `nbytes` from `ptr`, the memory of tensor `name`."""
+    name: str
+    ptr: int
+    nbytes: int
+    align: int
+
+
+def view_touch(t: Tensor, name: str) -> Touch:
+    """The bytes of t's view, from its first element to the end of its last."""
+    start = t.data + t.storage_offset * t.itemsize
+    return Touch(name, start, (t.extent - t.storage_offset) * t.itemsize, min(t.itemsize, 8))
+
+
+def storage_touch(t: Tensor, name: str, numel: int) -> Touch:
+    """The first `numel` elements of t's storage (a private layout, read or written whole)."""
+    return Touch(name, t.data, numel * t.itemsize, min(t.itemsize, 8))
+
+
+@dataclass
+class Plan:
+    """What phase one produces: kernel launches in order, the workspace bytes they need, and
+    the device memory they touch (checked live at phase one and again before every run)."""
+    launches: list[Launch] = field(default_factory=list)
+    workspace_size: int = 0
+    touches: list[Touch] = field(default_factory=list)
+    memory: list[tuple[Touch, int]] = field(default_factory=list)  # (touch, block serial)
+    generation: int = -1
+
+
+# ------------------------------------------------------------------- shared checks
+
+def check_no_internal_overlap(t: Tensor, name: str) -> None:
+    """An output's elements may not share memory (PyTorch refuses the same): a stride 0 on a
+    dim longer than 1 always aliases; other strides are proved disjoint (sorted strides each
+    past the span of the smaller ones), else checked exactly up to EXACT_OVERLAP_LIMIT
+    elements, else refused as possibly aliasing."""
+    if t.is_empty():
+        return
+    dims = [(n, s, d) for d, (n, s) in enumerate(zip(t.view_shape, t.view_strides)) if n > 1]
+    for n, s, d in dims:
+        if s == 0:
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                             f"Tensor {name} has stride 0 on dim {d} of size {n}: its elements "
+                             f"would overlap, and an output's elements may not (view shape "
+                             f"{list(t.view_shape)}, strides {list(t.view_strides)}).")
+    span = 1
+    for n, s, _ in sorted(dims, key=lambda x: x[1]):
+        if s < span:
+            break
+        span += (n - 1) * s
+    else:
+        return
+    if t.numel <= EXACT_OVERLAP_LIMIT:
+        offsets = np.zeros(1, dtype=np.int64)
+        for n, s, _ in dims:
+            offsets = (offsets[:, None] + np.arange(n, dtype=np.int64) * s).reshape(-1)
+        if np.unique(offsets).size == offsets.size:
+            return
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"Tensor {name}'s view (shape {list(t.view_shape)}, strides "
+                         f"{list(t.view_strides)}) maps several elements to one address; an "
+                         f"output's elements may not overlap.")
+    raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                     f"Tensor {name}'s view (shape {list(t.view_shape)}, strides "
+                     f"{list(t.view_strides)}) may map several elements to one address (its "
+                     f"strides are not nested); an output's elements may not overlap.")
+
+
+def check_pointer(t: Tensor, name: str) -> None:
+    if not 0 <= t.data <= UINT64_MAX:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"Tensor {name} has data pointer {t.data}, which is not an address "
+                         f"(an int in [0, 2^64)).")
+
+
+def resolve_memory(plan: Plan, ctx: Context) -> None:
+    """Check every range the plan touches (null pointer -> 161001; misaligned, or not inside
+    one live allocation -> 161002) and record the block serials for phase two."""
+    alloc = ctx.backend.allocator
+    plan.generation = alloc.generation
+    plan.memory = []
+    for touch in plan.touches:
+        if touch.nbytes <= 0:
+            continue
+        if touch.ptr == 0:
+            raise AclnnError(ACLNN_ERR_PARAM_NULLPTR,
+                             f"Tensor {touch.name} has a null data pointer but touches "
+                             f"{touch.nbytes} bytes.")
+        if touch.ptr % touch.align:
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                             f"Tensor {touch.name}'s first element at 0x{touch.ptr:x} is not "
+                             f"aligned to {touch.align} bytes, as its elements must be.")
+        serial = alloc.block_id(touch.ptr, touch.nbytes)
+        if serial is None:
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                             f"Tensor {touch.name}'s memory ({touch.nbytes} bytes at "
+                             f"0x{touch.ptr:x}) is not inside one live allocation from "
+                             f"acl.rt.malloc on the {ctx.backend.name} backend.")
+        plan.memory.append((touch, serial))
+
+
+def check_still_live(plan: Plan, ctx: Context) -> None:
+    """Before a run: every block the plan checked at phase one is still the same live block
+    (cheap when nothing was freed since: the allocator's generation is unchanged)."""
+    alloc = ctx.backend.allocator
+    if alloc.generation == plan.generation:
+        return
+    for touch, serial in plan.memory:
+        if alloc.block_id(touch.ptr, touch.nbytes) != serial:
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                             f"Tensor {touch.name}'s memory ({touch.nbytes} bytes at "
+                             f"0x{touch.ptr:x}) was freed after the first phase; the executor "
+                             f"would write memory it no longer owns. Rebind it "
+                             f"(aclSetInputTensorAddr/aclSetOutputTensorAddr) or plan again.")
+    plan.generation = alloc.generation
+
+
+def prepare(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dict[str, Any],
+            ctx: Context) -> Plan:
+    """Phase one's work for any operator: CANN's checks, the checks every operator shares,
+    the plan, and the memory it touches. Raises AclnnError."""
+    op.check(tuple(ins), tuple(outs), attrs, ctx)
+    named = list(zip(ins, op.input_names)) + list(zip(outs, op.output_names))
+    for t, name in named:
+        check_pointer(t, name)
+        check_geometry(t, name)
+    for t, name in zip(outs, op.output_names):
+        check_no_internal_overlap(t, name)
+    plan = op.plan(tuple(ins), tuple(outs), attrs, ctx)
+    if plan.workspace_size > INT64_MAX:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"aclnn{op.name} would need {plan.workspace_size} bytes of workspace, "
+                         f"more than int64 holds.")
+    if plan.launches:
+        resolve_memory(plan, ctx)
+    return plan
+
+
+def execute(plan: Plan, ctx: Context, stream: Stream | None, workspace: int = 0) -> None:
+    """Enqueue a prepared plan on `stream` (None: the default stream) with its workspace at
+    `workspace`: the one path of phase two and of the eager layers."""
+    if not plan.launches:
+        return
+    check_still_live(plan, ctx)
+    ctx.backend.enqueue(plan.launches, stream, workspace)
+
+
+def run(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dict[str, Any],
+        ctx: Context | None = None, stream: Stream | None = None) -> None:
+    """Prepare and execute in one call, the workspace taken from the pool and given back in
+    stream order (the eager layers: npu_emu.format_cast, cube_matmul, the array API)."""
+    ctx = ctx or current_context()
+    plan = prepare(op, ins, outs, attrs, ctx)
+    if not plan.launches:
+        return
+    be = ctx.backend
+    workspace = be.malloc(plan.workspace_size) if plan.workspace_size else 0
+    try:
+        execute(plan, ctx, stream, workspace)
+    finally:
+        if workspace:
+            be.free(workspace)
+
+
+__all__ = ["ATTR", "Context", "IN", "INOUT", "OUT", "OpDef", "Param", "Plan", "Touch",
+           "check_no_internal_overlap", "check_still_live", "current_context", "execute",
+           "prepare", "run", "storage_touch", "view_touch"]
