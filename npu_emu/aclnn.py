@@ -121,8 +121,8 @@ for _name, _op in OPERATORS.items():
 def aclnnNpuFormatCastCalculateSizeAndFormat(srcTensor, dstFormat, additionalDtype):
     """(dst_shape, actual_format, ret): the storage shape and actual aclFormat of
     srcTensor converted to dstFormat (additionalDtype -1: srcTensor's dtype), for
-    aclCreateTensor of aclnnNpuFormatCast's destination."""
-    _require_runtime("aclnnNpuFormatCastCalculateSizeAndFormat")
+    aclCreateTensor of aclnnNpuFormatCast's destination. A pure shape computation: it
+    needs no initialized runtime, as aclCreateTensor does not."""
     shape, actual = format_cast.calculate_size_and_format(srcTensor, dstFormat, additionalDtype,
                                                           current_context())
     return shape, actual

@@ -25,6 +25,7 @@ from . import dtypes as _dt
 from .arch import SocInfo, current_soc, get_soc
 from .dtypes import aclDataType
 from .formats import aclFormat, fmt_name
+from ._params import as_int
 from .status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from .tensor import Tensor
 
@@ -250,8 +251,7 @@ def layout_spec(layout: object, view_shape: Sequence[int], dtype: object, c0: in
     else:
         want_c0 = s.c0(element_bits(dtype))
     if c0 is not None:
-        if isinstance(c0, bool) or not isinstance(c0, numbers.Integral) or c0 < 1:
-            raise _invalid(f"c0={c0!r} must be a positive int")
+        c0 = as_int(c0, "c0", 1, what="a positive int (elements per C0)")
         if lay is L.NC1HWC0_C04 and c0 != C04:
             raise _invalid(f"NC1HWC0_C04 has C0 = 4, not c0={c0}")
         want_c0 = int(c0)

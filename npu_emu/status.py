@@ -92,7 +92,7 @@ class AclnnError(Exception):
     def __new__(cls, code: int, message: str = "", kind: type | None = None):
         if cls is AclnnError:
             cls = _SUBCLASSES[kind or _KIND_OF_CODE.get(int(code), RuntimeError)]
-        return super().__new__(cls)
+        return _KIND_OF_CLASS.get(cls, Exception).__new__(cls)
 
     def __init__(self, code: int, message: str = "", kind: type | None = None):
         super().__init__(f"[{code}] {message}")
@@ -113,8 +113,11 @@ def _rebuild(code: int, message: str, kind: type) -> AclnnError:
 
 _SUBCLASSES: dict[type, type] = {}
 for _kind in (TypeError, ValueError, RuntimeError, MemoryError):
-    _SUBCLASSES[_kind] = type(f"Aclnn{_kind.__name__}", (AclnnError, _kind),
-                              {"__module__": __name__})
+    # The builtin kind first: it gives the instance layout (MemoryError's __new__ refuses a
+    # subclass whose first base is another exception class).
+    _SUBCLASSES[_kind] = type(f"Aclnn{_kind.__name__}", (_kind, AclnnError),
+                              {"__module__": __name__, "__init__": AclnnError.__init__,
+                               "__reduce__": AclnnError.__reduce__, "__str__": Exception.__str__})
     globals()[f"Aclnn{_kind.__name__}"] = _SUBCLASSES[_kind]
 _KIND_OF_CLASS = {sub: kind for kind, sub in _SUBCLASSES.items()}
 

@@ -286,6 +286,8 @@ def _scalar_number(value: object) -> object:
         value = value[()]
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
+    if isinstance(value, (np.datetime64, np.timedelta64)):   # integers to NumPy, not numbers
+        raise _invalid(f"value={value!r} is a {type(value).__name__}, not a number", TypeError)
     if isinstance(value, np.generic):
         if isinstance(value, np.integer):
             return int(value)

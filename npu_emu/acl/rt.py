@@ -251,6 +251,8 @@ def malloc(size, policy=0):
     be = _backend("acl.rt.malloc")
     try:
         return be.malloc(n)
+    except AclnnError:
+        raise
     except (MemoryError, ValueError, OverflowError) as exc:
         raise AclnnError(ACL_ERROR_BAD_ALLOC, f"cannot allocate {n} bytes: {exc}") from None
 
