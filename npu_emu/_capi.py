@@ -62,6 +62,10 @@ def c_function(family: str, failure: Any = None, n_values: int | None = None,
         where = name or fn.__name__
         sig = signature or inspect.signature(fn)
         fail_values = failure if failure is not None else (None,) * (n_values or 0)
+        # Positional calls with a plain signature skip inspect's binding (the hot path).
+        plain = all(p.kind == p.POSITIONAL_OR_KEYWORD for p in sig.parameters.values())
+        n_max = len(sig.parameters)
+        n_min = sum(p.default is p.empty for p in sig.parameters.values())
 
         def result_of(code: int, values: Any) -> Any:
             if n_values is None:
@@ -81,13 +85,14 @@ def c_function(family: str, failure: Any = None, n_values: int | None = None,
                 return fn(*args, **kwargs)
             _depth.n = 1
             try:
-                try:
-                    bound = sig.bind(*args, **kwargs)
-                except TypeError as exc:
-                    raise AclnnError(INVALID_CODE[family],
-                                     f"{where}{sig}: {exc}", TypeError) from None
-                values = fn(*bound.args, **bound.kwargs)
-                return result_of(0, values)
+                if not (plain and not kwargs and n_min <= len(args) <= n_max):
+                    try:
+                        bound = sig.bind(*args, **kwargs)
+                    except TypeError as exc:
+                        raise AclnnError(INVALID_CODE[family],
+                                         f"{where}{sig}: {exc}", TypeError) from None
+                    args, kwargs = bound.args, bound.kwargs
+                return result_of(0, fn(*args, **kwargs))
             except AclnnError as err:
                 status.set_recent_error(err.message)
                 return result_of(status.in_family(err.code, family), None)

@@ -55,12 +55,18 @@ def check_live(obj: object, name: str) -> None:
                        f"(aclDestroy{obj.KIND[3:]}); create a new one")
 
 
-def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
+@functools.lru_cache(maxsize=4096)
+def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     strides, step = [], 1
     for size in reversed(shape):
         strides.append(step)
         step *= max(int(size), 1)
     return tuple(reversed(strides))
+
+
+def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    """Row-major strides (in elements) of a shape."""
+    return _contiguous_strides(tuple(shape))
 
 
 def view_extent(shape: Sequence[int], strides: Sequence[int], offset: int) -> int:
@@ -99,7 +105,7 @@ class Tensor(Handle):
         """One past the largest element index the view touches (0 for an empty view)."""
         return view_extent(self.view_shape, self.view_strides, self.storage_offset)
 
-    @property
+    @functools.cached_property
     def storage_numel(self) -> int:
         return math.prod(self.storage_shape)
 
@@ -115,7 +121,7 @@ class Tensor(Handle):
         return self.storage_numel * self.itemsize
 
     def is_empty(self) -> bool:
-        return any(n == 0 for n in self.view_shape)
+        return 0 in self.view_shape
 
     def is_contiguous(self) -> bool:
         """Row-major contiguous: strides of size-1 dims do not matter (as in CANN/PyTorch)."""
@@ -190,10 +196,13 @@ def make_tensor(view_shape: object, dtype: object, view_strides: object = None,
 def check_geometry(t: Tensor, name: str) -> None:
     """What an operator needs of any tensor before it plans: element counts, the view's
     extent and its byte size within int64, as CANN computes them."""
+    item = t.itemsize
+    if t.numel <= INT64_MAX and t.storage_numel * item <= INT64_MAX and t.extent * item <= INT64_MAX:
+        return
     check_count_fits(t.numel, f"Tensor {name} (view shape {list(t.view_shape)})", "elements")
-    check_count_fits(t.storage_numel * t.itemsize, f"Tensor {name}'s storage "
+    check_count_fits(t.storage_numel * item, f"Tensor {name}'s storage "
                      f"{list(t.storage_shape)}", "bytes")
-    check_count_fits(t.extent * t.itemsize, f"Tensor {name}'s view", "bytes to its last element")
+    check_count_fits(t.extent * item, f"Tensor {name}'s view", "bytes to its last element")
 
 
 @dataclass(frozen=True)

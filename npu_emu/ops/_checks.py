@@ -45,7 +45,8 @@ def dtype_list(dtypes: Iterable[aclDataType]) -> str:
 
 
 def check_dtype_in(t: Tensor, name: str, support: Iterable[aclDataType]) -> None:
-    support = frozenset(support)
+    if not isinstance(support, frozenset):
+        support = frozenset(support)
     if t.dtype not in support:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"Tensor {name} not implemented for {dt_name(t.dtype)}, should be in "

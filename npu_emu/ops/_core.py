@@ -15,6 +15,7 @@ only place launches are enqueued (aclnn's phase two and the eager layers alike).
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -26,7 +27,7 @@ from ..arch import SocInfo, current_soc
 from ..dtypes import RuleSet, current_rules
 from ..runtime.base import Backend, Launch, Stream
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR
-from ..tensor import Tensor, check_geometry
+from ..tensor import Tensor, check_geometry, contiguous_strides
 
 IN, OUT, INOUT, ATTR = "in", "out", "inout", "attr"
 EXACT_OVERLAP_LIMIT = 1 << 20   # outputs up to this many elements get an exact alias check
@@ -65,15 +66,15 @@ class OpDef:
     infer: Callable[..., tuple] | None = None
     summary: str = ""
 
-    @property
+    @functools.cached_property
     def input_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params if p.role in (IN, INOUT))
 
-    @property
+    @functools.cached_property
     def output_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params if p.role in (OUT, INOUT))
 
-    @property
+    @functools.cached_property
     def attr_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params if p.role == ATTR)
 
@@ -122,7 +123,7 @@ def check_no_internal_overlap(t: Tensor, name: str) -> None:
     dim longer than 1 always aliases; other strides are proved disjoint (sorted strides each
     past the span of the smaller ones), else checked exactly up to EXACT_OVERLAP_LIMIT
     elements, else refused as possibly aliasing."""
-    if t.is_empty():
+    if t.is_empty() or t.view_strides == contiguous_strides(t.view_shape):
         return
     dims = [(n, s, d) for d, (n, s) in enumerate(zip(t.view_shape, t.view_strides)) if n > 1]
     for n, s, d in dims:
