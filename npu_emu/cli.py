@@ -1,7 +1,9 @@
-"""`npu-emu`: the command line.
+"""`npu-emu`: the command line (also `python -m npu_emu`).
 
   npu-emu demo    run the examples (the CANN documentation's samples, ported)
   npu-emu info    backend, device, compiler/NVRTC versions, cache dir, SoC in use
+  npu-emu bench   operator throughput against the device copy and NumPy/PyTorch/CuPy
+  npu-emu --version
 """
 from __future__ import annotations
 
@@ -21,8 +23,8 @@ def examples_dir() -> Path | None:
     return None
 
 
-DEMO_ORDER = ["core_model.py", "aclnn_expand.py", "inplace_copy_views.py", "add_mixed_dtypes.py",
-              "low_precision.py", "fractal_formats.py"]
+DEMO_ORDER = ["core_model.py", "aclnn_expand.py", "walkthrough.py", "inplace_copy_views.py",
+              "add_mixed_dtypes.py", "low_precision.py", "fractal_formats.py", "array_api_tour.py"]
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -51,40 +53,76 @@ def demo(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
 def info(args: argparse.Namespace) -> int:
+    """What runs where. Never a traceback: a part that is missing (a compiler, CuPy, a GPU)
+    is one line saying so, and the exit status is 1 when the backend cannot run kernels."""
     import npu_emu
     from npu_emu import runtime
     print(f"npu_emu {npu_emu.__version__}")
     print(f"  NPU_EMU_DEVICE   {os.environ.get('NPU_EMU_DEVICE', 'auto')}")
+    status = 0
     try:
         be = runtime.current()
     except Exception as exc:
-        print(f"  backend          unavailable: {exc}")
-        return 1
-    for key, value in be.info().items():
-        print(f"  {key:<16} {value}")
-    ok, why = (True, "") if be.name == "cuda" else runtime.cuda_available()
-    if be.name != "cuda":
-        print(f"  cuda             {'available' if ok else 'unavailable: ' + why}")
-    soc = npu_emu.current_soc()
-    print(f"  SoC              {soc.name} ({soc.products}, {soc.npu_arch}); "
-          f"NPU_EMU_SOC={os.environ.get('NPU_EMU_SOC', '(unset)')}")
+        print(f"  backend          unavailable: {_one_line(exc)}")
+        be, status = None, 1
+    if be is not None:
+        try:
+            details = be.info()
+        except Exception as exc:   # e.g. no C++ compiler: the cpu backend cannot build kernels
+            details = {"backend": be.name, "kernel build": f"unavailable: {_one_line(exc)}"}
+            status = 1
+        for key, value in details.items():
+            print(f"  {key:<16} {value}")
+        if be.name != "cuda":
+            ok, why = runtime.cuda_available()
+            print(f"  cuda             {'available' if ok else 'unavailable: ' + why.splitlines()[0]}")
+    try:
+        soc = npu_emu.current_soc()
+        print(f"  SoC              {soc.name} ({soc.products}, {soc.npu_arch}); "
+              f"NPU_EMU_SOC={os.environ.get('NPU_EMU_SOC', '(unset)')}")
+    except Exception as exc:
+        print(f"  SoC              unavailable: {_one_line(exc)}")
+        status = 1
     print(f"  promotion rules  {npu_emu.get_promotion_rules()}")
-    print(f"  kernels          {runtime.kernels_dir()}")
-    return 0
+    try:
+        print(f"  kernels          {runtime.kernels_dir()}")
+    except Exception as exc:
+        print(f"  kernels          unavailable: {_one_line(exc)}")
+        status = 1
+    return status
+
+
+def bench(args: argparse.Namespace) -> int:
+    from . import bench as _bench
+    return _bench.main(args)
 
 
 def main(argv: list[str] | None = None) -> int:
+    from . import __version__
+    from . import bench as _bench
     parser = argparse.ArgumentParser(
         prog="npu-emu",
         description="Ascend NPU (CANN aclnn) operator semantics on NVIDIA GPUs and CPUs.")
+    parser.add_argument("--version", action="version", version=f"npu-emu {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p_demo = sub.add_parser("demo", help="run the examples (the main job)")
     p_demo.add_argument("--only", help="run only the examples whose file name contains this")
     p_demo.set_defaults(func=demo)
     p_info = sub.add_parser("info", help="show the backend, device, compilers, cache and SoC")
     p_info.set_defaults(func=info)
+    p_bench = sub.add_parser(
+        "bench", help="operator throughput on large shapes (GB/s, vs the device copy and peers)",
+        description=_bench.__doc__.split("\n\n")[0].replace("\n", " "))
+    _bench.add_arguments(p_bench)
+    p_bench.set_defaults(func=bench)
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)   # what the user typed (bench's JSON)
     return int(args.func(args))
 
 

@@ -1,0 +1,290 @@
+"""`npu-emu bench` and the command line: --quick runs every op through the public API and
+writes JSON whose ratios are positive numbers, the checks can fail, sizes that do not fit
+are a message, RESULTS.md is what its JSON gives, and `npu-emu info` / `--version` work."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from npu_emu import bench
+
+ROOT = Path(__file__).resolve().parent.parent
+# Blocks an import in a child process, to run the bench as on a machine without it.
+BLOCK_IMPORT = """
+import sys
+class _Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split('.')[0] in {blocked!r}:
+            raise ModuleNotFoundError('blocked for the test: ' + name)
+sys.meta_path.insert(0, _Block())
+from npu_emu.cli import main
+sys.exit(main({argv!r}))
+"""
+
+
+def run_cli(args: list[str], blocked: tuple[str, ...] = (), timeout: int = 600,
+            env: dict | None = None) -> subprocess.CompletedProcess:
+    code = BLOCK_IMPORT.format(blocked=set(blocked), argv=args)
+    full_env = dict(os.environ, NPU_EMU_DEVICE="cpu")
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, env=full_env)
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "quick.json"
+    r = run_cli(["bench", "--quick", "--device", "cpu", "--json", str(out)])
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    return json.loads(out.read_text()), r
+
+
+def _positive(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
+
+
+def _timing_ok(t: dict, nbytes: int) -> None:
+    assert t["samples_s"] and all(_positive(s) for s in t["samples_s"])
+    assert t["median_s"] == pytest.approx(statistics.median(t["samples_s"]))
+    assert t["gbps"] == pytest.approx(nbytes / t["median_s"] / 1e9)
+    assert isinstance(t["inner"], int) and t["inner"] >= 1
+
+
+def test_quick_covers_every_op_and_checks_every_result(quick):
+    data, _ = quick
+    assert data["schema"] == bench.SCHEMA
+    assert {c["op"] for c in data["cases"]} == set(bench.OPS)
+    for name, op in bench.OPS.items():
+        assert {c["variant"] for c in data["cases"] if c["op"] == name} == set(op.variants)
+    assert data["skipped"] == []
+    for c in data["cases"]:
+        assert c["check"]["ok"] and c["check"]["mismatches"] == 0 and c["check"]["positions"] > 0
+
+
+def test_quick_json_schema(quick):
+    data, _ = quick
+    p = data["provenance"]
+    for key in ("npu_emu", "git_commit", "backend", "device", "cpu_model", "cpu_count",
+                "kernel_threads", "versions", "date", "command", "soc"):
+        assert key in p, key
+    assert p["backend"] == "cpu" and p["npu_emu"] == __import__("npu_emu").__version__
+    assert {"python", "numpy", "ml_dtypes", "torch", "cupy"} <= set(p["versions"])
+    assert p["versions"]["numpy"] == np.__version__
+    assert p["env"]["OMP_PROC_BIND"]                      # pinned by the bench when unset
+    assert p["command"].startswith("npu-emu bench") and "--quick" in p["command"]
+    for c in data["cases"]:
+        for key in ("op", "variant", "dtype", "numel", "shapes", "bytes", "out_bytes", "soc",
+                    "index_path", "memory", "ours", "ceiling", "of_ceiling", "peers", "ratios"):
+            assert key in c, (key, c["op"])
+        _timing_ok(c["ours"], c["bytes"])
+        _timing_ok(c["ceiling"], 2 * (c["bytes"] // 2))
+        assert "numpy" in c["peers"] and "numpy" in c["ratios"]
+        for name, peer in c["peers"].items():
+            if "error" not in peer:
+                _timing_ok(peer, c["bytes"])
+                assert c["ratios"][name] == pytest.approx(peer["median_s"] / c["ours"]["median_s"])
+        assert c["memory"]["pool_peak_bytes"] >= c["memory"]["pool_bytes_in_use"] > 0
+        if c["op"] == "matmul":
+            side = c["shapes"]["out"][0]
+            assert c["flops"] == 2 * side ** 3 and _positive(c["ours"]["gflops"])
+
+
+def test_every_ratio_is_a_positive_number(quick):
+    data, _ = quick
+    for c in data["cases"]:
+        assert _positive(c["of_ceiling"])
+        assert c["ratios"] and all(_positive(v) for v in c["ratios"].values())
+
+
+def test_hifloat8_and_fp8_casts_run_where_the_soc_has_them(quick):
+    data, _ = quick
+    hif8 = [c for c in data["cases"] if c["op"] == "cast" and c["dtype"] == "hif8"]
+    assert hif8 and all(c["soc"] == "Ascend950" for c in hif8)       # only Ascend950 lists it
+    f16 = [c for c in data["cases"] if c["op"] == "cast" and c["dtype"] == "f16"]
+    assert f16 and all(c["soc"] == data["provenance"]["soc"] for c in f16)
+
+
+def test_summary_and_goals_are_printed(quick):
+    data, r = quick
+    assert "of copy" in r.stdout and "x NumPy" in r.stdout
+    assert "Traceback" not in r.stderr
+    assert [g["goal"] for g in data["goals"]] == [g.text for g in bench.GOALS if g.backend == "cpu"]
+    for g in data["goals"]:                       # --quick is far below the goals' sizes
+        assert g["met"] is None and g["cases"] == []
+        assert f"{g['goal']}: not measured" in r.stdout
+
+
+def test_host_overhead_is_measured(quick):
+    data, _ = quick
+    h = data["host_overhead"]
+    assert _positive(h["median_us"]) and len(h["samples_us"]) >= 3
+
+
+def test_report_renders_the_run(quick, tmp_path):
+    data, _ = quick
+    md = bench.render_report([data])
+    assert data["provenance"]["command"] in md
+    rows = [ln for ln in md.splitlines() if ln.startswith("| ")][1:]
+    assert len(rows) == len(data["cases"])
+    assert all(ln.endswith("| ok |") for ln in rows)
+
+
+def test_results_md_is_generated_from_its_json():
+    files = sorted((ROOT / "benchmarks" / "results").glob("*.json"))
+    assert files, "benchmarks/results/ holds the JSON RESULTS.md is made from"
+    datasets = [json.loads(f.read_text()) for f in files]
+    want = bench.render_report(datasets)
+    assert (ROOT / "benchmarks" / "RESULTS.md").read_text() == want, \
+        f"RESULTS.md is stale: {bench.REPORT_COMMAND}"
+
+
+def test_plot(quick, tmp_path):
+    pytest.importorskip("matplotlib", reason="--plot needs the plot extra (matplotlib)")
+    data, _ = quick
+    path = tmp_path / "bench.png"
+    bench.plot(data, str(path))
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
+
+
+def test_plot_without_matplotlib_is_a_message(tmp_path):
+    r = run_cli(["bench", "--quick", "--plot", str(tmp_path / "x.png")], blocked=("matplotlib",))
+    assert r.returncode == 2
+    assert "pip install 'npu-emu[plot]'" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_runs_without_rich(tmp_path):
+    out = tmp_path / "plain.json"
+    r = run_cli(["bench", "--quick", "--ops", "expand", "--json", str(out)], blocked=("rich",))
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "[1/1] expand broadcast f32 256K" in r.stderr       # the plain progress line
+    assert "expand" in r.stdout and json.loads(out.read_text())["cases"][0]["check"]["ok"]
+
+
+def test_a_size_that_does_not_fit_is_a_message(tmp_path):
+    out = tmp_path / "nofit.json"
+    # 1024G and 2048G elements (2 and 4 TiB of f16): more memory than any test machine has.
+    r = run_cli(["bench", "--ops", "expand,cast", "--dtypes", "f16", "--sizes", "64K,1024G,2048G",
+                 "--json", str(out), "--repeat", "1", "--warmup", "1"])
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "Traceback" not in r.stderr
+    assert "does not fit" in r.stderr and "not trying the 1 larger size(s)" in r.stderr
+    data = json.loads(out.read_text())
+    assert [c["numel"] for c in data["cases"]] == [65536, 65536, 65536]   # expand, cast x2
+    skipped = data["skipped"]
+    assert len(skipped) == 3 and all(s["kind"] == "does not fit" for s in skipped)
+    assert all(s["numel"] == 2**40 and s["larger_sizes_skipped"] == 1 for s in skipped)
+    assert all("available" in s["reason"] for s in skipped)
+
+
+def test_bad_arguments_are_messages():
+    for args, words in ((["--ops", "nonsense"], "choose from expand"),
+                        (["--sizes", "12Q"], "--sizes: '12Q' is not a size"),
+                        (["--dtypes", "f17"], "--dtypes: 'f17' is not a dtype")):
+        r = run_cli(["bench", *args], timeout=120)
+        assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_parse_and_format_sizes():
+    assert bench.parse_size("4096") == 4096
+    assert bench.parse_size("1M") == 2**20 and bench.parse_size("16m") == 2**24
+    assert bench.parse_size("2G") == 2**31 and bench.parse_size("1.5K") == 1536
+    with pytest.raises(bench.BenchError):
+        bench.parse_size("0")
+    assert bench.format_count(2**31) == "2G" and bench.format_count(2**31 + 2**26) == "2.06G"
+    assert bench.format_count(1000) == "1000"
+
+
+def test_stress_sizes_pass_the_32_bit_limits():
+    ladder = bench.stress_ladder()
+    assert ladder == sorted(ladder)
+    assert any(2**31 < n < 2**32 for n in ladder) and any(n > 2**32 for n in ladder)
+
+
+def test_sample_positions_cover_the_ends_and_the_64_bit_boundaries():
+    n = 2**32 + 1000
+    idx = bench.sample_positions(n)
+    assert idx[0] == 0 and idx[-1] == n - 1 and np.all(np.diff(idx) > 0)
+    for edge in (2**31, 2**32):
+        assert edge - 1 in idx and edge in idx
+    small = bench.sample_positions(100)
+    assert np.array_equal(small, np.arange(100))
+
+
+def test_layout_reference_is_numpys_pad_reshape_transpose():
+    """The bench's reference for private layouts (from the layout's axes) equals the
+    textbook NZ and NC1HWC0 construction."""
+    from npu_emu import fractal
+    rng = np.random.default_rng(0)
+    m, n = 37, 45
+    host = rng.integers(1, 1000, m * n).astype(np.uint16)
+    spec = fractal.layout_spec("FRACTAL_NZ", (m, n), "f16")
+    n1, m1, m0, n0 = spec.storage_shape
+    want = np.pad(host.reshape(m, n), [(0, m1 * m0 - m), (0, n1 * n0 - n)]) \
+        .reshape(m1, m0, n1, n0).transpose(2, 0, 1, 3).reshape(-1)
+    got = bench._layout_expected(spec, host)(np.arange(spec.storage_numel))
+    assert np.array_equal(got, want)
+    shape = (2, 50, 3, 5)
+    host = rng.integers(1, 1000, int(np.prod(shape))).astype(np.uint16)
+    spec = fractal.layout_spec("NC1HWC0", shape, "f16", origin="NCHW")
+    _, c1, _, _, c0 = spec.storage_shape
+    want = np.pad(host.reshape(shape), [(0, 0), (0, c1 * c0 - 50), (0, 0), (0, 0)]) \
+        .reshape(2, c1, c0, 3, 5).transpose(0, 1, 3, 4, 2).reshape(-1)
+    assert np.array_equal(bench._layout_expected(spec, host)(np.arange(spec.storage_numel)), want)
+
+
+def test_the_check_catches_a_wrong_result(cpu_backend):
+    """A result that differs from the reference at one position is reported, with where."""
+    b = bench.Bench(bench.Settings(["expand"], {}, {}, bench.TimingPolicy()), bench.Output(0, quiet=True))
+    op = bench.OPS["expand"]
+    spec = op.spec("broadcast", bench._dt("f32"), 4096)
+    with b.built(op, spec, "Ascend910B") as built:
+        built.run()
+        assert bench.check_result(built, b.stream)["ok"]
+        honest = built.expected
+        built.expected = lambda idx: np.where(idx == 4095, np.float32(-1), honest(idx))
+        result = bench.check_result(built, b.stream)
+    assert not result["ok"] and result["mismatches"] == 1
+    assert result["first_mismatch"]["position"] == 4095
+
+
+def test_version_and_python_dash_m():
+    import npu_emu
+    for cmd in (["npu-emu", "--version"], [sys.executable, "-m", "npu_emu", "--version"]):
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert r.returncode == 0 and r.stdout.strip() == f"npu-emu {npu_emu.__version__}"
+
+
+def test_info_without_a_compiler_is_a_line(tmp_path):
+    r = run_cli(["info"], timeout=120, env={"CXX": str(tmp_path / "no-such-g++"),
+                                             "NPU_EMU_CACHE_DIR": str(tmp_path / "cache")})
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "Traceback" not in r.stdout + r.stderr
+    line = next(ln for ln in r.stdout.splitlines() if "kernel build" in ln)
+    assert "unavailable" in line and "no-such-g++" in line
+    assert "SoC" in r.stdout and "promotion rules" in r.stdout
+
+
+def test_info_with_a_bad_device_choice_is_a_line():
+    r = run_cli(["info"], timeout=120, env={"NPU_EMU_DEVICE": "tpu"})
+    assert r.returncode == 1 and "Traceback" not in r.stdout + r.stderr
+    assert "backend          unavailable" in r.stdout and "'tpu'" in r.stdout
+
+
+def test_a_compute_bound_op_keeps_to_its_cap_unless_named():
+    import argparse
+    p = argparse.ArgumentParser()
+    bench.add_arguments(p)
+    cap = bench.OPS["matmul"].numel_cap["cuda"]
+    s = bench.make_settings(p.parse_args(["--sizes", "16M,1G"]), "cuda")
+    assert s.sizes["expand"] == [2**24, 2**30] and s.sizes["matmul"] == [min(cap, 2**24)]
+    s = bench.make_settings(p.parse_args(["--ops", "matmul", "--sizes", "1G"]), "cuda")
+    assert s.sizes["matmul"] == [2**30]
