@@ -360,16 +360,60 @@ def _can_cast_implementation(src: aclDataType, dst: aclDataType) -> bool:
     return True
 
 
+# The array API's rule set (npu_emu.array_api, docs/array-api.md): the documented table
+# wherever the NPU has a rule, plus the promotions the 2024.12 standard requires and the NPU
+# lacks (SPEC §3 promotes u16, u32 and u64 only with themselves). Rows: a, b, result (both
+# orders). The standard has no rule for u64 with a signed type, and neither do we.
+_STANDARD_UNSIGNED = """
+u8   u16  u16
+u8   u32  u32
+u8   u64  u64
+u16  u32  u32
+u16  u64  u64
+u32  u64  u64
+s8   u16  s32
+s16  u16  s32
+s32  u16  s32
+s64  u16  s64
+s8   u32  s64
+s16  u32  s64
+s32  u32  s64
+s64  u32  s64
+"""
+
+
+def _array_api() -> dict[tuple[aclDataType, aclDataType], aclDataType]:
+    table = _documented()
+    for line in _STANDARD_UNSIGNED.strip().splitlines():
+        a, b, result = (BY_SHORT[s] for s in line.split())
+        if (a, b) in table:   # the additions only fill cells the NPU leaves empty
+            raise ValueError(f"_STANDARD_UNSIGNED would override the NPU's {line.strip()!r}")
+        table[a, b] = table[b, a] = result
+    return table
+
+
+def _can_cast_by_promotion(table: dict) -> object:
+    """The standard's can_cast over `table`: src converts to dst when promoting the two gives
+    dst (so a result is never narrowed, and floating never becomes integer)."""
+    def can_cast(src: aclDataType, dst: aclDataType) -> bool:
+        return table.get((src, dst)) == dst
+    return can_cast
+
+
+_ARRAY_API_TABLE = _array_api()
 RULE_SETS = {
     "documented": RuleSet("documented", _documented(), _can_cast_documented),
     "implementation": RuleSet("implementation", _implementation(), _can_cast_implementation),
+    "array_api": RuleSet("array_api", _ARRAY_API_TABLE, _can_cast_by_promotion(_ARRAY_API_TABLE)),
 }
 _current_rules = RULE_SETS["documented"]
 
 
 def set_promotion_rules(name: str) -> None:
     """Select the rule set for promotion, result conversion and every operator:
-    "documented" (the seed documents, default) or "implementation" (CANN's code)."""
+    "documented" (the seed documents, default), "implementation" (CANN's code) or
+    "array_api" (what npu_emu.array_api uses: the documented table plus the standard's
+    unsigned promotions, results converted only where promotion allows)."""
     global _current_rules
     if not isinstance(name, str) or name not in RULE_SETS:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,

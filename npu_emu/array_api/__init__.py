@@ -1,0 +1,69 @@
+"""npu_emu.array_api: an array API (2024.12) namespace over the NPU's semantics.
+
+    import npu_emu.array_api as xp
+    x = xp.asarray([[1.0, 2.0], [3.0, 4.0]], dtype=xp.float16)
+    y = xp.expand(x[:1], (3, 2)) + 1          # aclnnExpand, then aclnnAdd
+    np.asarray(y)                             # a view of the memory on the cpu backend
+
+Arrays are aclTensor views over pool memory (or memory shared with NumPy, PyTorch, CuPy...
+through DLPack and the array interfaces, without copies). Operations are eager and raise; the
+NPU's operators run them through the same operator core as npu_emu.aclnn, with promotion by
+the "array_api" rule set (docs/array-api.md). Modules follow the standard's chapters, as
+array-api-strict's do.
+"""
+from __future__ import annotations
+
+import math as _math
+
+from . import _array, _elementwise
+from ._array import API_VERSION as __array_api_version__, Array
+from ._creation import (asarray, empty, empty_like, from_dlpack, full, full_like, ones,
+                        ones_like, zeros, zeros_like)
+from ._data_type_functions import astype, can_cast, finfo, iinfo, isdtype, result_type
+from ._device import Device
+from ._dtypes import (DType, bfloat16, bool, complex64, complex128, float8_e4m3fn,  # noqa: A004
+                      float8_e5m2, float16, float32, float64, hifloat8, int8, int16, int32,
+                      int64, uint8, uint16, uint32, uint64)
+from ._elementwise import (abs, add, bitwise_and, bitwise_invert, bitwise_left_shift,  # noqa: A004
+                           bitwise_or, bitwise_right_shift, bitwise_xor, divide, equal,
+                           floor_divide, greater, greater_equal, less, less_equal, multiply,
+                           negative, not_equal, positive, pow, remainder, subtract)
+from ._info import __array_namespace_info__
+from ._linalg import matmul, matrix_transpose
+from ._manipulation import (broadcast_arrays, broadcast_to, expand_dims, permute_dims, reshape,
+                            squeeze)
+from ._npu import as_strided, expand, format_cast, set_soc, soc, view_copy
+
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+pi = _math.pi
+newaxis = None
+
+# The Array's operators call these (they import Array, so they are wired here).
+_array.FUNCTIONS.update(_elementwise.FUNCTIONS)
+_array.FUNCTIONS["matmul"] = matmul
+_array.FUNCTIONS["__inplace__"] = _elementwise.inplace
+
+__all__ = [
+    "__array_api_version__", "__array_namespace_info__", "Array", "DType", "Device",
+    # dtypes
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float32", "float64", "complex64", "complex128",
+    "float16", "bfloat16", "float8_e5m2", "float8_e4m3fn", "hifloat8",
+    # constants
+    "e", "inf", "nan", "newaxis", "pi",
+    # creation
+    "asarray", "empty", "empty_like", "from_dlpack", "full", "full_like", "ones", "ones_like",
+    "zeros", "zeros_like",
+    # data type functions
+    "astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
+    # elementwise
+    *_elementwise.__all__,
+    # linear algebra
+    "matmul", "matrix_transpose",
+    # manipulation
+    "broadcast_arrays", "broadcast_to", "expand_dims", "permute_dims", "reshape", "squeeze",
+    # the NPU's operations
+    "as_strided", "expand", "format_cast", "set_soc", "soc", "view_copy",
+]

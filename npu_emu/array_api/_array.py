@@ -1,0 +1,407 @@
+"""The Array object: an aclTensor view (any strides, any offset) over the storage it keeps
+alive, on one backend.
+
+Views with negative steps: an aclTensor's strides are never negative (docs/views.md), so an Array
+keeps its view as a tensor over the same elements in ascending address order plus the axes
+that run backwards (`_flip`). Kernels get the tensor directly when no axis is reversed; a
+reversed view is materialized (the backend library copies it, contiguous) when a kernel
+reads it, and a reversed destination is written by reversing the source instead (the same
+elements pair up). The backend library (NumPy/CuPy) sees the true, signed strides.
+
+A private layout (format_cast to FRACTAL_NZ, NC1HWC0, ...) stays an array of its storage:
+its shape is the storage shape, `format` names the layout, and format_cast back to ND
+decodes it to the logical shape.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..dtypes import COMPLEX, FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT
+from ..formats import aclFormat
+from ..fractal import L, Layout, tensor_layout
+from ..runtime.base import Backend
+from ..tensor import Tensor, contiguous_strides
+from . import _dtypes
+from ._device import Device, Storage, device_of, library_order, memory_view
+
+ND = aclFormat.ACL_FORMAT_ND
+SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
+API_VERSION = "2024.12"
+
+
+def _tensor(shape: tuple, dtype: DT, strides: tuple, offset: int, storage_shape: tuple,
+            data: int, owner: object) -> Tensor:
+    # Trusted values (derived from a valid view): the dataclass directly, no re-validation.
+    return Tensor(shape, dtype, strides, offset, ND, storage_shape, data, owner)
+
+
+class Array:
+    """An array of npu_emu.array_api: made by asarray, zeros, the operations, ..., never by
+    calling the class."""
+
+    __slots__ = ("_t", "_flip", "_st", "_layout", "__weakref__")
+    # NumPy defers to our reflected operators (np_array + x gives an Array) and its ufuncs
+    # refuse our arrays instead of converting them silently: use npu_emu.array_api's functions
+    # or np.asarray(x) first.
+    __array_ufunc__ = None
+
+    def __new__(cls, *args: object, **kwargs: object) -> "Array":
+        raise TypeError("npu_emu.array_api.Array cannot be made directly; use "
+                        "npu_emu.array_api.asarray (or zeros, empty, ...)")
+
+    @classmethod
+    def _new(cls, t: Tensor, st: Storage, flip: tuple[bool, ...] | None = None,
+             layout: Tensor | None = None) -> "Array":
+        self = object.__new__(cls)
+        self._t, self._st, self._flip, self._layout = t, st, flip, layout
+        return self
+
+    # ------------------------------------------------------------------ the view
+    def _signed(self) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+        """(shape, strides with their signs, offset of element (0, ..., 0)), in elements."""
+        t = self._t
+        if self._flip is None:
+            return t.view_shape, t.view_strides, t.storage_offset
+        strides, offset = [], t.storage_offset
+        for n, s, f in zip(t.view_shape, t.view_strides, self._flip):
+            if f:
+                offset += (n - 1) * s
+                s = -s
+            strides.append(s)
+        return t.view_shape, tuple(strides), offset
+
+    def _view(self, shape: Sequence[int], strides: Sequence[int], offset: int) -> "Array":
+        """Another view of this array's storage (signed strides, offset of element 0)."""
+        return view_of(self._t, self._st, shape, strides, offset)
+
+    def _ptr0(self) -> int:
+        """Address of element (0, ..., 0)."""
+        return self._t.data + self._signed()[2] * self._t.itemsize
+
+    def _raw(self) -> Any:
+        """The backend library's view of the elements' storage (raw bits for bf16/fp8/hif8)."""
+        shape, strides, offset = self._signed()
+        t = self._t
+        return memory_view(self._st, t.data + offset * t.itemsize, shape, strides,
+                           INFO[t.dtype].storage)
+
+    def _values(self) -> Any:
+        """The backend library's view in a dtype it computes with (ml_dtypes' bf16/fp8 on the
+        cpu backend); TypeError where it has none (see library_dtype)."""
+        dt = library_dtype(self._t.dtype, self._st.backend)
+        if dt is None:
+            raise TypeError(f"the {self._st.backend.name} backend's array library has no "
+                            f"{self.dtype.name} type")
+        raw = self._raw()
+        return raw if raw.dtype == dt else raw.view(dt)
+
+    def _kernel_tensor(self) -> Tensor:
+        """The tensor a kernel reads: this view, or a contiguous copy when an axis is reversed."""
+        if self._flip is None:
+            return self._t
+        return self._materialized()._t
+
+    def _materialized(self) -> "Array":
+        """A contiguous copy made by the backend library (reversed axes become ascending)."""
+        out = empty_array(self._t.view_shape, self._t.dtype, self._st.backend)
+        with library_order(self._st.backend):
+            out._raw()[...] = self._raw()
+        return out
+
+    # ------------------------------------------------------------ attributes
+    @property
+    def dtype(self) -> _dtypes.DType:
+        return _dtypes.BY_ACL[self._t.dtype]
+
+    @property
+    def device(self) -> Device:
+        return device_of(self._st.backend)
+
+    @property
+    def ndim(self) -> int:
+        return len(self._t.view_shape)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._t.view_shape
+
+    @property
+    def size(self) -> int:
+        return math.prod(self._t.view_shape)
+
+    @property
+    def format(self) -> Layout:
+        """The layout of this array's storage: Layout.ND, or the private layout format_cast
+        made (FRACTAL_NZ, Zz, NC1HWC0, ...)."""
+        return L.ND if self._layout is None else tensor_layout(self._layout)[0]
+
+    @property
+    def T(self) -> "Array":
+        if self.ndim != 2:
+            raise ValueError(f"x.T needs a 2-D array, not {self.ndim}-D; use "
+                             f"permute_dims or x.mT for stacks of matrices")
+        return self._permuted((1, 0))
+
+    @property
+    def mT(self) -> "Array":
+        if self.ndim < 2:
+            raise ValueError(f"x.mT needs at least 2 dimensions, not {self.ndim}")
+        axes = tuple(range(self.ndim - 2)) + (self.ndim - 1, self.ndim - 2)
+        return self._permuted(axes)
+
+    def _permuted(self, axes: Sequence[int]) -> "Array":
+        shape, strides, offset = self._signed()
+        return self._view([shape[a] for a in axes], [strides[a] for a in axes], offset)
+
+    def __array_namespace__(self, *, api_version: str | None = None):
+        if api_version is not None and api_version not in SUPPORTED_API_VERSIONS:
+            raise ValueError(f"api_version={api_version!r} is not supported; npu_emu.array_api "
+                             f"implements {', '.join(SUPPORTED_API_VERSIONS)}")
+        from .. import array_api
+        return array_api
+
+    def to_device(self, device: object, /, *, stream: object = None) -> "Array":
+        from ._creation import to_device
+        return to_device(self, device, stream)
+
+    # -------------------------------------------------------- host values
+    def _host(self) -> np.ndarray:
+        """The values on the host (a copy; ml_dtypes types, float32 for HiFloat8)."""
+        from ..codecs import decode
+        be = self._st.backend
+        with library_order(be):
+            raw = self._raw()
+            host = np.array(raw, copy=True) if be.is_cpu else raw.get()
+        return decode(host, self._t.dtype)
+
+    def _scalar(self, what: str) -> object:
+        if self.ndim != 0:
+            raise TypeError(f"{what} is only allowed on arrays with 0 dimensions, not shape "
+                            f"{self.shape}")
+        return self._host()[()]
+
+    def __bool__(self) -> bool:
+        return bool(self._scalar("bool()"))
+
+    def __int__(self) -> int:
+        if self.dtype.kind == COMPLEX:
+            raise TypeError("int() of a complex array; take real() first")
+        value = self._scalar("int()")
+        if isinstance(value, (float, np.floating)) or self.dtype.kind == FLOATING:
+            value = float(value)
+            if math.isnan(value):
+                raise ValueError("cannot convert a NaN to int")
+            if math.isinf(value):
+                raise OverflowError("cannot convert an infinity to int")
+        return int(value)
+
+    def __float__(self) -> float:
+        if self.dtype.kind == COMPLEX:
+            raise TypeError("float() of a complex array; take real() first")
+        return float(self._scalar("float()"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex()"))
+
+    def __index__(self) -> int:
+        if self.dtype.kind not in (SIGNED, UNSIGNED):
+            raise TypeError(f"only integer arrays can be used as an index, not {self.dtype.name}")
+        return int(self._scalar("__index__()"))
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-dimensional array")
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-dimensional array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __repr__(self) -> str:
+        values = self._host()
+        extras = []
+        if values.size == 0:
+            extras.append(f"shape={self.shape}")
+        extras.append(f"dtype={self.dtype.name}")
+        if self._st.backend.name != "cpu":
+            extras.append(f"device={self.device}")
+        if self._layout is not None:
+            extras.append(f"format={self.format}, logical shape={self._layout.view_shape}")
+        body = np.array2string(values, separator=", ", prefix="Array(")
+        return f"Array({body}, {', '.join(extras)})"
+
+    __str__ = __repr__
+    __hash__ = None  # type: ignore[assignment]  (== is elementwise)
+
+    # ----------------------------------------------------------------- indexing
+    def __getitem__(self, key: object) -> "Array":
+        from ._indexing import getitem
+        return getitem(self, key)
+
+    def __setitem__(self, key: object, value: object) -> None:
+        from ._indexing import setitem
+        setitem(self, key, value)
+
+    # ---------------------------------------------------------- interchange
+    def __array__(self, dtype: object = None, copy: bool | None = None) -> np.ndarray:
+        from ._interop import to_numpy
+        return to_numpy(self, dtype, copy)
+
+    @property
+    def __array_interface__(self) -> dict:
+        from ._interop import array_interface
+        return array_interface(self)
+
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        from ._interop import cuda_array_interface
+        return cuda_array_interface(self)
+
+    def __dlpack__(self, *, stream: object = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> object:
+        from ._interop import dlpack
+        return dlpack(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self.device.dlpack
+
+
+# ----------------------------------------------------------------- constructors
+
+def empty_array(shape: Sequence[int], dtype: DT, be: Backend) -> Array:
+    """A new contiguous array from the pool (uninitialized)."""
+    shape = tuple(shape)
+    st = Storage.allocate(math.prod(shape) * INFO[dtype].itemsize, be)
+    return Array._new(_tensor(shape, dtype, contiguous_strides(shape), 0, shape, st.ptr, st), st)
+
+
+def wrap_tensor(t: Tensor, st: Storage, layout: Tensor | None = None) -> Array:
+    """An Array of tensor t (its memory kept alive by st)."""
+    return Array._new(t, st, None, layout)
+
+
+def view_of(base: Tensor, st: Storage, shape: Sequence[int], strides: Sequence[int],
+            offset: int, dtype: DT | None = None) -> Array:
+    """A view of base's storage from signed strides and the offset of element 0: reversed
+    axes become a flip over the ascending tensor."""
+    flip: list[bool] | None = None
+    ascending = []
+    for k, (n, s) in enumerate(zip(shape, strides)):
+        if s < 0:
+            s = -s
+            if n > 1:
+                offset -= (n - 1) * s
+                if flip is None:
+                    flip = [False] * len(shape)
+                flip[k] = True
+        ascending.append(s)
+    t = _tensor(tuple(shape), base.dtype if dtype is None else dtype, tuple(ascending), offset,
+                base.storage_shape, base.data, st)
+    return Array._new(t, st, None if flip is None else tuple(flip))
+
+
+def external_array(lo: int, nbytes: int, ptr0: int, shape: Sequence[int],
+                   strides: Sequence[int], dtype: DT, be: Backend, owner: object,
+                   readonly: bool = False, shared: bool = True) -> Array:
+    """An Array over memory another object owns (`nbytes` from `lo`, element (0, ..., 0) at
+    ptr0, strides in elements of any sign): registered with the allocator while it lives."""
+    item = INFO[dtype].itemsize
+    st = Storage.external(lo, nbytes, be, owner, readonly, shared)
+    n = nbytes // item
+    base = _tensor((n,), dtype, (1,), 0, (n,), lo, st)
+    return view_of(base, st, shape, strides, (ptr0 - lo) // item)
+
+
+def library_dtype(dtype: DT, be: Backend) -> np.dtype | None:
+    """The NumPy dtype the backend library computes `dtype` in over our memory: the NumPy
+    types on both backends, ml_dtypes' bf16/fp8 on cpu; None for the others (HiFloat8, and
+    bf16/fp8 on cuda: CuPy has no such types), which compute in float32 through our casts."""
+    info = INFO[dtype]
+    if info.host is None:
+        return None
+    if info.host == info.storage or be.is_cpu:
+        return info.host
+    return None
+
+
+# ------------------------------------------------------------------ operands
+
+def is_scalar(value: object) -> bool:
+    """A Python (or NumPy) scalar the operators take beside an array."""
+    return isinstance(value, (numbers.Number, np.bool_)) and not isinstance(value, Array)
+
+
+# The dunders, generated from tables (name -> the namespace function they call).
+BINARY_DUNDERS = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "and": "bitwise_and",
+    "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
+    "rshift": "bitwise_right_shift", "matmul": "matmul",
+}
+COMPARISON_DUNDERS = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
+                      "gt": "greater", "ge": "greater_equal"}
+UNARY_DUNDERS = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
+# name -> function, filled by npu_emu.array_api's __init__ (the functions import Array);
+# "__inplace__" is the in-place entry (name, x, other).
+FUNCTIONS: dict[str, Any] = {}
+
+
+def _operand(value: object, matmul: bool = False) -> bool:
+    if isinstance(value, (Array, np.ndarray)):
+        return True
+    return not matmul and is_scalar(value)
+
+
+def _binary(fname: str, matmul: bool):
+    def op(self, other):
+        if not _operand(other, matmul):
+            return NotImplemented
+        return FUNCTIONS[fname](self, other)
+
+    def rop(self, other):
+        if not _operand(other, matmul):
+            return NotImplemented
+        return FUNCTIONS[fname](other, self)
+
+    def iop(self, other):
+        if not _operand(other, matmul):
+            return NotImplemented
+        FUNCTIONS["__inplace__"](fname, self, other)
+        return self
+
+    return op, rop, iop
+
+
+def _comparison(fname: str):
+    def op(self, other):
+        if not _operand(other):
+            return NotImplemented
+        return FUNCTIONS[fname](self, other)
+    return op
+
+
+def _unary(fname: str):
+    def op(self):
+        return FUNCTIONS[fname](self)
+    return op
+
+
+for _d, _f in BINARY_DUNDERS.items():
+    _op, _rop, _iop = _binary(_f, _d == "matmul")
+    for _prefix, _fn in (("", _op), ("r", _rop), ("i", _iop)):
+        _fn.__name__ = _fn.__qualname__ = f"__{_prefix}{_d}__"
+        _fn.__doc__ = f"{_prefix and {'r': 'Reflected ', 'i': 'In-place '}[_prefix] or ''}{_f}."
+        setattr(Array, f"__{_prefix}{_d}__", _fn)
+for _d, _f in COMPARISON_DUNDERS.items():
+    _fn = _comparison(_f)
+    _fn.__name__ = _fn.__qualname__ = f"__{_d}__"
+    setattr(Array, f"__{_d}__", _fn)
+for _d, _f in UNARY_DUNDERS.items():
+    _fn = _unary(_f)
+    _fn.__name__ = _fn.__qualname__ = f"__{_d}__"
+    setattr(Array, f"__{_d}__", _fn)

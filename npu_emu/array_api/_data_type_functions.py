@@ -1,0 +1,161 @@
+"""Data type functions: astype (our bit-exact conversion kernels), can_cast and result_type
+(the "array_api" rule set), finfo / iinfo (the NPU's types included), isdtype.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+
+from ..arch import current_soc
+from ..dtypes import COMPLEX, INFO, aclDataType as DT
+from ..ops.cast import CAST
+from . import _dtypes
+from ._array import Array, is_scalar
+from ._calls import RULES, call_new, convert, copy as copy_array
+from ._dtypes import DType, to_dtype
+from ._elementwise import promote, python_value, scalar_dtype
+
+
+def astype(x: Array, dtype: object, /, *, copy: bool = True, device: object = None) -> Array:
+    """x converted to `dtype` by the NPU's conversion (round to nearest even for the floats,
+    HiFloat8's half away from zero, float -> integer truncating, ...): aclnnCast where the
+    SoC's Cast list has both dtypes, else InplaceCopy's conversion (every pair of its list).
+    copy=False returns x itself when nothing changes. Complex to real is refused (take the
+    real part explicitly)."""
+    if not isinstance(x, Array):
+        raise TypeError(f"astype: x is a {type(x).__name__}, not an array of npu_emu.array_api")
+    dt = to_dtype(dtype)
+    if device is not None:
+        from ._creation import to_device
+        x = to_device(x, device)
+    if dt == x.dtype:
+        return copy_array(x) if copy else x
+    if x.dtype.kind == COMPLEX and dt.kind != COMPLEX:
+        raise TypeError(f"astype: {x.dtype.name} to {dt.name} would drop the imaginary part; "
+                        f"the standard leaves it out (take real(x) first)")
+    cast = current_soc().dtypes_for("Cast")
+    if x._t.dtype in cast and dt.acl_dtype in cast:
+        return call_new(CAST, [x], {"dtype": dt.acl_dtype})
+    return convert(x, dt.acl_dtype)
+
+
+def _dtype_arg(value: object, name: str) -> DT:
+    if isinstance(value, Array):
+        return value._t.dtype
+    if isinstance(value, DType):
+        return value.acl_dtype
+    raise TypeError(f"{name}={value!r} is not an array or a dtype of npu_emu.array_api")
+
+
+def can_cast(from_: object, to: object, /) -> bool:
+    """Whether from_ (an array or a dtype) converts to `to` by promotion: promoting the two
+    gives `to` (the array_api rule set)."""
+    src = _dtype_arg(from_, "from_")
+    if not isinstance(to, DType):
+        raise TypeError(f"to={to!r} is not a dtype of npu_emu.array_api")
+    return RULES.can_cast(src, to.acl_dtype)
+
+
+def result_type(*arrays_and_dtypes: object) -> DType:
+    """The dtype the operators promote arrays, dtypes and Python scalars to (a scalar takes
+    the others' dtype where the standard says so, else its default dtype)."""
+    dts, scalars = [], []
+    for i, v in enumerate(arrays_and_dtypes):
+        if isinstance(v, (Array, DType)):
+            dts.append(_dtype_arg(v, f"arrays_and_dtypes[{i}]"))
+        elif is_scalar(v):
+            scalars.append(python_value(v))
+        else:
+            raise TypeError(f"arrays_and_dtypes[{i}]={v!r} is not an array, a dtype or a Python "
+                            f"scalar")
+    if not dts:
+        raise ValueError("result_type needs at least one array or dtype")
+    out = dts[0]
+    for d in dts[1:]:
+        out = promote("result_type", out, d)
+    for s in scalars:
+        out = promote("result_type", out, scalar_dtype(s, out))
+    return _dtypes.BY_ACL[out]
+
+
+def isdtype(dtype: object, kind: object) -> bool:
+    """Whether `dtype` is of `kind`: a dtype, a kind name ("bool", "signed integer",
+    "unsigned integer", "integral", "real floating", "complex floating", "numeric"), or a
+    tuple of those. The NPU's float16, bfloat16, float8 and hifloat8 are "real floating"."""
+    if not isinstance(dtype, DType):
+        raise TypeError(f"dtype={dtype!r} is not a dtype of npu_emu.array_api")
+    if isinstance(kind, tuple):
+        return any(isdtype(dtype, k) for k in kind)
+    if isinstance(kind, DType):
+        return dtype == kind
+    if isinstance(kind, str):
+        if kind not in _dtypes.KINDS:
+            raise ValueError(f"kind={kind!r} is not a dtype kind; use one of "
+                             f"{', '.join(repr(k) for k in _dtypes.KINDS)}")
+        return dtype.kind in _dtypes.KINDS[kind]
+    raise TypeError(f"kind={kind!r} is not a dtype, a kind name or a tuple of them")
+
+
+@dataclass(frozen=True)
+class finfo_object:
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class iinfo_object:
+    bits: int
+    max: int
+    min: int
+    dtype: DType
+
+
+_REAL_OF = {DT.ACL_COMPLEX64: DT.ACL_FLOAT, DT.ACL_COMPLEX128: DT.ACL_DOUBLE}
+
+
+@functools.cache
+def _hifloat8_info() -> tuple[float, float, float]:
+    """(eps, max, smallest normal) of HiFloat8, read from its code table (docs/conversions.md#hifloat8): codes
+    with prefix 0000 are its denormals."""
+    from ..codecs import hif8_to_float32
+    codes = np.arange(256, dtype=np.uint8)
+    values = hif8_to_float32(codes).astype(np.float64)
+    finite = np.isfinite(values)
+    normal = finite & ((codes & 0x78) != 0) & (values > 0)
+    return (float(values[finite & (values > 1)].min() - 1), float(values[finite].max()),
+            float(values[normal].min()))
+
+
+def finfo(type: object, /) -> finfo_object:  # noqa: A002 (the standard's name)
+    """Machine limits of a floating dtype (or an array's): complex gives its real type's.
+    The NPU's float16, bfloat16, float8_e5m2, float8_e4m3fn and hifloat8 included."""
+    acl = _dtype_arg(type, "type")
+    real = _REAL_OF.get(acl, acl)
+    if INFO[real].kind != "floating":
+        raise TypeError(f"finfo takes a floating dtype, not {_dtypes.BY_ACL[acl].name}")
+    dt = _dtypes.BY_ACL[real]
+    if real == DT.ACL_HIFLOAT8:
+        eps, big, tiny = _hifloat8_info()
+        return finfo_object(8, eps, big, -big, tiny, dt)
+    host = INFO[real].host
+    f = ml_dtypes.finfo(host) if host.isbuiltin != 1 else np.finfo(host)
+    return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min),
+                        float(f.smallest_normal), dt)
+
+
+def iinfo(type: object, /) -> iinfo_object:  # noqa: A002
+    acl = _dtype_arg(type, "type")
+    if INFO[acl].kind not in ("signed", "unsigned"):
+        raise TypeError(f"iinfo takes an integer dtype, not {_dtypes.BY_ACL[acl].name}")
+    i = np.iinfo(INFO[acl].storage)
+    return iinfo_object(int(i.bits), int(i.max), int(i.min), _dtypes.BY_ACL[acl])
+
+
+__all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]

@@ -1,0 +1,265 @@
+"""Where an array's memory lives: the device object of the standard, the storage an array
+keeps alive (a pool block, or memory imported from another library), and the backend's own
+array library (NumPy on cpu, CuPy on cuda) viewing that memory without a copy, in stream order.
+
+Imported memory is registered with the backend's allocator (so operators accept it) as the
+union of the ranges the live arrays import: overlapping imports merge into one region, and
+a region goes when the last array using it goes.
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from .. import runtime
+from .._state import ensure_started
+from ..device import DeviceBuffer
+from ..runtime.base import Backend
+
+# DLPack device types (dlpack.h): kDLCPU, kDLCUDA.
+DL_CPU, DL_CUDA = 1, 2
+
+
+class Device:
+    """The standard's device object: "cpu" (the cpu backend) or "cuda:0". Compares equal to
+    another Device of the same name and to the name itself."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @property
+    def backend_name(self) -> str:
+        return self.name.split(":")[0]
+
+    @property
+    def dlpack(self) -> tuple[int, int]:
+        return (DL_CPU, 0) if self.name == "cpu" else (DL_CUDA, 0)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Device):
+            return other.name == self.name
+        return isinstance(other, str) and other == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __repr__(self) -> str:
+        return f"Device({self.name!r})"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+_DEVICES = {"cpu": Device("cpu"), "cuda": Device("cuda:0")}
+
+
+def device_of(be: Backend) -> Device:
+    return _DEVICES[be.name]
+
+
+def current_backend() -> Backend:
+    ensure_started()
+    return runtime.current()
+
+
+def backend_for(device: object, param: str = "device") -> Backend:
+    """The backend of `device` (None: the current one): a Device, "cpu", "cuda" or "cuda:0"."""
+    if device is None:
+        return current_backend()
+    name = device.name if isinstance(device, Device) else device
+    if isinstance(name, str):
+        key = name.strip().lower()
+        if key in ("cpu",):
+            ensure_started()
+            return runtime.backend("cpu")
+        if key in ("cuda", "cuda:0"):
+            ensure_started()
+            return runtime.backend("cuda")
+    raise ValueError(f"{param}={device!r} is not a device of npu_emu.array_api; use "
+                     f"{current_backend().name!r} (see __array_namespace_info__().devices())")
+
+
+# ------------------------------------------------------------------ imported memory
+
+class _Regions:
+    """External memory of one backend as its allocator sees it: the union of the byte ranges
+    live arrays imported (tokens -> ranges), registered and unregistered as it changes."""
+
+    def __init__(self, be: Backend) -> None:
+        self._be = be
+        self._lock = threading.Lock()
+        self._ranges: dict[int, tuple[int, int]] = {}
+        self._registered: dict[int, int] = {}     # start -> end, as the allocator has it
+        self._next = 0
+
+    def add(self, start: int, nbytes: int) -> int:
+        with self._lock:
+            self._next += 1
+            self._ranges[self._next] = (start, start + max(nbytes, 1))
+            self._sync()
+            return self._next
+
+    def remove(self, token: int) -> None:
+        with self._lock:
+            if self._ranges.pop(token, None) is not None:
+                self._sync()
+
+    def _sync(self) -> None:
+        merged: dict[int, int] = {}
+        start = end = None
+        for a, b in sorted(self._ranges.values()):
+            if start is not None and a <= end:
+                end = max(end, b)
+                continue
+            if start is not None:
+                merged[start] = end
+            start, end = a, b
+        if start is not None:
+            merged[start] = end
+        alloc = self._be.allocator
+        for s, e in list(self._registered.items()):
+            if merged.get(s) != e:
+                alloc.unregister_external(s)
+                del self._registered[s]
+        for s, e in merged.items():
+            if s not in self._registered:
+                alloc.register_external(s, e - s, self)
+                self._registered[s] = e
+
+
+_regions: dict[str, _Regions] = {}
+_regions_lock = threading.Lock()
+
+
+def regions(be: Backend) -> _Regions:
+    with _regions_lock:
+        r = _regions.get(be.name)
+        if r is None or r._be is not be:
+            r = _regions[be.name] = _Regions(be)
+        return r
+
+
+class Storage:
+    """The memory behind one or more arrays: `nbytes` from `ptr` on `backend`, kept alive by
+    `owner` (a pool DeviceBuffer, or the object owning imported memory). `shared`: a user
+    can reach this memory outside npu_emu (an import from NumPy/DLPack, or a host view we
+    handed out), so on the cpu backend operations touching it finish before they return.
+    `readonly`: imported read-only memory, or a view that must not be written."""
+
+    __slots__ = ("ptr", "nbytes", "backend", "owner", "readonly", "shared", "_token",
+                 "__weakref__")
+
+    def __init__(self, ptr: int, nbytes: int, backend: Backend, owner: Any,
+                 readonly: bool = False, shared: bool = False, token: int | None = None) -> None:
+        self.ptr, self.nbytes, self.backend, self.owner = ptr, nbytes, backend, owner
+        self.readonly, self.shared, self._token = readonly, shared, token
+
+    @classmethod
+    def allocate(cls, nbytes: int, be: Backend) -> "Storage":
+        buf = DeviceBuffer(nbytes, be)
+        return cls(buf.ptr, buf.nbytes, be, buf)
+
+    @classmethod
+    def external(cls, ptr: int, nbytes: int, be: Backend, owner: Any, readonly: bool = False,
+                 shared: bool = True) -> "Storage":
+        """Memory another object owns, registered with the allocator while this lives."""
+        token = regions(be).add(ptr, nbytes) if nbytes else None
+        return cls(ptr, nbytes, be, owner, readonly, shared, token)
+
+    def __del__(self) -> None:
+        token, self._token = getattr(self, "_token", None), None
+        if token is None:
+            return
+        try:
+            # The owner may free the memory or hand it to someone else once we let go of it:
+            # our queued work on it must be done first (pool blocks have stream-ordered frees
+            # instead). Never from the stream's own worker thread (it would wait for itself).
+            stream = self.backend.default_stream
+            if threading.current_thread() is not getattr(stream, "_worker", None):
+                stream.synchronize()
+            regions(self.backend).remove(token)
+        except Exception:
+            pass  # interpreter shutdown
+
+
+# --------------------------------------------------------------- the backend library
+
+def library(be: Backend):
+    """NumPy on the cpu backend, CuPy on cuda."""
+    if be.is_cpu:
+        return np
+    import cupy
+    return cupy
+
+
+@contextlib.contextmanager
+def library_order(be: Backend) -> Iterator[None]:
+    """Run the enclosed library calls in stream order with our kernels: on cpu, after the
+    default stream's queued work (the host runs them at once); on cuda, on that stream."""
+    if be.is_cpu:
+        be.default_stream.synchronize()
+        yield
+    else:
+        with be.default_stream.stream:
+            yield
+
+
+def synchronize(be: Backend) -> None:
+    be.default_stream.synchronize()
+
+
+class _HostMemory:
+    """Hands NumPy a view of device memory (cpu backend) and keeps its storage alive."""
+
+    __slots__ = ("__array_interface__", "owner")
+
+    def __init__(self, interface: dict, owner: object) -> None:
+        self.__array_interface__ = interface
+        self.owner = owner
+
+
+def memory_view(st: Storage, ptr0: int, shape: Sequence[int], strides: Sequence[int],
+                dtype: np.dtype, readonly: bool = False) -> Any:
+    """A library array (NumPy or CuPy) over `st`: element (0, ..., 0) at ptr0, strides in
+    elements (any sign), elements of NumPy dtype `dtype` (a raw storage type on cuda)."""
+    dtype = np.dtype(dtype)
+    item = dtype.itemsize
+    byte_strides = tuple(int(s) * item for s in strides)
+    be = st.backend
+    if be.is_cpu:
+        if any(n == 0 for n in shape):
+            return np.empty(tuple(shape), dtype)
+        # ml_dtypes' types (user-defined to NumPy) have no typestr: raw bits, then a view.
+        native = dtype if dtype.isbuiltin == 1 else np.dtype(f"<u{item}")
+        interface = {"version": 3, "shape": tuple(shape), "typestr": native.str,
+                     "data": (ptr0, readonly or st.readonly), "strides": byte_strides}
+        arr = np.asarray(_HostMemory(interface, st))
+        return arr if native == dtype else arr.view(dtype)
+    import cupy
+    if any(n == 0 for n in shape):
+        return cupy.empty(tuple(shape), dtype)
+    mem = cupy.cuda.UnownedMemory(st.ptr, st.nbytes, st)
+    return cupy.ndarray(tuple(shape), dtype, cupy.cuda.MemoryPointer(mem, ptr0 - st.ptr),
+                        strides=byte_strides)
+
+
+def library_memory(arr: Any) -> tuple[int, int, int]:
+    """(lowest byte address, byte length, address of element 0) of a NumPy/CuPy array."""
+    if isinstance(arr, np.ndarray):
+        ptr0 = arr.__array_interface__["data"][0] if arr.size else 0
+    else:
+        ptr0 = int(arr.data.ptr) if arr.size else 0
+    if arr.size == 0:
+        return ptr0, 0, ptr0
+    lo = hi = ptr0
+    for n, s in zip(arr.shape, arr.strides):
+        if s < 0:
+            lo += (n - 1) * s
+        else:
+            hi += (n - 1) * s
+    return lo, hi - lo + arr.dtype.itemsize, ptr0

@@ -1,0 +1,141 @@
+"""The array API's dtype objects: the standard's thirteen plus the NPU's float16, bfloat16,
+float8_e5m2, float8_e4m3fn and hifloat8, each a small object naming its aclDataType.
+
+Note: the dtypes are not aclDataType members. An IntEnum is an int, so `asarray(float32)`
+would silently make the array 0; these objects are nothing but dtypes (and
+`npu_emu.as_dtype` accepts them through their `acl_dtype` attribute).
+"""
+from __future__ import annotations
+
+from ..dtypes import BOOL, COMPLEX, FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT, as_dtype
+from ..status import AclnnError
+
+
+class DType:
+    """An array API data type; compare with `==` (each dtype is one object)."""
+
+    __slots__ = ("name", "acl_dtype")
+
+    def __init__(self, name: str, acl_dtype: DT) -> None:
+        self.name = name
+        self.acl_dtype = acl_dtype
+
+    @property
+    def kind(self) -> str:
+        """npu_emu.dtypes' kind: "bool", "signed", "unsigned", "floating" or "complex"."""
+        return INFO[self.acl_dtype].kind
+
+    @property
+    def itemsize(self) -> int:
+        return INFO[self.acl_dtype].itemsize
+
+    def __repr__(self) -> str:
+        return f"npu_emu.array_api.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __eq__(self, other: object) -> bool:
+        # Note: equal to itself only, never to a NumPy dtype or a name (as array-api-strict).
+        return self is other
+
+    def __hash__(self) -> int:
+        return hash(("npu_emu.array_api", self.name))
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+
+# (name, aclDataType), the standard's order first, then the NPU's own.
+STANDARD_NAMES = (
+    ("bool", DT.ACL_BOOL), ("int8", DT.ACL_INT8), ("int16", DT.ACL_INT16),
+    ("int32", DT.ACL_INT32), ("int64", DT.ACL_INT64), ("uint8", DT.ACL_UINT8),
+    ("uint16", DT.ACL_UINT16), ("uint32", DT.ACL_UINT32), ("uint64", DT.ACL_UINT64),
+    ("float32", DT.ACL_FLOAT), ("float64", DT.ACL_DOUBLE), ("complex64", DT.ACL_COMPLEX64),
+    ("complex128", DT.ACL_COMPLEX128),
+)
+NPU_NAMES = (
+    ("float16", DT.ACL_FLOAT16), ("bfloat16", DT.ACL_BF16),
+    ("float8_e5m2", DT.ACL_FLOAT8_E5M2), ("float8_e4m3fn", DT.ACL_FLOAT8_E4M3FN),
+    ("hifloat8", DT.ACL_HIFLOAT8),
+)
+_ALL = {name: DType(name, acl) for name, acl in STANDARD_NAMES + NPU_NAMES}
+BY_ACL: dict[DT, DType] = {d.acl_dtype: d for d in _ALL.values()}
+STANDARD = tuple(_ALL[n] for n, _ in STANDARD_NAMES)
+NPU_EXTRA = tuple(_ALL[n] for n, _ in NPU_NAMES)
+ALL = STANDARD + NPU_EXTRA
+
+bool = _ALL["bool"]  # noqa: A001 (the standard's name)
+int8, int16, int32, int64 = (_ALL[n] for n in ("int8", "int16", "int32", "int64"))
+uint8, uint16, uint32, uint64 = (_ALL[n] for n in ("uint8", "uint16", "uint32", "uint64"))
+float32, float64 = _ALL["float32"], _ALL["float64"]
+complex64, complex128 = _ALL["complex64"], _ALL["complex128"]
+float16, bfloat16 = _ALL["float16"], _ALL["bfloat16"]
+float8_e5m2, float8_e4m3fn, hifloat8 = (_ALL[n] for n in ("float8_e5m2", "float8_e4m3fn",
+                                                           "hifloat8"))
+
+# The defaults (__array_namespace_info__().default_dtypes()). Note: float32, not NumPy's
+# float64: it is the NPU's native float (several operators, Expand and Matmul among them, have
+# no float64), and PyTorch chooses the same.
+DEFAULT_FLOAT = float32
+DEFAULT_COMPLEX = complex64
+DEFAULT_INT = int64
+DEFAULT_INDEX = int64
+DEFAULTS = {BOOL: bool, SIGNED: DEFAULT_INT, UNSIGNED: DEFAULT_INT, FLOATING: DEFAULT_FLOAT,
+            COMPLEX: DEFAULT_COMPLEX}
+
+# The standard's dtype kinds (isdtype, dtypes(kind=...)) as sets of npu_emu kinds.
+KINDS: dict[str, frozenset[str]] = {
+    "bool": frozenset({BOOL}),
+    "signed integer": frozenset({SIGNED}),
+    "unsigned integer": frozenset({UNSIGNED}),
+    "integral": frozenset({SIGNED, UNSIGNED}),
+    "real floating": frozenset({FLOATING}),
+    "complex floating": frozenset({COMPLEX}),
+    "numeric": frozenset({SIGNED, UNSIGNED, FLOATING, COMPLEX}),
+}
+
+# Input categories the elementwise functions accept (the standard's wording).
+CATEGORIES: dict[str, frozenset[str]] = {
+    "all": frozenset({BOOL, SIGNED, UNSIGNED, FLOATING, COMPLEX}),
+    "numeric": KINDS["numeric"],
+    "real numeric": frozenset({SIGNED, UNSIGNED, FLOATING}),
+    "integer": KINDS["integral"],
+    "integer or boolean": frozenset({BOOL, SIGNED, UNSIGNED}),
+    "floating-point": frozenset({FLOATING, COMPLEX}),
+    "real floating-point": frozenset({FLOATING}),
+    "boolean": frozenset({BOOL}),
+}
+
+
+def _by_name(name: str) -> DType:
+    return _ALL[name]
+
+
+def to_dtype(value: object, param: str = "dtype") -> DType:
+    """A DType from one of ours, or from anything `npu_emu.as_dtype` reads (a NumPy,
+    ml_dtypes or PyTorch dtype, a name, an aclDataType); TypeError naming `param` otherwise."""
+    if isinstance(value, DType):
+        return value
+    try:
+        acl = as_dtype(value, param)
+    except AclnnError as err:
+        raise TypeError(f"{param}={value!r} is not a dtype of npu_emu.array_api "
+                        f"({err.message})") from None
+    found = BY_ACL.get(acl)
+    if found is None:
+        raise TypeError(f"{param}={value!r} is {acl.name}, which npu_emu.array_api has no dtype "
+                        f"for; use one of {', '.join(d.name for d in ALL)}")
+    return found
+
+
+def of_acl(acl: DT) -> DType:
+    found = BY_ACL.get(acl)
+    if found is None:
+        raise TypeError(f"{acl.name} has no dtype in npu_emu.array_api")
+    return found
+
+
+__all__ = ["DType", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+           "uint64", "float32", "float64", "complex64", "complex128", "float16", "bfloat16",
+           "float8_e5m2", "float8_e4m3fn", "hifloat8"]

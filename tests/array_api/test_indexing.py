@@ -1,0 +1,199 @@
+"""Indexing against NumPy: basic indexing is a view of the same memory (any steps, negative
+ones included), advanced indexing gathers, assignment converts and broadcasts as the NPU's
+InplaceCopy does."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import npu_emu.array_api as xp
+from npu_emu.array_api._indexing import basic_view
+
+
+@st.composite
+def slices(draw, n):
+    start = draw(st.none() | st.integers(-n - 2, n + 2))
+    stop = draw(st.none() | st.integers(-n - 2, n + 2))
+    step = draw(st.none() | st.integers(-3, 3).filter(lambda s: s != 0))
+    return slice(start, stop, step)
+
+
+def _item(draw, n):
+    if n and draw(st.booleans()):
+        return draw(st.integers(-n, n - 1))
+    return draw(slices(n))
+
+
+@st.composite
+def basic_keys(draw, shape):
+    """A basic index for `shape`: ints and slices for some leading dims, maybe `...` and
+    then some trailing dims, and a few None anywhere."""
+    dims = list(shape)
+    head = draw(st.integers(0, len(dims)))
+    items = [_item(draw, n) for n in dims[:head]]
+    if draw(st.booleans()):
+        tail = draw(st.integers(0, len(dims) - head))
+        items += [Ellipsis] + [_item(draw, n) for n in dims[len(dims) - tail:]]
+    for _ in range(draw(st.integers(0, 2))):
+        items.insert(draw(st.integers(0, len(items))), None)
+    return tuple(items)
+
+
+SHAPES = st.lists(st.integers(0, 5), min_size=0, max_size=4).map(tuple)
+
+
+@given(data=st.data(), shape=SHAPES)
+def test_basic_indexing_matches_numpy_and_is_a_view(data, shape):
+    key = data.draw(basic_keys(shape))
+    host = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
+    x = xp.asarray(host.copy())
+    got = x[key]
+    want = host[key]
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(got), want)
+    if got.size:
+        got[...] = -1                 # written through the view, read in the base
+        expect = host.copy()
+        expect[key] = -1
+        np.testing.assert_array_equal(np.asarray(x), expect)
+
+
+@given(data=st.data(), shape=SHAPES)
+def test_basic_view_geometry(data, shape):
+    """The view's signed strides and offset are NumPy's (elements, offset of element 0)."""
+    key = data.draw(basic_keys(shape))
+    base = np.zeros(max(int(np.prod(shape)), 1), dtype=np.int64)[:int(np.prod(shape))].reshape(shape)
+    want = base[key]
+    strides = [s // 8 for s in base.strides]
+    vshape, vstrides, offset = basic_view(shape, strides, 0, key)
+    assert tuple(vshape) == np.shape(want)
+    if isinstance(want, np.ndarray) and want.size:
+        start = (want.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // 8
+        assert offset == start
+        assert [s for n, s in zip(vshape, vstrides) if n > 1] == \
+               [s // 8 for n, s in zip(want.shape, want.strides) if n > 1]
+
+
+def test_negative_steps_feed_kernels():
+    h = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x = xp.asarray(h)
+    r = x[::-1, ::-2]
+    np.testing.assert_array_equal(np.asarray(r + 1), h[::-1, ::-2] + 1)       # aclnnAdd input
+    np.testing.assert_array_equal(np.asarray(xp.astype(r, xp.float16)), h[::-1, ::-2].astype(np.float16))
+    np.testing.assert_array_equal(np.asarray(xp.expand(x[::-1, :1], (3, 4))),
+                                  np.broadcast_to(h[::-1, :1], (3, 4)))
+
+
+def test_assignment_into_a_reversed_view():
+    h = np.zeros((3, 4), dtype=np.int64)
+    x = xp.asarray(h)
+    x[::-1, 1::2] = xp.asarray([[1, 2], [3, 4], [5, 6]])
+    want = np.zeros((3, 4), dtype=np.int64)
+    want[::-1, 1::2] = [[1, 2], [3, 4], [5, 6]]
+    np.testing.assert_array_equal(h, want)
+    x[::-2] = xp.asarray([7, 8, 9, 10])[::-1]          # both sides reversed
+    want[::-2] = [10, 9, 8, 7]
+    np.testing.assert_array_equal(h, want)
+
+
+def test_inplace_operator_on_a_reversed_view():
+    h = np.arange(6, dtype=np.float32)
+    x = xp.asarray(h)
+    v = x[::-1]
+    v += xp.asarray([0.0, 10.0, 20.0, 30.0, 40.0, 50.0])
+    j = np.arange(6)
+    np.testing.assert_array_equal(h, j + 10 * (5 - j))
+
+
+def test_setitem_broadcasts_and_converts_like_the_npu():
+    x = xp.zeros((2, 3), dtype=xp.int32)
+    x[:, 1] = 2.9                        # float into int: truncates toward zero
+    x[1] = xp.asarray([-1.5, 0.5, 7.9], dtype=xp.float32)
+    np.testing.assert_array_equal(np.asarray(x), [[0, 2, 0], [-1, 0, 7]])
+    b = xp.zeros(3, dtype=xp.bfloat16)
+    b[...] = xp.asarray([1 / 3, 3.0, -0.1])
+    np.testing.assert_array_equal(np.asarray(b).view(np.uint16),
+                                  np.array([1 / 3, 3.0, -0.1], dtype=np.float32)
+                                  .astype(np.dtype("bfloat16")).view(np.uint16))
+    with pytest.raises(OverflowError):
+        x[0, 0] = 2 ** 40
+    with pytest.raises(ValueError, match="must match"):    # CANN's InplaceCopy message
+        x[0] = xp.ones(4, dtype=xp.int32)
+
+
+def test_overlapping_assignment():
+    h = np.arange(8, dtype=np.int16)
+    x = xp.asarray(h)
+    x[1:] = x[:-1]
+    np.testing.assert_array_equal(h, [0, 0, 1, 2, 3, 4, 5, 6])
+
+
+def test_complex_assignment_into_a_strided_view():
+    x = xp.zeros(6, dtype=xp.complex64)
+    x[::2] = xp.asarray([1 + 1j, 2, 3j], dtype=xp.complex128)
+    np.testing.assert_array_equal(np.asarray(x), [1 + 1j, 0, 2, 0, 3j, 0])
+
+
+def test_integer_array_and_mask_indexing():
+    h = np.arange(20, dtype=np.float32).reshape(4, 5)
+    x = xp.asarray(h)
+    idx = xp.asarray([3, 0, -1])
+    for key in [idx, (idx, 2), (slice(None), xp.asarray([4, 4])), [1, 2], np.array([0, 3]),
+                (xp.asarray([[0], [1]]), xp.asarray([1, 2]))]:
+        k = tuple(np.asarray(i) if isinstance(i, xp.Array) else i for i in key) \
+            if isinstance(key, tuple) else (np.asarray(key) if isinstance(key, xp.Array) else key)
+        np.testing.assert_array_equal(np.asarray(x[key]), h[k])
+    mask = h > 7
+    np.testing.assert_array_equal(np.asarray(x[xp.asarray(mask)]), h[mask])
+    np.testing.assert_array_equal(np.asarray(x[xp.asarray(mask[:, 0]), 1:3]), h[mask[:, 0], 1:3])
+    got = x[xp.asarray([0, 1])]
+    got[...] = -1                        # a gather is a copy
+    np.testing.assert_array_equal(np.asarray(x), h)
+    with pytest.raises(IndexError):
+        x[xp.asarray([5])]
+    with pytest.raises(IndexError, match="integer or boolean"):
+        x[xp.asarray([0.0])]
+
+
+def test_advanced_assignment():
+    h = np.zeros((3, 4), dtype=np.float16)
+    x = xp.asarray(h)
+    x[xp.asarray([0, 2]), 1] = 1.5
+    x[xp.asarray(h == 0)[:, 0] & xp.asarray([False, True, False]), :] = xp.asarray([1, 2, 3, 4])
+    want = np.zeros((3, 4), dtype=np.float16)
+    want[[0, 2], 1] = 1.5
+    want[1] = [1, 2, 3, 4]
+    np.testing.assert_array_equal(h, want)
+
+
+def test_low_precision_gather_keeps_bits():
+    x = xp.astype(xp.asarray(np.array([0, 2 ** -22, 32768, np.nan, np.inf], dtype=np.float32)),
+                  xp.hifloat8)
+    got = x[xp.asarray([4, 0, 2, 3, 1])]
+    assert got.dtype == xp.hifloat8
+    # HiFloat8 codes (docs/conversions.md#hifloat8): inf 0x6F, zero 0x00, 32768 0x6E, NaN 0x80
+    got._st.backend.default_stream.synchronize()
+    np.testing.assert_array_equal(np.array(got._raw()), [0x6F, 0x00, 0x6E, 0x80, 0x01])
+
+
+def test_index_errors():
+    x = xp.zeros((2, 3))
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[2]
+    with pytest.raises(IndexError, match="too many"):
+        x[0, 0, 0]
+    with pytest.raises(IndexError, match="ellipsis"):
+        x[..., ...]
+    with pytest.raises(ValueError):
+        x[::0]
+
+
+def test_broadcast_views_are_not_destinations():
+    b = xp.broadcast_to(xp.asarray([1, 2], dtype=xp.uint16), (3, 2))
+    with pytest.raises(ValueError, match="overlap"):
+        b += 1                               # the library path checks as the core does
+    with pytest.raises(ValueError, match="overlap"):
+        b[xp.asarray([0])] = 1
+    with pytest.raises(ValueError, match="overlap"):
+        xp.broadcast_to(xp.zeros(2, dtype=xp.complex64), (2, 2))[...] = 1j
