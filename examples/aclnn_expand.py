@@ -58,7 +58,7 @@ def main():
     for i, value in enumerate(result):
         print(f"resultData[{i}] is: {value:f}")
 
-    # Broadcasting for real: (1, 4) -> (3, 2, 4), -1 keeps a dimension (SPEC §9).
+    # Broadcasting for real: (1, 4) -> (3, 2, 4), -1 keeps a dimension (docs/operators.md#aclnnexpand).
     row_dev, row_t = create_acl_tensor(np.arange(4, dtype=np.float32), [1, 4], aclDataType.ACL_FLOAT)
     big_dev, big_t = create_acl_tensor(np.zeros(24, np.float32), [3, 2, 4], aclDataType.ACL_FLOAT)
     ws, ex, ret = aclnn.aclnnExpandGetWorkspaceSize(row_t, aclnn.aclCreateIntArray([3, 2, -1]), big_t)

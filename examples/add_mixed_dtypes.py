@@ -1,4 +1,4 @@
-"""aclnnAdd with mixed dtypes (SPEC §3, §4, §11): float16 + float32 computes in float32;
+"""aclnnAdd with mixed dtypes (docs/dtypes.md, docs/operators.md): float16 + float32 computes in float32;
 int8 + uint8 in int16; alpha follows CANN's branches; a result that may not be converted to
 out's dtype is refused in phase one, as on the NPU."""
 import numpy as np

@@ -1,5 +1,5 @@
 """The core model: the SoC in use, dtype promotion and conversion rules, a tensor descriptor
-over a strided view (SPEC §3, §4, §6, §15)."""
+over a strided view (docs/dtypes.md, docs/views.md#tensors-and-views, docs/socs.md#socs)."""
 import npu_emu
 from npu_emu import aclDataType as DT, aclFormat
 
@@ -15,7 +15,7 @@ except npu_emu.AclnnError as err:
 print("can_cast(f32 -> s32):", npu_emu.can_cast(DT.ACL_FLOAT, DT.ACL_INT32),
       " can_cast(s32 -> f32):", npu_emu.can_cast(DT.ACL_INT32, DT.ACL_FLOAT))
 
-# SPEC §6's second example: rows 2, 4, 6, 8 and columns 2, 4, 6 of a 10x10 storage.
+# docs/views.md#tensors-and-views's second example: rows 2, 4, 6, 8 and columns 2, 4, 6 of a 10x10 storage.
 from npu_emu.tensor import make_tensor
 t = make_tensor([4, 3], DT.ACL_FLOAT, [20, 2], 22, aclFormat.ACL_FORMAT_ND, [10, 10], 0x1000)
 print(t)

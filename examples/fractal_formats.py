@@ -1,4 +1,4 @@
-"""Fractal layouts, from the Ascend C document 《关键分形格式详解》 (SPEC §12, §13):
+"""Fractal layouts, from the Ascend C document 《关键分形格式详解》 (docs/formats.md#private-layouts, docs/operators.md#aclnnmatmul):
 
 1. its 20 x 28 float16 ND -> FRACTAL_NZ example through aclnnNpuFormatCast (the three calls
    of CANN's API), printing the 2 x 2 fractals as the document does, and back to ND;

@@ -1,4 +1,4 @@
-"""aclnnInplaceCopy on non-contiguous views (SPEC §6, §10): copy a transposed, strided block
+"""aclnnInplaceCopy on non-contiguous views (docs/views.md#tensors-and-views, docs/operators.md#aclnninplacecopy): copy a transposed, strided block
 of one tensor into a strided window of another, converting float32 -> float16 and
 broadcasting a row, exactly as the NPU's ViewCopy path does."""
 import numpy as np
@@ -38,7 +38,7 @@ def main():
     acl.rt.set_device(0)
     stream, _ = acl.rt.create_stream()
 
-    # src: a 10x10 float32 storage; the view is SPEC §6's second example, rows 2,4,6,8 and
+    # src: a 10x10 float32 storage; the view is docs/views.md#tensors-and-views's second example, rows 2,4,6,8 and
     # columns 2,4,6 (shape (4,3), strides (20,2), offset 22).
     src_host = np.arange(100, dtype=np.float32).reshape(10, 10)
     src_dev = device_array(src_host)

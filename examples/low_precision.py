@@ -1,4 +1,4 @@
-"""Low-precision types bit for bit (SPEC §14): host encode/decode, and aclnnCast to
+"""Low-precision types bit for bit (docs/conversions.md#hifloat8): host encode/decode, and aclnnCast to
 float16, bfloat16, FP8 and HiFloat8 on the device (Ascend950 lists them), with the same bits
 on the host and on the device."""
 import numpy as np

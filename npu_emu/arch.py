@@ -1,4 +1,4 @@
-"""SoC records (SPEC §15): what each Ascend chip supports, as data.
+"""SoC records (docs/socs.md#socs): what each Ascend chip supports, as data.
 
 The SoC is chosen by the user (`set_soc`, the `soc` context manager, or NPU_EMU_SOC in the
 environment; default Ascend910B) and never guessed from the GPU we happen to run on.
@@ -17,7 +17,7 @@ from .status import AclnnError, ACLNN_ERR_PARAM_INVALID
 ZZ_ZN_NZ = "Zz x Zn -> Nz"
 NZ_ZN_NZ = "Nz x Zn -> Nz"
 
-# Per-op dtype lists (SPEC §9, §11). Ops whose list does not depend on the SoC keep it in
+# Per-op dtype lists (docs/operators.md#aclnnexpand, docs/operators.md). Ops whose list does not depend on the SoC keep it in
 # their own module.
 _EXPAND_BASE = (DT.ACL_FLOAT16, DT.ACL_FLOAT, DT.ACL_UINT8, DT.ACL_INT8, DT.ACL_INT32,
                 DT.ACL_INT64, DT.ACL_BOOL)
@@ -40,7 +40,7 @@ class SocInfo:
     matmul_convention: str
     op_dtypes: dict[str, frozenset] = field(default_factory=dict)
     unsupported_ops: frozenset = frozenset()
-    c0_bytes: int = 32           # C0 = c0_bytes / itemsize (SPEC §12)
+    c0_bytes: int = 32           # C0 = c0_bytes / itemsize (docs/formats.md#private-layouts)
     fractal_rows: int = 16       # a fractal is 16 rows x (c0_bytes / itemsize) columns
     l0c_fractal: tuple = (16, 16)
 

@@ -1,5 +1,5 @@
 """Host side of the low-precision types: NumPy arrays to and from the raw elements stored on the
-device. ml_dtypes has bf16 and the FP8 types; HiFloat8 (SPEC §14) and complex32 (two fp16
+device. ml_dtypes has bf16 and the FP8 types; HiFloat8 (docs/conversions.md#hifloat8) and complex32 (two fp16
 halves) have no library, so they are encoded here with vectorized integer arithmetic, by the
 same rules as `kernels_cuda/npu_emu_convert.cuh`.
 
@@ -76,7 +76,7 @@ def _as_float32(a: np.ndarray, dt: aclDataType) -> np.ndarray:
 # ------------------------------------------------------------------------------ HiFloat8
 
 def _hif8_exponent_bits(e: int) -> int:
-    """Prefix ("dot") and exponent field of HiFloat8 for exponent e, |e| <= 15 (SPEC §14)."""
+    """Prefix ("dot") and exponent field of HiFloat8 for exponent e, |e| <= 15 (docs/conversions.md#hifloat8)."""
     neg, mag = int(e < 0), abs(e)
     if mag == 0:
         return 0x08
@@ -123,7 +123,7 @@ def hif8_from_float32(x: np.ndarray) -> np.ndarray:
 
 @functools.lru_cache(maxsize=None)
 def _hif8_table() -> np.ndarray:
-    """float32 value of every HiFloat8 code (SPEC §14's table)."""
+    """float32 value of every HiFloat8 code (docs/conversions.md#hifloat8's table)."""
     c = np.arange(256, dtype=np.int64)
     sign = (c & 0x80) << 24
     v = c & 0x7F

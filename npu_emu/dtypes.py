@@ -1,6 +1,6 @@
-"""aclDataType (SPEC §2), type promotion (§3) and result conversion rules (§4).
+"""aclDataType (docs/dtypes.md#data-types), type promotion (docs/dtypes.md#type-promotion) and result conversion rules (docs/dtypes.md#result-conversion).
 
-Tables are data: the promotion table below is a literal transcription of SPEC §3, read by
+Tables are data: the promotion table below is a literal transcription of docs/dtypes.md#type-promotion, read by
 `promote_types` and, independently, by the tests.
 """
 from __future__ import annotations
@@ -251,10 +251,10 @@ def dt_name(dtype: aclDataType) -> str:
     return "DT_" + aclDataType(dtype).name.removeprefix("ACL_").replace("DT_", "")
 
 
-# --------------------------------------------------------------------------- promotion (§3)
+# --------------------------------------------------------------------------- promotion (docs/dtypes.md#type-promotion)
 
-# Literal transcription of SPEC §3's documented table (rows x columns); the bf16/f16 cell
-# reads f32 (SPEC's note: the seed's f64 there is its only asymmetric cell).
+# Literal transcription of docs/dtypes.md#type-promotion's documented table (rows x columns); the bf16/f16 cell
+# reads f32 (docs/dtypes.md's note: the seed's f64 there is its only asymmetric cell).
 _TABLE_AXES = "f32 f16 f64 bf16 s8 u8 s16 s32 s64 c32 c64 c128".split()
 _DOCUMENTED_TABLE = """
 f32   f32  f32  f64  f32  f32  f32  f32  f32  f32  c64  c64  c128
@@ -291,7 +291,7 @@ def _documented() -> dict[tuple[aclDataType, aclDataType], aclDataType]:
 
 
 def _implementation() -> dict[tuple[aclDataType, aclDataType], aclDataType]:
-    # CANN's PromoteType (SPEC §3, "Implementation table"): the documented table, changed here.
+    # CANN's PromoteType (docs/dtypes.md#type-promotion, "Implementation table"): the documented table, changed here.
     table = _documented()
     c32, c64, c128 = DT.ACL_COMPLEX32, DT.ACL_COMPLEX64, DT.ACL_COMPLEX128
     for a, b, r in [(DT.ACL_DOUBLE, c32, c128), (DT.ACL_DOUBLE, c64, c128), (DT.ACL_BF16, c32, c64)]:
@@ -325,7 +325,7 @@ class RuleSet:
 
 
 def _can_cast_documented(src: aclDataType, dst: aclDataType) -> bool:
-    # SPEC §4, documented rules, over the types the documents cover.
+    # docs/dtypes.md#result-conversion, documented rules, over the types the documents cover.
     if src == dst:
         return True
     known = {BY_SHORT[s] for s in _TABLE_AXES} | {DT.ACL_BOOL, DT.ACL_UINT16, DT.ACL_UINT32,
@@ -362,7 +362,7 @@ def _can_cast_implementation(src: aclDataType, dst: aclDataType) -> bool:
 
 # The array API's rule set (npu_emu.array_api, docs/array-api.md): the documented table
 # wherever the NPU has a rule, plus the promotions the 2024.12 standard requires and the NPU
-# lacks (SPEC §3 promotes u16, u32 and u64 only with themselves). Rows: a, b, result (both
+# lacks (docs/dtypes.md#type-promotion promotes u16, u32 and u64 only with themselves). Rows: a, b, result (both
 # orders). The standard has no rule for u64 with a signed type, and neither do we.
 _STANDARD_UNSIGNED = """
 u8   u16  u16
@@ -442,12 +442,12 @@ def current_rules() -> RuleSet:
 
 def promote_types(a: object, b: object) -> aclDataType:
     """The dtype a computing operator computes in for inputs of dtypes a and b, under the
-    current rule set (SPEC §3)."""
+    current rule set (docs/dtypes.md#type-promotion)."""
     return _current_rules.promote(as_dtype(a, "a"), as_dtype(b, "b"))
 
 
 def can_cast(src: object, dst: object) -> bool:
-    """Whether a computed result of dtype src may be converted to an out of dtype dst (SPEC §4)."""
+    """Whether a computed result of dtype src may be converted to an out of dtype dst (docs/dtypes.md#result-conversion)."""
     return _current_rules.can_cast(as_dtype(src, "src"), as_dtype(dst, "dst"))
 
 

@@ -1,5 +1,5 @@
-"""aclFormat (SPEC §7): CANN's values, the rank rules of the public formats, and the list of
-the NPU's private layouts. The shape math of the private layouts (§12) lives in
+"""aclFormat (docs/formats.md#formats): CANN's values, the rank rules of the public formats, and the list of
+the NPU's private layouts. The shape math of the private layouts (docs/formats.md#private-layouts) lives in
 `npu_emu.fractal`.
 """
 from __future__ import annotations
@@ -37,7 +37,7 @@ class aclFormat(NamedIntEnum):
 
 F = aclFormat
 
-# SPEC §7: the public formats and the ranks they name; ND is valid at every rank.
+# docs/formats.md#formats: the public formats and the ranks they name; ND is valid at every rank.
 PUBLIC_FORMAT_RANKS: dict[aclFormat, int | None] = {
     F.ACL_FORMAT_ND: None,
     F.ACL_FORMAT_NCDHW: 5, F.ACL_FORMAT_NDHWC: 5,
@@ -83,7 +83,7 @@ def is_private(fmt: aclFormat) -> bool:
 
 
 def public_formats_for_rank(rank: int) -> list[aclFormat]:
-    """The public formats a tensor of this rank may carry (SPEC §7)."""
+    """The public formats a tensor of this rank may carry (docs/formats.md#formats)."""
     return [f for f, r in PUBLIC_FORMAT_RANKS.items() if r is None or r == rank]
 
 

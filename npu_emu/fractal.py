@@ -1,4 +1,4 @@
-"""Shape math of the NPU's private layouts (SPEC §12): for a view shape, dtype and SoC, the
+"""Shape math of the NPU's private layouts (docs/formats.md#private-layouts): for a view shape, dtype and SoC, the
 storage shape, the padding, and the storage axes each layout is made of.
 
 Every layout is pad (zeros) -> reshape -> transpose. A `LayoutSpec` records the result as a
@@ -31,7 +31,7 @@ from .tensor import Tensor
 
 F = aclFormat
 
-M0 = 16                 # rows of every fractal (SPEC §12)
+M0 = 16                 # rows of every fractal (docs/formats.md#private-layouts)
 N0_CUBE = 16            # the N side of Zn and of conv weights (FRACTAL_Z): 16
 L0C_FRACTAL = (16, 16)  # the cube's result buffer holds 16x16 fractals whatever the dtype
 C04 = 4                 # NC1HWC0_C04: C0 fixed at 4
@@ -84,7 +84,7 @@ NZ_FORMAT_FOR_C0 = {c0: f for f, c0 in NZ_C0_FORMATS.items()}
 _FROM_FORMAT = {f: l for l, f in _ACL_FORMAT.items()}
 _ALIASES = {"NZ": L.FRACTAL_NZ, "FRACTAL_ZZ": L.ZZ, "FRACTAL_ZN": L.ZN}
 
-# The public formats that name an axis order for the conv layouts (SPEC §12; CANN's
+# The public formats that name an axis order for the conv layouts (docs/formats.md#private-layouts; CANN's
 # aclnnNpuFormatCast table). The first of each list is the default for an ND source.
 ORIGINS: dict[Layout, tuple[str, ...]] = {
     L.NC1HWC0: ("NCHW", "NHWC"),
@@ -160,7 +160,7 @@ def element_bits(dtype: object) -> int:
 
 
 def default_c0(dtype: object, soc: object = None) -> int:
-    """C0 = 32 bytes / element size (SPEC §12): fp32 8, fp16/bf16 16, 8-bit 32, int4 64."""
+    """C0 = 32 bytes / element size (docs/formats.md#private-layouts): fp32 8, fp16/bf16 16, 8-bit 32, int4 64."""
     s = current_soc() if soc is None else get_soc(soc, "soc")
     return s.c0(element_bits(dtype))
 
@@ -197,7 +197,7 @@ class LayoutSpec:
 
     @property
     def padding(self) -> tuple[int, ...]:
-        """Zeros appended to each view dim (pad "after" only, as in SPEC §12)."""
+        """Zeros appended to each view dim (pad "after" only, as in docs/formats.md#private-layouts)."""
         return tuple(p - n for p, n in zip(self.padded_shape, self.view_shape))
 
     @property

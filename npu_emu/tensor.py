@@ -1,4 +1,4 @@
-"""The aclTensor model (SPEC §6): a view (shape, strides in elements, storage offset) over a
+"""The aclTensor model (docs/views.md#tensors-and-views): a view (shape, strides in elements, storage offset) over a
 storage (storage shape, data pointer), with dtype and format; plus aclIntArray and aclScalar.
 
 Descriptors are validated when created and immutable afterwards; operators only read them.
@@ -140,7 +140,7 @@ class Tensor(Handle):
         return is_private(self.format)
 
     def element_address(self, index: Sequence[int]) -> int:
-        """Byte address of element `index` of the view (SPEC §6)."""
+        """Byte address of element `index` of the view (docs/views.md#tensors-and-views)."""
         return self.data + (self.storage_offset + sum(
             i * s for i, s in zip(index, self.view_strides))) * self.itemsize
 

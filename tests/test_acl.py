@@ -1,4 +1,4 @@
-"""The pyACL-style runtime facade (SPEC §1, §8): values first, aclError last, never raises."""
+"""The pyACL-style runtime facade (docs/c-api.md#python-conventions, docs/two-phase.md#the-two-phase-interface): values first, aclError last, never raises."""
 from __future__ import annotations
 
 import numpy as np

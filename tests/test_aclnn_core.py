@@ -1,4 +1,4 @@
-"""The C-style facade's core (SPEC §1, §6, §8): tensors, int arrays, scalars and their getters
+"""The C-style facade's core (docs/c-api.md#python-conventions, docs/views.md#tensors-and-views, docs/two-phase.md#the-two-phase-interface): tensors, int arrays, scalars and their getters
 and destroy functions. A failing call returns None or its code and keeps the message for
 aclGetRecentErrMsg(); it never raises for bad user input."""
 from __future__ import annotations

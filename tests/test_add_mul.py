@@ -1,4 +1,4 @@
-"""aclnnAdd / aclnnMul and their Inplace forms (SPEC §3-§5, §11) against NumPy/ml_dtypes
+"""aclnnAdd / aclnnMul and their Inplace forms (docs/dtypes.md, docs/views.md#broadcasting, docs/operators.md) against NumPy/ml_dtypes
 computing in the promoted type, with CANN's alpha branches; the error rows."""
 from __future__ import annotations
 
@@ -146,7 +146,7 @@ def test_binary_matches_reference(backend, op, data):
     b = storage_tensor(b_vals, b_dt, b_shape, sb, ob)
     out = storage_tensor(host_values(rng, out_dt, lo), out_dt, shape, so, oo)
     before = bits(device.storage_to_numpy(out)).copy()
-    # alpha's dtype must cast to the compute type (SPEC §4; integral for bool)
+    # alpha's dtype must cast to the compute type (docs/dtypes.md#result-conversion; integral for bool)
     kind = INFO[compute].kind if compute is not None else "floating"
     if kind in ("bool", "signed", "unsigned"):
         alpha, alpha_dt = int(alpha), DT.ACL_INT32
@@ -175,7 +175,7 @@ def _t(values, dt):
 
 
 def test_documented_examples(backend):
-    """SPEC §3: f16 + f32 computes in f32; f32 + bool in f32."""
+    """docs/dtypes.md#type-promotion: f16 + f32 computes in f32; f32 + bool in f32."""
     a = _t([1.0, 2.0], DT.ACL_FLOAT16)
     b = _t([0.1, 0.2], DT.ACL_FLOAT)
     out = device.empty([2], DT.ACL_FLOAT)

@@ -1,4 +1,4 @@
-"""SoC records (SPEC §15), per-SoC dtype lists (SPEC §9, §11), SoC selection."""
+"""SoC records (docs/socs.md#socs), per-SoC dtype lists (docs/operators.md#aclnnexpand, docs/operators.md), SoC selection."""
 from __future__ import annotations
 
 import os
@@ -11,7 +11,7 @@ import npu_emu
 from npu_emu import aclDataType as DT
 from npu_emu import arch
 
-# SPEC §15, transcribed literally: name -> (NpuArch, BF16, matmul convention)
+# docs/socs.md#socs, transcribed literally: name -> (NpuArch, BF16, matmul convention)
 SPEC_SOCS = {
     "Ascend910": ("DAV_1001", False, "Zz x Zn -> Nz"),
     "Ascend910B": ("DAV_2201", True, "Zz x Zn -> Nz"),
@@ -21,7 +21,7 @@ SPEC_SOCS = {
     "Ascend950": ("DAV_3510", True, "Nz x Zn -> Nz"),
 }
 
-# SPEC §9: Expand's list on 910B, 910_93 and 950; every other SoC: the same without BF16.
+# docs/operators.md#aclnnexpand: Expand's list on 910B, 910_93 and 950; every other SoC: the same without BF16.
 EXPAND_WITH_BF16 = {DT.ACL_FLOAT16, DT.ACL_FLOAT, DT.ACL_UINT8, DT.ACL_INT8, DT.ACL_INT32,
                     DT.ACL_INT64, DT.ACL_BOOL, DT.ACL_BF16}
 EXPAND_LISTS = {
@@ -33,13 +33,13 @@ EXPAND_LISTS = {
     "Ascend950": EXPAND_WITH_BF16,
 }
 
-# SPEC §11: Cast's list on Ascend910; "later SoCs add BF16"; Ascend950 adds four more.
+# docs/operators.md: Cast's list on Ascend910; "later SoCs add BF16"; Ascend950 adds four more.
 CAST_910 = {DT.ACL_FLOAT16, DT.ACL_FLOAT, DT.ACL_DOUBLE, DT.ACL_INT8, DT.ACL_UINT8,
             DT.ACL_INT16, DT.ACL_INT32, DT.ACL_INT64, DT.ACL_UINT16, DT.ACL_UINT32,
             DT.ACL_UINT64, DT.ACL_BOOL, DT.ACL_COMPLEX64, DT.ACL_COMPLEX128}
 CAST_LISTS = {
     "Ascend910": CAST_910,
-    # SPEC is silent on which SoCs are "later"; read together with §15's BF16 column, the SoCs
+    # The documents are silent on which SoCs are "later"; read together with docs/socs.md#socs's BF16 column, the SoCs
     # without BF16 (310P, 310B) keep the 910 list.
     "Ascend310P": CAST_910,
     "Ascend310B": CAST_910,
@@ -82,7 +82,7 @@ def test_expand_support(name):
 
 @pytest.mark.parametrize("name", sorted(SPEC_SOCS))
 def test_c0_follows_element_width(name):
-    # SPEC §12: C0 = 32 bytes / itemsize: fp32 8, fp16/bf16 16, 8-bit 32, int4 64.
+    # docs/formats.md#private-layouts: C0 = 32 bytes / itemsize: fp32 8, fp16/bf16 16, 8-bit 32, int4 64.
     soc = arch.get_soc(name)
     assert [soc.c0(bits) for bits in (32, 16, 8, 4)] == [8, 16, 32, 64]
 

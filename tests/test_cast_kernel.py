@@ -205,10 +205,10 @@ def test_encode_float32_near_every_value_and_midpoint(backend, dt):
     assert_bits_equal(got, want, x, f"FLOAT -> {dt.name}")
     if dt != DT.ACL_HIFLOAT8:
         assert_bits_equal(got, x.astype(LOWP[dt]), x, f"FLOAT -> {dt.name} vs ml_dtypes")
-    else:   # and straight against the pure-Python reference of SPEC §14 (near values only)
+    else:   # and straight against the pure-Python reference of docs/conversions.md#hifloat8 (near values only)
         near = x.size - SPECIAL_F32.size - (1 << 20)
         want = np.array([ref_hif8_encode(float(v)) for v in x[:near]], dtype=np.uint8)
-        assert_bits_equal(got[:near], want, x[:near], "FLOAT -> HIFLOAT8 vs the SPEC reference")
+        assert_bits_equal(got[:near], want, x[:near], "FLOAT -> HIFLOAT8 vs the documented reference")
 
 
 @pytest.mark.parametrize("dt", EVERY_CODE, ids=lambda d: d.name)

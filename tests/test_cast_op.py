@@ -1,4 +1,4 @@
-"""aclnnCast (SPEC §11): per-SoC dtype lists, values on views, the error rows."""
+"""aclnnCast (docs/operators.md): per-SoC dtype lists, values on views, the error rows."""
 from __future__ import annotations
 
 import logging

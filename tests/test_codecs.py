@@ -1,5 +1,5 @@
 """Host codecs of the low-precision types (npu_emu.codecs): every code of every type, and
-HiFloat8 against an independent pure-Python reference written from SPEC §14's table."""
+HiFloat8 against an independent pure-Python reference written from docs/conversions.md#hifloat8's table."""
 from __future__ import annotations
 
 import bisect
@@ -16,7 +16,7 @@ from npu_emu.dtypes import INFO, aclDataType as DT
 pytestmark = pytest.mark.filterwarnings("ignore:(invalid value|overflow) encountered in cast")
 
 # ------------------------------------------------------------------ HiFloat8 reference
-# Written from SPEC §14's table only: bit 7 sign; bits 6..3 a prefix ("dot") that fixes the
+# Written from docs/conversions.md#hifloat8's table only: bit 7 sign; bits 6..3 a prefix ("dot") that fixes the
 # exponent width D and mantissa width M; the exponent field is sign-magnitude with an implicit
 # leading 1. Slow and obvious on purpose.
 
@@ -60,7 +60,7 @@ _GRID = _POSITIVE + [49152.0]
 
 
 def ref_hif8_encode(x: float) -> int:
-    """Nearest value of the grid, ties away from zero (SPEC §14)."""
+    """Nearest value of the grid, ties away from zero (docs/conversions.md#hifloat8)."""
     if math.isnan(x):
         return 0x80
     sign = 0x80 if math.copysign(1.0, x) < 0 else 0
@@ -80,7 +80,7 @@ def ref_hif8_encode(x: float) -> int:
 
 
 def test_reference_matches_spec_facts():
-    # The facts SPEC §14 states, checked on the reference itself.
+    # The facts docs/conversions.md#hifloat8 states, checked on the reference itself.
     assert ref_hif8_decode(0x6E) == 32768.0 == max(_POSITIVE)
     assert ref_hif8_decode(0x01) == 2.0 ** -22 == min(v for v in _POSITIVE if v > 0)
     assert [c for c in range(256) if ref_hif8_decode(c) == 0] == [0x00]

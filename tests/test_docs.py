@@ -213,9 +213,11 @@ def test_links_and_anchors_resolve():
 
 
 def test_code_references_into_docs_resolve():
-    """What the code and its messages cite (docs/x.md#anchor) exists."""
+    """What the code and its messages cite (a docs page and anchor) exists."""
     bad = []
-    files = [p for p in (ROOT / "npu_emu").rglob("*.py")] + list((ROOT / "kernels_cuda").iterdir())
+    files = ([p for p in (ROOT / "npu_emu").rglob("*.py")] + list((ROOT / "kernels_cuda").iterdir())
+             + list((ROOT / "examples").glob("*.py")) + list((ROOT / "tests").rglob("*.py"))
+             + [ROOT / "README.md"])
     for path in files:
         for file, anchor in CODE_REF.findall(path.read_text(errors="replace")):
             dest = DOCS / file

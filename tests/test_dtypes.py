@@ -1,6 +1,6 @@
-"""aclDataType (SPEC §2), type promotion (§3), result conversion (§4), as_dtype.
+"""aclDataType (docs/dtypes.md#data-types), type promotion (docs/dtypes.md#type-promotion), result conversion (docs/dtypes.md#result-conversion), as_dtype.
 
-Every expectation here comes from SPEC.md, transcribed in this file; nothing is read from the
+Every expectation here comes from the documents (docs/dtypes.md), transcribed in this file; nothing is read from the
 module's own tables.
 """
 from __future__ import annotations
@@ -19,9 +19,9 @@ from npu_emu.dtypes import (get_promotion_rules, info, promotion_rules,
 
 DT = aclDataType
 
-# --------------------------------------------------------------------------- SPEC §2
+# --------------------------------------------------------------------------- docs/dtypes.md#data-types
 
-# name, value, bits (SPEC's "bytes" column x 8), kind ("-" = not an element type)
+# name, value, bits (the documented "bytes" column x 8), kind ("-" = not an element type)
 SPEC_DTYPES = [
     ("ACL_DT_UNDEFINED", -1, None, "-"),
     ("ACL_FLOAT", 0, 32, "float"),
@@ -53,7 +53,7 @@ SPEC_DTYPES = [
     ("ACL_FLOAT4_E1M2", 41, 4, "float"),
 ]
 SPEC_KIND = {name: kind for name, _, _, kind in SPEC_DTYPES}
-# The module spells the floating kind "floating" (the issue's word); SPEC §2 writes "float".
+# The module spells the floating kind "floating" (the issue's word); docs/dtypes.md#data-types writes "float".
 KIND_WORD = {"float": "floating", "signed": "signed", "unsigned": "unsigned",
              "complex": "complex", "bool": "bool"}
 # Element types: everything but UNDEFINED and STRING.
@@ -196,10 +196,10 @@ def test_info_of_a_bad_dtype_raises_aclnn_error():
     assert err.value.code == 161002
 
 
-# --------------------------------------------------------------------------- SPEC §3
+# --------------------------------------------------------------------------- docs/dtypes.md#type-promotion
 
-# SPEC §3's documented table, transcribed literally (rows x columns). The one starred cell
-# (bf16 row, f16 column) reads f32 as SPEC's footnote decides.
+# docs/dtypes.md#type-promotion's documented table, transcribed literally (rows x columns). The one starred cell
+# (bf16 row, f16 column) reads f32 as the documents' footnote decides.
 AXES = "f32 f16 f64 bf16 s8 u8 s16 s32 s64 c32 c64 c128".split()
 SPEC_TABLE = """
 | f32  | f32 | f32 | f64 | f32 | f32 | f32 | f32 | f32 | f32 | c64 | c64 | c128 |
@@ -235,7 +235,7 @@ UNSIGNED_WIDE = [DT.ACL_UINT16, DT.ACL_UINT32, DT.ACL_UINT64]
 
 
 def documented_promotion(a, b):
-    """SPEC §3's documented rules, written from the text; None = not supported."""
+    """docs/dtypes.md#type-promotion's documented rules, written from the text; None = not supported."""
     if (a, b) in TABLE:
         return TABLE[a, b]
     if a == b:
@@ -247,7 +247,7 @@ def documented_promotion(a, b):
     return None                                    # u16/u32/u64 with others, fp8, int4...
 
 
-# The implementation rule set's differences, SPEC §3 (pair -> result; None = refused).
+# The implementation rule set's differences, docs/dtypes.md#type-promotion (pair -> result; None = refused).
 C32, C64, C128 = DT.ACL_COMPLEX32, DT.ACL_COMPLEX64, DT.ACL_COMPLEX128
 U16, U32, U64 = UNSIGNED_WIDE
 IMPLEMENTATION_CHANGES = {
@@ -286,7 +286,7 @@ def test_every_documented_cell(a, b):
 
 
 def test_documented_examples():
-    # SPEC §3: aclnnAdd of f16 and f32 computes in f32; of f32 and bool computes in f32.
+    # docs/dtypes.md#type-promotion: aclnnAdd of f16 and f32 computes in f32; of f32 and bool computes in f32.
     assert promote_types(DT.ACL_FLOAT16, DT.ACL_FLOAT) == DT.ACL_FLOAT
     assert promote_types(DT.ACL_FLOAT, DT.ACL_BOOL) == DT.ACL_FLOAT
     assert promote_types("f16", "bf16") == promote_types("bf16", "f16") == DT.ACL_FLOAT
@@ -490,7 +490,7 @@ def test_unknown_rule_set(name):
     assert get_promotion_rules() == "documented"
 
 
-# --------------------------------------------------------------------------- SPEC §4
+# --------------------------------------------------------------------------- docs/dtypes.md#result-conversion
 
 FLOATS = {DT.ACL_FLOAT16, DT.ACL_FLOAT, DT.ACL_DOUBLE, DT.ACL_BF16}
 INTEGERS = {DT.ACL_INT8, DT.ACL_UINT8, DT.ACL_INT16, DT.ACL_UINT16, DT.ACL_INT32,
@@ -500,7 +500,7 @@ DOCUMENTED_SET = FLOATS | INTEGERS | COMPLEXES | {DT.ACL_BOOL}
 
 
 def documented_cast(src, dst) -> bool:
-    """SPEC §4's documented rules, from the text."""
+    """docs/dtypes.md#result-conversion's documented rules, from the text."""
     if src == dst:
         return True
     if src not in DOCUMENTED_SET or dst not in DOCUMENTED_SET:
@@ -518,7 +518,7 @@ def documented_cast(src, dst) -> bool:
 
 
 def implementation_cast(src, dst) -> bool:
-    """SPEC §4's implementation rules (CANN CanCast), from the text."""
+    """docs/dtypes.md#result-conversion's implementation rules (CANN CanCast), from the text."""
     ks, kd = SPEC_KIND[src.name], SPEC_KIND[dst.name]
     if ks == "complex" and kd != "complex":
         return False

@@ -1,4 +1,4 @@
-"""aclnnExpand (SPEC §9) against NumPy's broadcast_to, and every error row of its checks."""
+"""aclnnExpand (docs/operators.md#aclnnexpand) against NumPy's broadcast_to, and every error row of its checks."""
 from __future__ import annotations
 
 import logging
@@ -77,7 +77,7 @@ def _untouched(out_t, fill):
     return (device.to_numpy(out_t).astype(np.float64) == fill).all()
 
 
-# The error rows of SPEC §9, each with its code; out must not be touched.
+# The error rows of docs/operators.md#aclnnexpand, each with its code; out must not be touched.
 ERROR_ROWS = [
     ("self None", lambda: (None, [2, 2], _t([2, 2])), ACLNN_ERR_PARAM_NULLPTR),
     ("size None", lambda: (_t([2, 2]), None, _t([2, 2])), ACLNN_ERR_PARAM_NULLPTR),
@@ -123,7 +123,7 @@ def test_messages_follow_cann():
     assert aclnn.aclGetRecentErrMsg() == "Expected a value of type [aclTensor] for argument [self] but instead found nullptr."
 
 
-# SPEC §9's UT conformance list (CANN's own unit tests).
+# docs/operators.md#aclnnexpand's UT conformance list (CANN's own unit tests).
 def test_cann_unit_test_conformance(backend):
     ok = ACLNN_SUCCESS
     assert run_expand(_t([2, 2]), [2, 2], _t([2, 2])) == ok

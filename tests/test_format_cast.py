@@ -1,4 +1,4 @@
-"""aclnnNpuFormatCast (SPEC §12; CANN ops-math aclnnNpuFormatCast.md): CalculateSizeAndFormat,
+"""aclnnNpuFormatCast (docs/formats.md#private-layouts; CANN ops-math aclnnNpuFormatCast.md): CalculateSizeAndFormat,
 both phases, every conversion of the A2/A3 and Ascend950 tables against the NumPy reference
 of test_fractal, and the status codes; plus the Python helper npu_emu's ops give."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""aclFormat (SPEC §7): values, public formats' rank rules, private formats, as_format."""
+"""aclFormat (docs/formats.md#formats): values, public formats' rank rules, private formats, as_format."""
 from __future__ import annotations
 
 import itertools
@@ -13,7 +13,7 @@ from npu_emu.formats import (as_format, check_public_format_rank, is_private,
 
 F = aclFormat
 
-# SPEC §7, transcribed literally.
+# docs/formats.md#formats, transcribed literally.
 SPEC_FORMATS = {
     "ACL_FORMAT_UNDEFINED": -1,
     "ACL_FORMAT_NCHW": 0,
@@ -50,7 +50,7 @@ SPEC_PRIVATE = {"NC1HWC0", "FRACTAL_Z", "NC1HWC0_C04", "FRACTAL_NZ", "NDC1HWC0",
 
 
 def fmt(short: str) -> aclFormat:
-    # SPEC spells FRACTAL_Z_3D without FORMAT_ (sic)
+    # CANN spells FRACTAL_Z_3D without FORMAT_ (sic)
     return F["ACL_" + short] if short == "FRACTAL_Z_3D" else F["ACL_FORMAT_" + short]
 
 

@@ -1,6 +1,6 @@
-"""Private layouts (SPEC §12): the shape math of npu_emu.fractal, and the layout kernels
+"""Private layouts (docs/formats.md#private-layouts): the shape math of npu_emu.fractal, and the layout kernels
 (kernels_cuda/layout.cu) against an independent NumPy pad -> reshape -> transpose reference
-written here from SPEC §12 -- for every layout, dtypes of 1, 2 and 4 bytes, shapes that are
+written here from docs/formats.md#private-layouts -- for every layout, dtypes of 1, 2 and 4 bytes, shapes that are
 and are not multiples of the fractal, batch dims, 1-element dims and non-contiguous sources.
 """
 from __future__ import annotations
@@ -32,7 +32,7 @@ def _ceil(a: int, b: int) -> int:
 
 
 def ref_to_layout(x: np.ndarray, layout: str, c0: int, origin: str | None = None) -> np.ndarray:
-    """SPEC §12 by hand: pad with zeros, reshape, transpose (batch dims kept)."""
+    """docs/formats.md#private-layouts by hand: pad with zeros, reshape, transpose (batch dims kept)."""
     x = np.asarray(x)
     if layout == "ND":
         return x.copy()

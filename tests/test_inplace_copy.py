@@ -1,4 +1,4 @@
-"""aclnnInplaceCopy (SPEC §10): views on both sides, broadcasting, every dtype pair of its
+"""aclnnInplaceCopy (docs/operators.md#aclnninplacecopy): views on both sides, broadcasting, every dtype pair of its
 list, the error rows, overlapping views."""
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def copy_cases(draw):
     lead = draw(st.integers(0, rank))
     src_shape = [1 if draw(st.booleans()) else n for n in shape[lead:]]
     complex_pair = INFO[src_dt].kind == "complex" and INFO[dst_dt].kind == "complex"
-    if complex_pair:  # only into a contiguous selfRef (SPEC §10)
+    if complex_pair:  # only into a contiguous selfRef (docs/operators.md#aclnninplacecopy)
         dst_geom = ([int(np.prod(shape[i + 1:])) for i in range(rank)], 0, max(int(np.prod(shape)), 1))
     else:
         dst_geom = draw(injective_views(shape))
@@ -113,7 +113,7 @@ def test_broadcast_message_follows_cann():
     assert aclnn.aclGetRecentErrMsg() == "Shape of broadcast result should be [4,3], but self is [1,3]."
 
 
-# SPEC §10's UT conformance list.
+# docs/operators.md#aclnninplacecopy's UT conformance list.
 @pytest.mark.parametrize("self_shape,src_shape,src_dt,dst_dt", [
     ([2, 3], [2, 3], DT.ACL_FLOAT, DT.ACL_FLOAT),
     ([2, 3], [2, 3], DT.ACL_DOUBLE, DT.ACL_FLOAT16),

@@ -1,4 +1,4 @@
-"""The cube unit (SPEC §13): aclnnMatmul (ND) and aclnnCubeMatmul (fractal operands) against
+"""The cube unit (docs/operators.md#aclnnmatmul): aclnnMatmul (ND) and aclnnCubeMatmul (fractal operands) against
 an independent NumPy model of the documented accumulation order (bit for bit), against NumPy
 float64 (error within fp32 accumulation bounds), on both SoC conventions, and their status
 codes and cube_math_type rules."""
@@ -41,7 +41,7 @@ def operand(x: np.ndarray, mode: str) -> np.ndarray:
 
 
 def cube_model(a: np.ndarray, b: np.ndarray, k0: int) -> np.ndarray:
-    """SPEC §13 / kernels_cuda/matmul.cu's model on the unpadded data: per K block of k0, the
+    """docs/operators.md#aclnnmatmul / kernels_cuda/matmul.cu's model on the unpadded data: per K block of k0, the
     exact products summed in float64 in ascending k, rounded once to float32, added to the
     float32 accumulator in ascending block order."""
     k = a.shape[-1]

@@ -1,4 +1,4 @@
-"""Status codes (SPEC §8) and the AclnnError exception."""
+"""Status codes (docs/two-phase.md#the-two-phase-interface) and the AclnnError exception."""
 from __future__ import annotations
 
 import pytest
@@ -7,7 +7,7 @@ import npu_emu
 from npu_emu import acl, status
 from npu_emu.status import AclnnError
 
-# SPEC §8, transcribed literally.
+# docs/two-phase.md#the-two-phase-interface, transcribed literally.
 ACLNN_CODES = {
     "ACLNN_SUCCESS": 0,
     "ACLNN_ERR_PARAM_NULLPTR": 161001,

@@ -1,4 +1,4 @@
-"""The aclTensor model (SPEC §6): validation of views over storage, contiguity, numel,
+"""The aclTensor model (docs/views.md#tensors-and-views): validation of views over storage, contiguity, numel,
 addresses; aclIntArray and aclScalar."""
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def geometries(draw):
 
 
 ITEMSIZE = {DT.ACL_FLOAT: 4, DT.ACL_FLOAT16: 2, DT.ACL_INT8: 1, DT.ACL_COMPLEX128: 16,
-            DT.ACL_BF16: 2}   # SPEC §2's bytes column
+            DT.ACL_BF16: 2}   # docs/dtypes.md#data-types's bytes column
 
 
 @given(geometries(), st.sampled_from(sorted(ITEMSIZE)))
@@ -165,7 +165,7 @@ def test_rank_mismatch():
 
 
 def test_none_view_shape_is_a_null_pointer():
-    # SPEC §8: a missing (null) argument is ACLNN_ERR_PARAM_NULLPTR.
+    # docs/two-phase.md#the-two-phase-interface: a missing (null) argument is ACLNN_ERR_PARAM_NULLPTR.
     _refused("view_shape", code=161001, view_shape=None)
 
 
@@ -293,7 +293,7 @@ def test_int_array_refuses(value, code):
     (0, DT.ACL_BOOL, False, np.bool_),
     (1 + 2j, DT.ACL_COMPLEX64, 1 + 2j, np.complex64),
     (3.5, DT.ACL_COMPLEX128, 3.5 + 0j, np.complex128),
-    (1000.0, DT.ACL_FLOAT8_E4M3FN, float("nan"), ml_dtypes.float8_e4m3fn),  # SPEC §14: NaN
+    (1000.0, DT.ACL_FLOAT8_E4M3FN, float("nan"), ml_dtypes.float8_e4m3fn),  # docs/conversions.md#hifloat8: NaN
     (100000.0, DT.ACL_FLOAT8_E5M2, float("inf"), ml_dtypes.float8_e5m2),
     (np.float64(2.5), DT.ACL_INT64, 2, np.int64),
     (255, DT.ACL_UINT8, 255, np.uint8),

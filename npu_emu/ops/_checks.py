@@ -1,6 +1,6 @@
 """The parameter checks operators share, as small named steps (CANN's CheckNotNull,
 CheckDtypeValid, CheckShape, CheckMaxDimension...). Each raises AclnnError with CANN's
-status code and message template (SPEC §8); an operator calls them in its documented order.
+status code and message template (docs/two-phase.md#the-two-phase-interface); an operator calls them in its documented order.
 """
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def check_private_offset(t: Tensor, name: str) -> None:
 
 def broadcast_shapes(a: Sequence[int], b: Sequence[int], name_a: str = "self",
                      name_b: str = "other") -> tuple[int, ...]:
-    """SPEC §5: right-aligned; a 1 stretches; otherwise sizes must match."""
+    """docs/views.md#broadcasting: right-aligned; a 1 stretches; otherwise sizes must match."""
     n = max(len(a), len(b))
     pa = (1,) * (n - len(a)) + tuple(a)
     pb = (1,) * (n - len(b)) + tuple(b)

@@ -1,9 +1,9 @@
-"""aclnnAdd and aclnnInplaceAdd (SPEC §11): out = self + alpha * other.
+"""aclnnAdd and aclnnInplaceAdd (docs/operators.md): out = self + alpha * other.
 
 Checks in CANN's order (aclnn_add.cpp): null (self, other, alpha, out) -> 161001; self and
-other in the SoC's dtype list; promotion (SPEC §3, current rule set); alpha castable to the
-promoted type (integral for bool); promoted type castable to out (SPEC §4); rank <= 8,
-broadcast (SPEC §5) and out's shape -> 161002. Empty inputs: workspace 0, nothing runs.
+other in the SoC's dtype list; promotion (docs/dtypes.md#type-promotion, current rule set); alpha castable to the
+promoted type (integral for bool); promoted type castable to out (docs/dtypes.md#result-conversion); rank <= 8,
+broadcast (docs/views.md#broadcasting) and out's shape -> 161002. Empty inputs: workspace 0, nothing runs.
 
 How alpha is applied follows CANN's branches exactly, since each rounds differently:
 alpha == 1 -> Add; the promoted type in the SoC's Axpy list -> Axpy (CANN's kernel golden:

@@ -1,4 +1,4 @@
-"""aclnnCast (SPEC §11): out = self converted to `dtype`.
+"""aclnnCast (docs/operators.md): out = self converted to `dtype`.
 
 Checks in CANN's order (aclnn_cast.cpp): null -> 161001; self dtype and the dtype parameter
 in the SoC's list, out of that dtype, rank, out shape == self shape -> 161002; a private

@@ -1,4 +1,4 @@
-"""aclnnExpand (SPEC §9): broadcast self to `size`, like torch.Tensor.expand.
+"""aclnnExpand (docs/operators.md#aclnnexpand): broadcast self to `size`, like torch.Tensor.expand.
 
 Checks in CANN's order (aclnn_expand.cpp): null -> 161001; self/out dtype, SoC dtype list,
 shape, rank -> 161002. Plan: one strided-gather launch from self's view (stride 0 on the
@@ -17,7 +17,7 @@ OP = "Expand"
 
 
 def infer_shape(self_shape: tuple[int, ...], size: tuple[int, ...]) -> tuple[int, ...]:
-    """The expanded shape (SPEC §9's shape rule); AclnnError(161002) when size does not fit."""
+    """The expanded shape (docs/operators.md#aclnnexpand's shape rule); AclnnError(161002) when size does not fit."""
     if len(size) < len(self_shape):
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"the number of size {len(size)} must be greater or equal to the number "
@@ -32,7 +32,7 @@ def infer_shape(self_shape: tuple[int, ...], size: tuple[int, ...]) -> tuple[int
         out.append(n)
     for m, n in zip(self_shape, size[lead:]):
         # Note: CANN's code compares m with -1 (so every -1 fails); its documents and PyTorch
-        # say -1 keeps the dimension, and we follow them (SPEC §9).
+        # say -1 keeps the dimension, and we follow them (docs/operators.md#aclnnexpand).
         if n == -1:
             out.append(m)
         elif n >= 0 and (m == n or m == 1):

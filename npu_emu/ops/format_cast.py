@@ -1,4 +1,4 @@
-"""aclnnNpuFormatCast (SPEC §12): a tensor between a public format (ND, NCHW, ...) and a
+"""aclnnNpuFormatCast (docs/formats.md#private-layouts): a tensor between a public format (ND, NCHW, ...) and a
 private layout (FRACTAL_NZ, NC1HWC0, FRACTAL_Z, ...), both ways, in one kernel pass.
 
 CANN's API is three calls: `aclnnNpuFormatCastCalculateSizeAndFormat` (storage shape and
@@ -40,7 +40,7 @@ SOC_GROUP = {"Ascend910B": _A2_A3, "Ascend910_93": _A2_A3, "Ascend950": _950}
 DTYPES = {
     _A2_A3: frozenset({DT.ACL_INT8, DT.ACL_UINT8, DT.ACL_FLOAT, DT.ACL_FLOAT16, DT.ACL_BF16,
                        DT.ACL_INT32, DT.ACL_UINT32}),
-    # FLOAT4_E2M1/E1M2 are listed by CANN but have no per-element storage here (SPEC §2).
+    # FLOAT4_E2M1/E1M2 are listed by CANN but have no per-element storage here (docs/dtypes.md#data-types).
     _950: frozenset({DT.ACL_INT8, DT.ACL_UINT8, DT.ACL_INT32, DT.ACL_UINT32, DT.ACL_FLOAT,
                      DT.ACL_FLOAT16, DT.ACL_BF16, DT.ACL_FLOAT8_E4M3FN, DT.ACL_HIFLOAT8}),
 }

@@ -1,4 +1,4 @@
-"""aclnnInplaceCopy (SPEC §10): selfRef[...] = src, src broadcast to selfRef's shape and
+"""aclnnInplaceCopy (docs/operators.md#aclnninplacecopy): selfRef[...] = src, src broadcast to selfRef's shape and
 converted to selfRef's dtype (any pair of the list: CANN's code has no cast check).
 
 Checks in CANN's order (aclnn_copy.cpp): null -> 161001; dtype list (both), rank, broadcast
@@ -43,7 +43,7 @@ def check(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> None:
     if (INFO[self_ref.dtype].kind == COMPLEX and INFO[src.dtype].kind == COMPLEX
             and not self_ref.is_contiguous()):
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
-                         "Copies between complex types need a contiguous selfRef (SPEC §10); "
+                         "Copies between complex types need a contiguous selfRef (docs/operators.md#aclnninplacecopy); "
                          f"selfRef has strides {C.shape_str(self_ref.view_strides)} for shape "
                          f"{C.shape_str(self_ref.view_shape)}.")
     C.warn_if_nz(self_ref, "selfRef")

@@ -1,4 +1,4 @@
-"""The cube unit (SPEC §13): aclnnMatmul on ND tensors, and aclnnCubeMatmul on operands
+"""The cube unit (docs/operators.md#aclnnmatmul): aclnnMatmul on ND tensors, and aclnnCubeMatmul on operands
 already in the cube's fractal layouts.
 
 - `aclnnCubeMatmulGetWorkspaceSize(self, mat2, out)` (an npu_emu extension, no CANN
@@ -82,7 +82,7 @@ def matmul_dtypes(soc: SocInfo) -> frozenset:
 
 
 def left_layout(soc: SocInfo) -> Layout:
-    """The cube's layout for the left matrix A: Zz, or FRACTAL_NZ on Ascend950 (SPEC §12)."""
+    """The cube's layout for the left matrix A: Zz, or FRACTAL_NZ on Ascend950 (docs/formats.md#private-layouts)."""
     return L.FRACTAL_NZ if soc.matmul_convention == NZ_ZN_NZ else L.ZZ
 
 

@@ -1,8 +1,8 @@
-"""aclnnMul and aclnnInplaceMul (SPEC §11): out = self * other.
+"""aclnnMul and aclnnInplaceMul (docs/operators.md): out = self * other.
 
 Checks in CANN's order (aclnn_mul.cpp): null (self, other, out) -> 161001; self, other and
-out in the SoC's dtype list; promotion (SPEC §3); promoted type castable to out (SPEC §4);
-rank <= 8, broadcast (SPEC §5), out's shape -> 161002. Empty inputs: nothing runs.
+out in the SoC's dtype list; promotion (docs/dtypes.md#type-promotion); promoted type castable to out (docs/dtypes.md#result-conversion);
+rank <= 8, broadcast (docs/views.md#broadcasting), out's shape -> 161002. Empty inputs: nothing runs.
 Note: CANN's code skips the cast check on Ascend950; the documents do not, and we follow them.
 """
 from __future__ import annotations
