@@ -12,6 +12,17 @@
 // exactly the IEEE half/bfloat16 result (float has > 2p+2 bits). Integers wrap (two's
 // complement), bool is logical (or for +, and for *), complex uses the textbook formulas
 // with no fused multiply-add (both backends compile with contraction off).
+//
+// NaN results are canonical. Every floating-point result that is NaN is stored as the
+// positive quiet NaN of its type, whatever the payloads and signs of the NaN inputs:
+//   f32 0x7FC00000   f64 0x7FF8000000000000   f16 0x7E00   bf16 0x7FC0
+//   c64 / c128: each part on its own (a NaN real part does not touch the imaginary part).
+// Why: the NPU's vector unit does not propagate NaN payloads (npu_emu's model, the choice the
+// cube's fixpipe makes in matmul.cu), and left alone the two backends would disagree: x86
+// keeps the first NaN operand's payload and sign, NVIDIA GPUs return 0x7FFFFFFF. So both
+// backends canonicalize explicitly, after each rounding to the storage type (muladd: after
+// its final add; axpy: after the conversion back). Conversions (npu_emu_convert.cuh) are not
+// arithmetic and keep their own documented NaN rules.
 #include "npu_emu_common.cuh"
 #include "npu_emu_index.cuh"
 #include "npu_emu_convert.cuh"
@@ -20,10 +31,16 @@ namespace {
 
 using npu_emu::IterParams;
 
+// The canonical NaN of each float type (see the top of this file).
+NPU_EMU_HD float canonical_nan(float x) { return x != x ? npu_emu::bits_as_float(0x7FC00000u) : x; }
+NPU_EMU_HD double canonical_nan(double x) {
+    return x != x ? npu_emu::bits_as_double(0x7FF8000000000000ull) : x;
+}
+
 // Arithmetic on one storage type.
 template <typename T> struct Arith {  // float, double
-    static NPU_EMU_HD T add(T a, T b) { return a + b; }
-    static NPU_EMU_HD T mul(T a, T b) { return a * b; }
+    static NPU_EMU_HD T add(T a, T b) { return canonical_nan(a + b); }
+    static NPU_EMU_HD T mul(T a, T b) { return canonical_nan(a * b); }
 };
 
 template <typename T, typename U> struct WrapArith {  // integers: wrap via the unsigned type
@@ -37,11 +54,12 @@ template <> struct Arith<int32_t> : WrapArith<int32_t, uint32_t> {};
 template <> struct Arith<int64_t> : WrapArith<int64_t, uint64_t> {};
 
 template <typename H> struct HalfArith {  // f16, bf16: float arithmetic, one rounding per op
+    // A canonical float NaN converts to the canonical f16 / bf16 NaN.
     static NPU_EMU_HD H add(H a, H b) {
-        return npu_emu::convert<H>(npu_emu::convert<float>(a) + npu_emu::convert<float>(b));
+        return npu_emu::convert<H>(canonical_nan(npu_emu::convert<float>(a) + npu_emu::convert<float>(b)));
     }
     static NPU_EMU_HD H mul(H a, H b) {
-        return npu_emu::convert<H>(npu_emu::convert<float>(a) * npu_emu::convert<float>(b));
+        return npu_emu::convert<H>(canonical_nan(npu_emu::convert<float>(a) * npu_emu::convert<float>(b)));
     }
 };
 template <> struct Arith<npu_emu::f16> : HalfArith<npu_emu::f16> {};
@@ -57,11 +75,16 @@ template <> struct Arith<npu_emu::boolean> {
 };
 
 template <typename Cx> struct ComplexArith {
-    static NPU_EMU_HD Cx add(Cx a, Cx b) { Cx r; r.re = a.re + b.re; r.im = a.im + b.im; return r; }
+    static NPU_EMU_HD Cx add(Cx a, Cx b) {
+        Cx r;
+        r.re = canonical_nan(a.re + b.re);
+        r.im = canonical_nan(a.im + b.im);
+        return r;
+    }
     static NPU_EMU_HD Cx mul(Cx a, Cx b) {
         Cx r;
-        r.re = a.re * b.re - a.im * b.im;
-        r.im = a.re * b.im + a.im * b.re;
+        r.re = canonical_nan(a.re * b.re - a.im * b.im);
+        r.im = canonical_nan(a.re * b.im + a.im * b.re);
         return r;
     }
 };
@@ -73,19 +96,19 @@ template <typename T> struct Axpy;
 template <> struct Axpy<npu_emu::f16> {
     static NPU_EMU_HD npu_emu::f16 run(npu_emu::f16 a, npu_emu::f16 b, float alpha) {
         const float prod = npu_emu::convert<float>(b) * alpha;
-        return npu_emu::convert<npu_emu::f16>(npu_emu::convert<float>(a) + prod);
+        return npu_emu::convert<npu_emu::f16>(canonical_nan(npu_emu::convert<float>(a) + prod));
     }
 };
 template <> struct Axpy<npu_emu::bf16> {
     static NPU_EMU_HD npu_emu::bf16 run(npu_emu::bf16 a, npu_emu::bf16 b, float alpha) {
         const float prod = npu_emu::convert<float>(b) * alpha;
-        return npu_emu::convert<npu_emu::bf16>(npu_emu::convert<float>(a) + prod);
+        return npu_emu::convert<npu_emu::bf16>(canonical_nan(npu_emu::convert<float>(a) + prod));
     }
 };
 template <> struct Axpy<float> {
     static NPU_EMU_HD float run(float a, float b, float alpha) {
         const double prod = static_cast<double>(b) * static_cast<double>(alpha);
-        return npu_emu::convert<float>(static_cast<double>(a) + prod);
+        return canonical_nan(npu_emu::convert<float>(static_cast<double>(a) + prod));
     }
 };
 template <> struct Axpy<int32_t> {
@@ -115,7 +138,15 @@ template <Op OP, typename T, typename I>
 __device__ __forceinline__ void binary_row(T* __restrict__ o, const T* __restrict__ a,
                                            const T* __restrict__ b, I n, I so, I sa, I sb,
                                            T alpha, float alpha_f) {
-    if (so == 1 && sa == 1 && sb == 1) {
+    constexpr int V = npu_emu::vec_elems(sizeof(T));
+    if (npu_emu::vec_dest<V>(o, n, so) && npu_emu::vec_source<V>(a, n, sa) &&
+        npu_emu::vec_source<V>(b, n, sb)) {   // the GPU's runs: one vector per operand
+        T av[V], bv[V], ov[V];
+        if (sa == 1) npu_emu::load_vec<V>(av, a); else for (int j = 0; j < V; ++j) av[j] = *a;
+        if (sb == 1) npu_emu::load_vec<V>(bv, b); else for (int j = 0; j < V; ++j) bv[j] = *b;
+        for (int j = 0; j < V; ++j) ov[j] = Apply<OP, T>::run(av[j], bv[j], alpha, alpha_f);
+        npu_emu::store_vec<V>(o, ov);
+    } else if (so == 1 && sa == 1 && sb == 1) {
         for (I j = 0; j < n; ++j) o[j] = Apply<OP, T>::run(a[j], b[j], alpha, alpha_f);
     } else if (so == 1 && sa == 1 && sb == 0) {
         const T bv = *b;

@@ -17,7 +17,8 @@
 //   NC1HWC0, FRACTAL_Z, ...), a 32x33 shared tile is filled along the source's fast axis
 //   (dim 1) and emptied along the destination's (dim 0); `run` tiles per block.
 // layout_gather_*: the general case: each thread owns `run` consecutive elements of the
-//   iteration space, walked row by row (axis 0) with an odometer.
+//   iteration space, walked row by row (axis 0) with an odometer (on a GPU: one aligned
+//   16-byte vector, or one element, per thread; npu_emu_index.cuh).
 // All are correct for any block shape, including the CPU's 1x1.
 #include "npu_emu_common.cuh"
 #include "npu_emu_index.cuh"
@@ -75,7 +76,25 @@ __device__ __forceinline__ void layout_gather_body(const LayoutParams& lp, const
         const I lim = min(data_prefix<I>(off[2], step_a, lp.bound[0], n),
                           data_prefix<I>(off[3], step_b, lp.bound[1], n));
         T* d = dst + off[0];
-        if (lim > 0) move_run<T, I>(d, src + off[1], lim, ds, ss);
+        const T* s = src + off[1];
+        constexpr int V = npu_emu::vec_elems(sizeof(T));
+        if (lim == n && npu_emu::vec_dest<V>(d, n, ds) && npu_emu::vec_source<V>(s, n, ss)) {
+            T v[V];   // the GPU's runs: all data, one vector
+            if (ss == 1) {
+                npu_emu::load_vec<V>(v, s);
+            } else {
+                for (int j = 0; j < V; ++j) v[j] = *s;
+            }
+            npu_emu::store_vec<V>(d, v);
+            return;
+        }
+        if (fill && lim == 0 && npu_emu::vec_dest<V>(d, n, ds)) {
+            T z[V];   // all padding, one vector of zeros
+            for (int j = 0; j < V; ++j) z[j] = T(0);
+            npu_emu::store_vec<V>(d, z);
+            return;
+        }
+        if (lim > 0) move_run<T, I>(d, s, lim, ds, ss);
         if (fill)
             for (I j = lim; j < n; ++j) d[j * ds] = T(0);
     });

@@ -72,6 +72,58 @@ struct Odometer {
     }
 };
 
+// ---------------------------------------------------------------- vector moves
+// The GPU's geometry (runtime/base.py space_geometry) gives a thread `run` = 16 / itemsize
+// consecutive elements only when they form one aligned, contiguous vector in every operand;
+// the kernels then move each operand's run with one load or store of up to 16 bytes (a warp
+// touches 512 consecutive bytes per instruction) instead of `run` scalar accesses 16 bytes
+// apart. Every row function checks the segment length, strides and pointer alignment first
+// and falls back to its scalar loop, so the CPU's long runs never take this path and any
+// geometry stays correct.
+struct alignas(8) Vec8 { uint32_t a, b; };
+struct alignas(16) Vec16 { uint32_t a, b, c, d; };
+template <int BYTES> struct VecOf;
+template <> struct VecOf<1> { using type = uint8_t; };
+template <> struct VecOf<2> { using type = uint16_t; };
+template <> struct VecOf<4> { using type = uint32_t; };
+template <> struct VecOf<8> { using type = Vec8; };
+template <> struct VecOf<16> { using type = Vec16; };
+
+// Elements per vector for an element of `bytes` bytes: the run the GPU geometry gives.
+NPU_EMU_HD constexpr int vec_elems(int bytes) { return bytes >= 16 ? 1 : 16 / bytes; }
+
+template <int N, typename T>
+NPU_EMU_HD bool vec_aligned(const T* p) {
+    return (reinterpret_cast<uint64_t>(p) & static_cast<uint64_t>(N * sizeof(T) - 1)) == 0;
+}
+
+template <int N, typename T>
+NPU_EMU_HD void load_vec(T* out, const T* p) {
+    using V = typename VecOf<N * static_cast<int>(sizeof(T))>::type;
+    union { V v; T t[N]; } u;
+    u.v = *reinterpret_cast<const V*>(p);
+    for (int j = 0; j < N; ++j) out[j] = u.t[j];
+}
+
+template <int N, typename T>
+NPU_EMU_HD void store_vec(T* p, const T* in) {
+    using V = typename VecOf<N * static_cast<int>(sizeof(T))>::type;
+    union { V v; T t[N]; } u;
+    for (int j = 0; j < N; ++j) u.t[j] = in[j];
+    *reinterpret_cast<V*>(p) = u.v;
+}
+
+// A run of n elements at stride s is one aligned vector of N (s == 0: a broadcast scalar,
+// read once, never a vector).
+template <int N, typename T, typename I>
+NPU_EMU_HD bool vec_source(const T* p, I n, I s) {
+    return n == static_cast<I>(N) && (s == 0 || (s == 1 && vec_aligned<N>(p)));
+}
+template <int N, typename T, typename I>
+NPU_EMU_HD bool vec_dest(const T* p, I n, I s) {
+    return n == static_cast<I>(N) && s == 1 && vec_aligned<N>(p);
+}
+
 // Walk the `run` consecutive elements of the iteration space that belong to this thread, one
 // row segment (a stretch along dim 0) at a time: row(off, n) gets each operand's element
 // offset of the segment's first element and the segment's length (its elements step by

@@ -4,7 +4,9 @@
 //
 // strided_copy_*: each thread copies `run` consecutive elements of the iteration space,
 //   dividing once to find its start, then walking rows with an odometer; the innermost
-//   contiguous and broadcast cases are plain loops the compiler vectorizes.
+//   contiguous and broadcast cases are plain loops the compiler vectorizes (the CPU's long
+//   runs). On the GPU a run is one aligned 16-byte vector (one load, one store) or a single
+//   element, so consecutive threads touch consecutive addresses (npu_emu_index.cuh).
 // tiled_copy_*: when the source's fastest axis is not the destination's (a transpose), a
 //   32x33 tile is read along the source's fast axis and written along the destination's.
 #include "npu_emu_common.cuh"
@@ -16,7 +18,16 @@ using npu_emu::IterParams;
 
 template <typename T, typename I>
 __device__ __forceinline__ void copy_row(T* __restrict__ d, const T* __restrict__ s, I n, I ds, I ss) {
-    if (ds == 1 && ss == 1) {
+    constexpr int V = npu_emu::vec_elems(sizeof(T));
+    if (npu_emu::vec_dest<V>(d, n, ds) && npu_emu::vec_source<V>(s, n, ss)) {   // the GPU's runs
+        T v[V];
+        if (ss == 1) {
+            npu_emu::load_vec<V>(v, s);
+        } else {
+            for (int j = 0; j < V; ++j) v[j] = *s;
+        }
+        npu_emu::store_vec<V>(d, v);
+    } else if (ds == 1 && ss == 1) {
         for (I j = 0; j < n; ++j) d[j] = s[j];
     } else if (ds == 1 && ss == 0) {
         const T v = *s;

@@ -82,3 +82,45 @@ def test_arithmetic_matches_bit_for_bit(dt):
 
     for cpu, gpu in zip(_run_on("cpu", add_mul_there), _run_on("cuda", add_mul_there)):
         np.testing.assert_array_equal(cpu, gpu)
+
+
+SUBNORMAL_F32 = np.uint32([1, 2, 3, 0x400000, 0x7FFFFF, 0x80000001, 0x807FFFFF, 0x00800000,
+                           0x00800001, 0x3F800000]).view(np.float32)
+
+
+def test_subnormals_survive_on_both_backends():
+    """What CuPy's forced -ftz=true would flush on the GPU: f32 and bf16 subnormals cast to
+    f64, and f32 add/mul/axpy with subnormal operands and results. Both backends keep them
+    and agree with NumPy (each result here is exact)."""
+    x = SUBNORMAL_F32
+    bf = np.uint16([1, 2, 0x7F, 0x8001, 0x807F, 0x0080])   # bf16 subnormals (and the smallest normal)
+
+    def there():
+        results = {}
+        for name, host, dt in (("f32", x, DT.ACL_FLOAT), ("bf16", bf, DT.ACL_BF16)):
+            src = device.from_numpy(host, dt)
+            out = device.empty([host.size], DT.ACL_DOUBLE)
+            ws, ex, ret = aclnn.aclnnInplaceCopyGetWorkspaceSize(out, src)
+            assert ret == 0 and aclnn.aclnnInplaceCopy(None, ws, ex, None) == 0
+            results[name + "->f64"] = device.to_numpy(out)
+        a, b = device.from_numpy(x), device.from_numpy(x[::-1].copy())
+        for alpha in (1.0, 0.5):   # add, then CANN's Axpy (f32 computes in f64)
+            out = device.empty([x.size], DT.ACL_FLOAT)
+            ws, ex, ret = aclnn.aclnnAddGetWorkspaceSize(a, b, aclnn.aclCreateScalar(alpha, DT.ACL_FLOAT), out)
+            assert ret == 0 and aclnn.aclnnAdd(None, ws, ex, None) == 0
+            results[f"add alpha={alpha}"] = device.to_numpy(out)
+        out = device.empty([x.size], DT.ACL_FLOAT)
+        ws, ex, ret = aclnn.aclnnMulGetWorkspaceSize(a, device.from_numpy(np.full(x.size, 0.5, np.float32)), out)
+        assert ret == 0 and aclnn.aclnnMul(None, ws, ex, None) == 0
+        results["mul 0.5"] = device.to_numpy(out)
+        return results
+
+    cpu, gpu = _run_on("cpu", there), _run_on("cuda", there)
+    want = {"f32->f64": x.astype(np.float64),
+            "bf16->f64": (bf.astype(np.uint32) << 16).view(np.float32).astype(np.float64),
+            "add alpha=1.0": x + x[::-1], "add alpha=0.5": (x + x[::-1].astype(np.float64) * 0.5).astype(np.float32),
+            "mul 0.5": x * np.float32(0.5)}
+    for key, value in want.items():
+        assert np.any((value != 0) & (np.abs(value) < 2.0**-126)), key   # subnormals are in play
+        for name, got in (("cpu", cpu[key]), ("cuda", gpu[key])):
+            np.testing.assert_array_equal(got.view(np.uint8), value.view(np.uint8), err_msg=f"{name} {key}")

@@ -1,71 +1,202 @@
-"""Every kernel source builds for the GPU on machines without one: with nvcc to an sm_90
-cubin, and with NVRTC (as a library, from the nvidia-cuda-nvrtc wheel) exactly as the cuda
-backend's CuPy RawModule compiles it."""
+"""Every kernel source builds for the GPU on machines without one, through the cuda backend's
+own compile path (`runtime.cuda.compile_module`: NVRTC through CuPy's binding, our options
+only, the cubin cache), and what it would load is checked: no flush-to-zero instruction (CuPy's
+RawModule forces -ftz=true), no fused multiply-add, 16-byte vector memory accesses, the
+parameter structs laid out as the host packs them. The cpu build is checked for FMA too.
+
+Needs CuPy and NVRTC (the `test` extra installs both: pip install -e '.[test]'); without
+them the NVRTC tests skip, saying why, and nvcc (when present) compiles the sources instead.
+"""
 from __future__ import annotations
 
-import ctypes
-import glob
-import os
+import re
 import shutil
 import subprocess
-import sys
 
 import pytest
 
-from npu_emu.runtime import kernels_dir
-from npu_emu.runtime.cuda import NVRTC_OPTIONS
+from npu_emu.runtime import cuda, kernels_dir
+from npu_emu.runtime.base import KernelBuildError, kernel_sources
+from npu_emu.runtime.indexing import params_dtype
+from npu_emu.runtime.layout import layout_params_dtype
 
-SOURCES = sorted(p.name for p in kernels_dir().glob("*.cu"))
+SOURCES = kernel_sources()
+ARCH = 90   # Hopper (the H200 the GPU checks run on); NVRTC needs no GPU to target it
+
+try:
+    cuda.import_cupy()
+    cuda.nvrtc_version()
+    NO_NVRTC = ""
+except Exception as exc:  # CudaUnavailable, or NVRTC's library missing
+    NO_NVRTC = f"CuPy with NVRTC is not installed ({exc}); pip install -e '.[test]'"
+needs_nvrtc = pytest.mark.skipif(bool(NO_NVRTC), reason=NO_NVRTC or "-")
+
+
+def _nvdisasm() -> str | None:
+    try:
+        from cuda import pathfinder
+        found = pathfinder.find_nvidia_binary_utility("nvdisasm")
+    except Exception:
+        found = None
+    return found or shutil.which("nvdisasm")
+
+
+NVDISASM = _nvdisasm()
 
 
 def test_there_are_kernel_sources():
     assert "strided_copy.cu" in SOURCES
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """{module: (cubin, PTX)} as the cuda backend's cache builds them for sm_90 (every module
+    compiled in parallel on first need, kept in the usual cache folder between runs)."""
+    cache = cuda.CudaModuleCache(ARCH, real=True, loader=None)
+    cache.build_all()
+    return {m: (cache.path(m).read_bytes(), cache.ptx_path(m).read_text()) for m in SOURCES}
+
+
+# PTX instructions that flush subnormals, and contraction into fused multiply-adds.
+FTZ = re.compile(r"^\s*[a-z][\w.]*\.ftz\b.*$", re.M)
+FMA = re.compile(r"^\s*(?:fma|mad)\.[\w.]*\b(?:f16|f16x2|bf16|bf16x2|f32|f64)\b.*$", re.M)
+
+
+def _sass(cubin: bytes, tmp_path) -> str:
+    path = tmp_path / "module.cubin"
+    path.write_bytes(cubin)
+    result = subprocess.run([NVDISASM, str(path)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("source", SOURCES)
+def test_ptx_has_no_flush_to_zero_and_no_contraction(built, source):
+    _, ptx = built[source]
+    assert ".entry" in ptx
+    assert not FTZ.findall(ptx)[:5]
+    assert not FMA.findall(ptx)[:5]
+
+
+@needs_nvrtc
+@pytest.mark.skipif(NVDISASM is None, reason="nvdisasm not found (pip install nvidia-cuda-nvdisasm)")
+@pytest.mark.parametrize("source", SOURCES)
+def test_cubin_has_no_flush_to_zero_and_no_fma(built, source, tmp_path):
+    """The SASS of the cubin the backend loads. F2I.FTZ is allowed: it is the float-to-int
+    step of ptxas's integer division, where flushing cannot change the integer; HFMA2.MMA
+    with zero operands is its way to set a register."""
+    sass = _sass(built[source][0], tmp_path)
+    assert "Function :" in sass or ".text." in sass
+    ftz = sorted({m for m in re.findall(r"\b([A-Z][A-Z0-9]*)(?:\.[A-Z0-9_]+)*\.FTZ\b", sass)} - {"F2I"})
+    assert not ftz
+    assert not re.findall(r"\b[FD]FMA\b", sass)
+    assert not [line for line in re.findall(r"HFMA2[^;]*;", sass) if ", -RZ, RZ," not in line]
+
+
+@needs_nvrtc
+def test_the_checks_see_what_cupys_forced_flag_does():
+    """The same checks on a kernel compiled with CuPy's RawModule options (-ftz=true appended,
+    contraction allowed) find what they look for, so the tests above can fail."""
+    src = ('extern "C" __global__ void k(float* x, const float* y) '
+           '{ x[threadIdx.x] = x[threadIdx.x] * y[threadIdx.x] + y[0]; }\n')
+    _, ours = cuda.compile_source(src, "k.cu", ARCH)
+    _, cupys = cuda.compile_source(src, "k.cu", ARCH, extra=("-ftz=true", "--fmad=true"))
+    assert not FTZ.findall(ours) and not FMA.findall(ours)
+    assert FTZ.findall(cupys) and FMA.findall(cupys)
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("source", ["strided_copy.cu", "elementwise.cu", "cast.cu", "layout.cu"])
+def test_row_kernels_move_16_byte_vectors(built, source):
+    """The GPU geometry's runs are one 16-byte load and store per operand (coalesced)."""
+    _, ptx = built[source]
+    assert re.search(r"\bld\.global(\.nc)?\.v(4\.[bu]32|2\.[bu]64)\b", ptx)
+    assert re.search(r"\bst\.global\.v(4\.[bu]32|2\.[bu]64)\b", ptx)
+
+
+@needs_nvrtc
+def test_cubin_image_is_whole(built, tmp_path):
+    """CuPy's getCUBIN drops the image's last byte; complete_cubin restores the length the ELF
+    header declares (nvdisasm refuses a short one)."""
+    image = built["matmul.cu"][0]
+    assert cuda.complete_cubin(image) == image
+    assert cuda.complete_cubin(image[:-1]) == image
+    assert image[:4] == b"\x7fELF"
+    if NVDISASM is not None:
+        _sass(image, tmp_path)
+
+
+@needs_nvrtc
+def test_cache_key_follows_sources_options_nvrtc_and_arch(monkeypatch):
+    paths = {cuda.CudaModuleCache(ARCH).path("cast.cu"), cuda.CudaModuleCache(80).path("cast.cu"),
+             cuda.CudaModuleCache(ARCH, real=False).path("cast.cu")}
+    monkeypatch.setattr(cuda, "nvrtc_version", lambda: (99, 0))
+    paths.add(cuda.CudaModuleCache(ARCH).path("cast.cu"))
+    monkeypatch.setattr(cuda, "NVRTC_OPTIONS", cuda.NVRTC_OPTIONS + ("-DX",))
+    paths.add(cuda.CudaModuleCache(ARCH).path("cast.cu"))
+    assert len(paths) == 5
+
+
+@needs_nvrtc
+def test_a_compile_error_is_a_kernel_build_error_with_the_log():
+    with pytest.raises(KernelBuildError, match=r"(?s)NVRTC failed to compile bad\.cu.*undefined"):
+        cuda.compile_source('extern "C" __global__ void k() { undefined_thing(); }\n', "bad.cu", ARCH)
+    with pytest.raises(KernelBuildError, match="no kernel source"):
+        cuda.compile_module("nope.cu", ARCH)
+
+
+def _struct_checks() -> list[tuple[str, object]]:
+    """(C++ type, NumPy dtype) of every parameter struct the plans pack."""
+    checks = [(f"npu_emu::IterParams<{n}>", params_dtype(n)) for n in (2, 3, 4)]
+    checks.append(("npu_emu::LayoutParams", layout_params_dtype()))
+    try:
+        from npu_emu.ops.matmul import cube_params_dtype
+        checks.append(("npu_emu::CubeParams", cube_params_dtype()))
+    except ImportError:   # the operator layer may move it; the index structs are the core
+        pass
+    return checks
+
+
+def struct_layout_source() -> str:
+    lines = ['#include "npu_emu_index.cuh"', '#include "layout.cu"', '#include "matmul.cu"']
+    for ctype, dtype in _struct_checks():
+        lines.append(f'static_assert(sizeof({ctype}) == {dtype.itemsize}, "sizeof {ctype}");')
+        for name, (sub, offset, *_) in dtype.fields.items():
+            lines.append(f'static_assert(__builtin_offsetof({ctype}, {name}) == {offset}, '
+                         f'"{ctype}::{name}");')
+    return "\n".join(lines) + "\n"
+
+
+@needs_nvrtc
+def test_parameter_structs_match_the_host_packing_on_the_gpu():
+    """NVRTC agrees with the NumPy dtypes the host packs (sizes and field offsets); CuPy
+    passes those bytes unchanged (test_cuda_backend.py checks its packer)."""
+    cuda.compile_source(struct_layout_source(), "layout_check.cu", ARCH)
+
+
+def test_parameter_structs_match_the_host_packing_on_the_cpu(tmp_path):
+    from npu_emu.runtime.cpu import CXX_FLAGS
+    src = tmp_path / "layout_check.cpp"
+    src.write_text(struct_layout_source())
+    flags = [f for f in CXX_FLAGS if f not in ("-shared", "-fopenmp")]
+    result = subprocess.run(["g++", *flags, "-fsyntax-only", "-fopenmp", f"-I{kernels_dir()}", str(src)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+
+
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed on this machine")
+@pytest.mark.skipif(not NO_NVRTC, reason="NVRTC through CuPy compiles every source above (the "
+                                         "path the backend takes); nvcc is the fallback check")
 @pytest.mark.parametrize("source", SOURCES)
 def test_nvcc_builds_sm90_cubin(source, tmp_path):
     out = tmp_path / (source + ".cubin")
     result = subprocess.run(
-        ["nvcc", "-arch=sm_90", "-cubin", "-std=c++17", "--fmad=false", f"-I{kernels_dir()}",
-         str(kernels_dir() / source), "-o", str(out)], capture_output=True, text=True)
+        ["nvcc", "-arch=sm_90", "-cubin", "-std=c++17", "--fmad=false", "-ftz=false",
+         f"-I{kernels_dir()}", str(kernels_dir() / source), "-o", str(out)],
+        capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert out.stat().st_size > 0
-
-
-def _load_nvrtc():
-    patterns = []
-    for base in sys.path:
-        patterns += glob.glob(os.path.join(base, "nvidia", "cu1*", "lib", "libnvrtc.so.*"))
-        patterns += glob.glob(os.path.join(base, "nvidia", "cuda_nvrtc", "lib", "libnvrtc.so.*"))
-    for path in sorted(p for p in patterns if "builtins" not in p):
-        try:
-            return ctypes.CDLL(path)
-        except OSError:
-            continue
-    return None
-
-
-NVRTC = _load_nvrtc()
-
-
-@pytest.mark.skipif(NVRTC is None, reason="libnvrtc not found (pip install nvidia-cuda-nvrtc)")
-@pytest.mark.parametrize("source", SOURCES)
-def test_nvrtc_compiles_like_cupy(source):
-    """The cuda backend compiles `#include "<source>"` with NVRTC_OPTIONS and -I kernels_dir."""
-    prog = ctypes.c_void_p()
-    code = f'#include "{source}"\n'.encode()
-    rc = NVRTC.nvrtcCreateProgram(ctypes.byref(prog), code, b"npu_emu.cu", 0, None, None)
-    assert rc == 0
-    opts = [o.encode() for o in (*NVRTC_OPTIONS, f"-I{kernels_dir()}", "--gpu-architecture=compute_90")]
-    arr = (ctypes.c_char_p * len(opts))(*opts)
-    rc = NVRTC.nvrtcCompileProgram(prog, len(opts), arr)
-    size = ctypes.c_size_t()
-    NVRTC.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
-    log = ctypes.create_string_buffer(size.value)
-    NVRTC.nvrtcGetProgramLog(prog, log)
-    NVRTC.nvrtcDestroyProgram(ctypes.byref(prog))
-    assert rc == 0, log.value.decode(errors="replace")
 
 
 @pytest.mark.skipif(shutil.which("objdump") is None, reason="objdump (binutils) is not installed")

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ import pytest
 import npu_emu
 from npu_emu import runtime
 from npu_emu.runtime import cpu as cpu_mod
+from npu_emu.runtime.base import ModuleCache
 from npu_emu.runtime.copy import View, plan_copy
 from npu_emu.status import AclnnError, ACL_ERROR_INVALID_PARAM
 
@@ -152,18 +154,25 @@ def test_cpu_launch_is_asynchronous(cpu_backend):
     be.free(pd)
 
 
-def test_cpu_free_waits_for_queued_work(cpu_backend):
+def test_cpu_free_does_not_wait_for_queued_work(cpu_backend):
+    """The stream-ordered contract (tests/test_pool.py has the rest): free returns while the
+    stream is still busy, and the block is not handed to the host before the work passed."""
     be = cpu_backend
     stream = be.create_stream()
     gate = threading.Event()
-    done = []
+    safety = threading.Timer(3.0, gate.set)   # a free that waited fails below, not hangs
+    safety.start()
     stream.submit(gate.wait)
-    stream.submit(lambda: done.append(1))
-    p = be.malloc(64)
-    threading.Timer(0.05, gate.set).start()
-    be.free(p)  # must not return before the stream drained
-    assert done == [1]
+    p = be.malloc(64, stream)
+    t0 = time.monotonic()
+    be.free(p)
+    assert time.monotonic() - t0 < 0.5 and not gate.is_set()
+    q = be.malloc(64)
+    assert q != p
+    gate.set()
+    safety.cancel()
     stream.destroy()
+    be.free(q)
 
 
 def test_cpu_stream_reports_a_failed_task(cpu_backend):
@@ -237,3 +246,240 @@ def test_memory_stats_api():
     assert {"bytes_in_use", "bytes_cached", "peak_bytes_in_use", "allocations"} <= set(stats)
     npu_emu.empty_cache()
     assert npu_emu.memory_stats()["bytes_cached"] == 0
+
+
+def test_cpu_event_marker_fires_on_a_failed_stream(cpu_backend):
+    """After a task failed the stream skips work, but an event recorded on it still fires,
+    so nobody waiting for it is stranded."""
+    stream = cpu_backend.create_stream()
+    stream.submit(lambda: 1 / 0)
+    ev = cpu_backend.create_event()
+    ev.record(stream)
+    ev.synchronize()
+    assert ev.query()
+    with pytest.raises(AclnnError):
+        stream.destroy()   # the failure is reported once, and the stream is gone all the same
+    assert stream.destroyed
+
+
+# ------------------------------------------------------------------------------- streams
+
+def _stream_uses(be, stream, event):
+    return {
+        "enqueue": lambda: be.enqueue([], stream),
+        "upload": lambda: be.copy_from_host(0, np.zeros(0, np.uint8), stream),
+        "synchronize": stream.synchronize,
+        "wait_event": lambda: stream.wait_event(event),
+        "record": lambda: event.record(stream),
+        "memset": lambda: be.memset(0, 0, 0, stream),
+        "destroy": stream.destroy,
+    }
+
+
+def test_destroyed_stream_refuses_every_use(backend):
+    be = backend
+    stream = be.create_stream()
+    event = be.create_event()
+    assert not stream.destroyed
+    stream.destroy()
+    assert stream.destroyed
+    assert stream not in be._live_streams()
+    messages = set()
+    for use, call in _stream_uses(be, stream, event).items():
+        with pytest.raises(AclnnError) as err:
+            call()
+        assert err.value.code == ACL_ERROR_INVALID_PARAM, use
+        assert "stream was destroyed" in err.value.message, use
+        messages.add(err.value.message.split(":", 1)[1])
+    assert len(messages) == 1   # one wording for every use (cpu and cuda share it)
+
+
+def test_destroy_waits_for_queued_work_then_releases(cpu_backend):
+    be = cpu_backend
+    stream = be.create_stream()
+    done = []
+    stream.submit(lambda: (time.sleep(0.05), done.append(1)))
+    worker = stream._worker
+    stream.destroy()
+    assert done == [1] and not worker.is_alive()
+
+
+def test_the_default_stream_cannot_be_destroyed(backend):
+    with pytest.raises(AclnnError) as err:
+        backend.default_stream.destroy()
+    assert err.value.code == ACL_ERROR_INVALID_PARAM and "default stream" in err.value.message
+    assert not backend.default_stream.destroyed
+
+
+# ------------------------------------------------------------------------------- copies
+
+def test_synchronous_copies_are_ordered_after_default_stream_work(backend):
+    """A stream-None memset/upload runs after what is queued on the default stream and has
+    landed when it returns (the contract both backends follow; on a GPU the default stream is
+    non-blocking, so a legacy-stream cudaMemset would not be ordered)."""
+    be = backend
+    n = 1 << 20
+    a = np.arange(n, dtype=np.uint32).astype(np.uint8)
+    src, dst = _upload(be, a), be.malloc(n)
+    v = lambda p: View(p, (n,), (1,), 1)
+    try:
+        for _ in range(4):   # a queue of work on the default stream
+            be.enqueue(plan_copy(be, v(dst), v(src)), None)
+        be.memset(dst, 7, n)                           # after the copies, done at return
+        np.testing.assert_array_equal(_download(be, dst, a), np.full(n, 7, np.uint8))
+        be.enqueue(plan_copy(be, v(dst), v(src)), None)
+        be.copy_from_host(dst, np.zeros(n, np.uint8))  # after that copy too
+        np.testing.assert_array_equal(_download(be, dst, a), np.zeros(n, np.uint8))
+    finally:
+        be.free(src)
+        be.free(dst)
+
+
+def test_cpu_synchronous_copy_waits_for_a_busy_default_stream(cpu_backend):
+    be = cpu_backend
+    gate = threading.Event()
+    threading.Timer(0.2, gate.set).start()
+    be.default_stream.submit(gate.wait)
+    p = be.malloc(64)
+    t0 = time.monotonic()
+    be.memset(p, 1, 64)
+    assert time.monotonic() - t0 >= 0.15 and gate.is_set()
+    be.free(p)
+
+
+def test_copy_to_host_refuses_a_non_contiguous_array(backend):
+    be = backend
+    p = _upload(be, np.arange(64, dtype=np.uint8))
+    try:
+        host = np.zeros((8, 16), np.uint8)
+        with pytest.raises(AclnnError) as err:
+            be.copy_to_host(host[:, ::2], p)
+        assert err.value.code == ACL_ERROR_INVALID_PARAM and "non-contiguous" in err.value.message
+        assert not host.any()
+        frozen = np.zeros(64, np.uint8)
+        frozen.flags.writeable = False
+        with pytest.raises(AclnnError, match="read-only"):
+            be.copy_to_host(frozen, p)
+    finally:
+        be.free(p)
+
+
+def test_async_upload_takes_the_source_at_the_call(cpu_backend):
+    """An upload on a stream may be queued; the caller may reuse its array at once."""
+    be = cpu_backend
+    stream = be.create_stream()
+    gate = threading.Event()
+    stream.submit(gate.wait)
+    host = np.full(64, 3, np.uint8)
+    p = be.malloc(64)
+    be.copy_from_host(p, host, stream)
+    host[:] = 9
+    gate.set()
+    stream.synchronize()
+    np.testing.assert_array_equal(_download(be, p, host), np.full(64, 3, np.uint8))
+    stream.destroy()
+    be.free(p)
+
+
+# --------------------------------------------------------------------- the module cache
+
+class CountingCache(ModuleCache):
+    """A module cache whose "compiler" writes a marker file after a delay and counts."""
+
+    backend_name = "test"
+
+    def __init__(self, folder, delay=0.2, gate=None):
+        super().__init__()
+        self.folder, self.delay, self.gate = folder, delay, gate
+        self.builds = []
+
+    def path(self, module):
+        return self.folder / (module + ".built")
+
+    def _build(self, module, path):
+        if self.gate is not None:
+            self.gate.wait()
+        time.sleep(self.delay)
+        self.builds.append(module)
+        path.write_text(module)
+
+    def _open(self, module, path):
+        return path.read_text()
+
+
+def test_module_cache_builds_every_missing_module_once_in_parallel(tmp_path, capfd):
+    cache = CountingCache(tmp_path)
+    modules = runtime.base.kernel_sources()
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(cache.load("strided_copy.cu")))
+               for _ in range(4)]
+    t0 = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == ["strided_copy.cu"] * 4
+    assert sorted(cache.builds) == modules                    # each once, all of them
+    assert time.monotonic() - t0 < 0.2 * len(modules) - 0.1 or (os.cpu_count() or 1) < 2
+    err = capfd.readouterr().err
+    assert err.count("npu_emu: compiling") == 1
+    assert f"compiling {len(modules)} kernel modules for the test backend, once; cached in {tmp_path}" in err
+    assert err.count("] ") == len(modules)                    # one progress line per module
+    assert {cache.load(m) for m in modules} == set(modules)
+    assert len(cache.builds) == len(modules)
+    fresh = CountingCache(tmp_path)                           # a warm cache is silent
+    assert fresh.load("cast.cu") == "cast.cu" and fresh.builds == []
+    assert capfd.readouterr().err == ""
+
+
+def test_no_lock_of_the_streams_is_held_while_compiling(tmp_path, cpu_backend, monkeypatch):
+    """A compile in one thread does not block the default stream, the pool or launches of
+    modules already loaded in another."""
+    be = cpu_backend
+    be.default_stream                                    # noqa: B018  (created before)
+    gate = threading.Event()
+    slow = CountingCache(tmp_path, delay=0, gate=gate)
+    monkeypatch.setattr(be, "_modules", slow)
+    monkeypatch.setattr(be, "_kernels", {})
+    def compile_in_background():
+        with pytest.raises(cpu_mod.CompileError, match="not exported"):   # the fake has no kernels
+            be.function("cast.cu", "cast_any")
+    worker = threading.Thread(target=compile_in_background, daemon=True)
+    worker.start()
+    time.sleep(0.05)
+    t0 = time.monotonic()
+    stream = be.create_stream()
+    be.default_stream.synchronize()
+    p = be.malloc(64)
+    be.free(p)
+    stream.destroy()
+    assert time.monotonic() - t0 < 0.5 and worker.is_alive()
+    gate.set()
+    worker.join(5)
+
+
+def test_cold_cpu_compile_says_so_once(tmp_path, monkeypatch, capfd):
+    """The real cpu compiler on two tiny modules: the first need compiles both, saying so on
+    stderr with progress; a second cache over the same folder is silent."""
+    src = runtime.kernels_dir()
+    fake = tmp_path / "kernels"
+    fake.mkdir()
+    for f in src.iterdir():
+        if f.suffix != ".cu":
+            (fake / f.name).write_bytes(f.read_bytes())
+    for name in ("one.cu", "two.cu"):
+        (fake / name).write_text('#include "npu_emu_common.cuh"\n'
+                                 'extern "C" __global__ void k(int* x) { x[0] = 1; }\nNPU_EMU_EXPORT(k)\n')
+    import npu_emu.runtime.base as base
+    monkeypatch.setattr(cpu_mod, "kernels_dir", lambda: fake)
+    monkeypatch.setattr(base, "kernels_dir", lambda: fake)
+    monkeypatch.setenv("NPU_EMU_CACHE_DIR", str(tmp_path / "cache"))
+    cache = cpu_mod.CpuModuleCache()
+    assert cache.load("two.cu").npu_emu_launch_k
+    err = capfd.readouterr().err
+    assert f"npu_emu: compiling 2 kernel modules for the cpu backend, once; cached in {tmp_path / 'cache'}" in err
+    assert "[1/2] " in err and "[2/2] " in err and "one.cu (" in err and "two.cu (" in err
+    again = cpu_mod.CpuModuleCache()
+    again.load("one.cu")
+    again.load("two.cu")
+    assert capfd.readouterr().err == ""

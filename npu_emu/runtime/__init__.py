@@ -1,15 +1,19 @@
 """The runtime: backend selection and the objects every layer shares.
 
-NPU_EMU_DEVICE=cuda|cpu|auto (default auto: cuda when CuPy imports and a GPU answers, else
-cpu). The choice is made once, on first use, and `npu-emu info` shows it.
+NPU_EMU_DEVICE=cuda|cpu|auto (default auto: cuda when CuPy imports, a GPU answers and a probe
+kernel compiles and runs there, else cpu, with the reason logged on the "npu_emu" logger:
+INFO when there is simply no CuPy or GPU, WARNING when a GPU is there but unusable). The
+choice is made once, on first use, and `npu-emu info` shows it.
 """
 from __future__ import annotations
 
+import logging
 import os
 import threading
 
 from .base import Backend, Event, Launch, Stream, Workspace, kernels_dir
 
+log = logging.getLogger("npu_emu")
 _lock = threading.Lock()
 _backends: dict[str, Backend] = {}
 _current: Backend | None = None
@@ -36,13 +40,19 @@ def backend(name: str) -> Backend:
         return be
 
 
-def cuda_available() -> tuple[bool, str]:
-    """(True, "") when the cuda backend can run here, else (False, why not)."""
+def _cuda_status() -> tuple[bool, str, bool]:
+    """(usable, why not, whether "not usable" is the expected state of a machine)."""
     try:
         backend("cuda")
-        return True, ""
+        return True, "", False
     except Exception as exc:  # CudaUnavailable, or anything a broken install raises
-        return False, str(exc)
+        return False, str(exc), bool(getattr(exc, "expected", False))
+
+
+def cuda_available() -> tuple[bool, str]:
+    """(True, "") when the cuda backend can run here, else (False, why not)."""
+    ok, why, _ = _cuda_status()
+    return ok, why
 
 
 def current() -> Backend:
@@ -53,7 +63,11 @@ def current() -> Backend:
         if choice not in DEVICES:
             raise ValueError(f"NPU_EMU_DEVICE={choice!r}; choose one of {', '.join(DEVICES)}")
         if choice == "auto":
-            ok, _ = cuda_available()
+            ok, why, expected = _cuda_status()
+            if not ok:
+                log.log(logging.INFO if expected else logging.WARNING,
+                        "NPU_EMU_DEVICE=auto: using the cpu backend, because the cuda backend "
+                        "is unavailable: %s", why)
             choice = "cuda" if ok else "cpu"
         _current = backend(choice)
     return _current

@@ -1,23 +1,31 @@
 """The backend interface: one small set of operations that both backends implement.
 
-A backend is four parts (as in tinygrad): an allocator (pooled device memory with statistics),
-streams and events, a compiler that turns a file of `kernels_cuda/` into a module, and a
-launcher. `cpu.py` and `cuda.py` are two answers to this interface; everything above the
-runtime (ops, the acl facade) talks only to it.
+A backend is four parts (as in tinygrad): an allocator (a stream-ordered pool of device memory
+with statistics), streams and events, a compiler that turns a file of `kernels_cuda/` into a
+module, and a launcher. `cpu.py` and `cuda.py` are two answers to this interface; everything
+above the runtime (ops, the acl facade) talks only to it. What both share lives here: the
+pool's logic (`Allocator`), the stream contract (`Stream`), the kernel module cache that
+compiles every missing module on first need (`ModuleCache`), and the launch geometry rule.
 """
 from __future__ import annotations
 
 import bisect
 import hashlib
+import os
+import sys
 import threading
+import time
 from abc import ABC, abstractmethod
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..status import AclnnError, ACL_ERROR_INVALID_PARAM
+from ..status import AclnnError, ACL_ERROR_BAD_ALLOC, ACL_ERROR_INVALID_PARAM
+
+ALIGN = 256   # every block the pools hand out starts on this boundary
 
 
 def kernels_dir() -> Path:
@@ -30,6 +38,11 @@ def kernels_dir() -> Path:
     raise RuntimeError(f"npu_emu: kernel sources not found beside {here}")
 
 
+def kernel_sources() -> list[str]:
+    """Every kernel module (a `.cu` file of kernels_dir()), sorted."""
+    return sorted(p.name for p in kernels_dir().glob("*.cu"))
+
+
 def kernel_sources_hash(module: str = "", extra: str = "") -> str:
     """Hash of a module's source and every shared header (all sources when module is ""):
     a change to any of them rebuilds the module."""
@@ -39,6 +52,15 @@ def kernel_sources_hash(module: str = "", extra: str = "") -> str:
             h.update(path.name.encode())
             h.update(path.read_bytes())
     return h.hexdigest()[:24]
+
+
+def cache_dir() -> Path:
+    """Where compiled kernel modules are kept: NPU_EMU_CACHE_DIR, else ~/.cache/npu_emu."""
+    env = os.environ.get("NPU_EMU_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "npu_emu"
 
 
 @dataclass(frozen=True)
@@ -68,6 +90,15 @@ class Launch:
     prepared: Any = field(default=None, repr=False, compare=False)  # backend's packed form
 
 
+# ------------------------------------------------------------------------- streams, events
+
+def stream_destroyed(action: str) -> AclnnError:
+    """The one error for any use of a destroyed stream, on both backends."""
+    return AclnnError(ACL_ERROR_INVALID_PARAM,
+                      f"cannot {action}: the stream was destroyed (acl.rt.destroy_stream); "
+                      f"create a new one with acl.rt.create_stream")
+
+
 class Event(ABC):
     @abstractmethod
     def record(self, stream: "Stream") -> None: ...
@@ -81,36 +112,236 @@ class Event(ABC):
 
 
 class Stream(ABC):
+    """An in-order queue of device work. The contract both backends keep:
+
+    - launches and copies given a stream run in the order they were enqueued on it;
+    - `destroy()` lets the queued work finish, releases the stream and removes it from its
+      backend; any later use (enqueue, synchronize, wait_event, an event recorded on it,
+      destroy again) raises `stream_destroyed` (ACL_ERROR_INVALID_PARAM);
+    - the pool's fences: `_fence()` marks the work queued so far (None when there is none)
+      and `_fence_passed(token)` says whether that work has completed; both stay valid after
+      destroy.
+    """
+
+    _destroyed = False
+    is_default = False
+
+    @property
+    def destroyed(self) -> bool:
+        return self._destroyed
+
+    def _check_live(self, action: str) -> None:
+        if self._destroyed:
+            raise stream_destroyed(action)
+
     @abstractmethod
     def synchronize(self) -> None: ...
 
     @abstractmethod
     def wait_event(self, event: Event) -> None: ...
 
-    def destroy(self) -> None:
+    @abstractmethod
+    def destroy(self) -> None: ...
+
+    @abstractmethod
+    def _fence(self) -> Any | None:
+        """A token for the work queued so far, or None when the stream is idle."""
+
+    @abstractmethod
+    def _fence_passed(self, token: Any) -> bool: ...
+
+    def _fence_wait(self, token: Any) -> None:
+        """Block the host until the fence has passed."""
         self.synchronize()
 
 
-class Allocator:
-    """Bookkeeping shared by both backends' pools: live blocks by address (so a pointer the
-    pool never gave out is refused, and a range can be checked before any copy), and the
-    statistics users read with `npu_emu.memory_stats()`."""
+def refuse_default_destroy(stream: Stream) -> None:
+    if stream.is_default:
+        raise AclnnError(ACL_ERROR_INVALID_PARAM,
+                         "the default stream cannot be destroyed; destroy only streams from "
+                         "acl.rt.create_stream")
 
-    def __init__(self) -> None:
+
+# -------------------------------------------------------------------------------- pool
+
+def size_class(nbytes: int) -> int:
+    """Round a request up to its size class: 512-byte steps up to 1 MiB, then eight classes
+    per power of two (at most 12.5% slack)."""
+    n = max(int(nbytes), 1)
+    if n <= 1 << 20:
+        return (n + 511) & ~511
+    step = 1 << (n.bit_length() - 4)
+    return (n + step - 1) // step * step
+
+
+@dataclass
+class _Cached:
+    """A freed block waiting in its size class: `fences` are (stream, token) pairs of the
+    work that may still use it."""
+    ptr: int
+    rounded: int
+    handle: Any
+    fences: list
+
+
+class Allocator:
+    """The pool both backends share: size classes, free lists, statistics, live blocks by
+    address (so a pointer the pool never gave out is refused, and a range can be checked
+    before any copy). A backend's subclass supplies only raw allocation and release; streams
+    supply the fences.
+
+    Stream order, the contract (as CUDA's stream-ordered allocator):
+    - `free(ptr, stream)`: the block may still be used by work queued on `stream`; with
+      stream None, by work queued on any stream: a fence is taken on every stream with
+      queued work. A free never waits.
+    - `malloc(nbytes, stream)`: a cached block is reused by work on `stream` at once (stream
+      order protects it) when its other fences have passed; by the host or any stream
+      (stream None) only when all its fences have passed. Otherwise fresh memory is used.
+    - `empty_cache()` releases only blocks whose fences have all passed.
+    - The host may run ahead of the device (the cpu backend's queues are unbounded): once
+      more than `pending_limit` bytes wait for their fences, a malloc that finds no usable
+      block first waits for those fences instead of taking ever more fresh memory.
+    """
+
+    pending_limit = 1 << 30
+
+    def __init__(self, streams: Callable[[], Iterable[Stream]] = tuple) -> None:
         self._lock = threading.RLock()
+        self._streams = streams              # the backend's live streams, for stream=None frees
         self._starts: list[int] = []          # sorted start addresses of live blocks
         self._blocks: dict[int, tuple[int, int, Any]] = {}   # ptr -> (nbytes, rounded, handle)
         self._serials: dict[int, int] = {}                    # ptr -> serial of the live block
         self._external: dict[int, tuple[int, Any]] = {}      # ptr -> (nbytes, owner)
         self._ext_starts: list[int] = []
+        self._free: dict[int, list[_Cached]] = {}             # size class -> cached blocks
         self._next_serial = 1
         # Bumped by every free and unregister: a plan that saw generation g and finds it
         # unchanged knows every block it checked is still live (phase two's cheap re-check).
         self.generation = 0
         self.bytes_in_use = 0
+        self.bytes_cached = 0
         self.peak_bytes_in_use = 0
         self.allocation_count = 0
 
+    # -- what a backend supplies
+    def _raw_alloc(self, nbytes: int) -> tuple[int, Any]:
+        """(pointer aligned to ALIGN, handle) of nbytes of fresh memory; MemoryError when the
+        device has none."""
+        raise NotImplementedError
+
+    def _raw_release(self, ptr: int, handle: Any) -> None:
+        raise NotImplementedError
+
+    def _handed_out(self, ptr: int, nbytes: int, rounded: int, handle: Any) -> None:
+        """Called for every block handed out (the cpu pool poisons the slack under ASan)."""
+
+    # -- the pool
+    def malloc(self, nbytes: int, stream: Stream | None = None) -> int:
+        """A pointer to at least nbytes (ALIGN-aligned) that `stream` (None: any) may use."""
+        if stream is not None:
+            stream._check_live("allocate memory for")
+        rounded = size_class(nbytes)
+        for attempt in range(2):
+            with self._lock:
+                block = self._take_cached(rounded, stream)
+                if block is not None:
+                    self.bytes_cached -= rounded
+                    self._add(block.ptr, nbytes, rounded, block.handle)
+                    return block.ptr
+                pending = []
+                for bucket in self._free.values():
+                    for b in bucket:
+                        b.fences = [(s, t) for s, t in b.fences if not s._fence_passed(t)]
+                        if b.fences:
+                            pending.append(b)
+            if attempt or sum(b.rounded for b in pending) <= self.pending_limit:
+                break
+            for b in pending:    # too far ahead of the device: let it catch up first
+                for s, token in b.fences:
+                    s._fence_wait(token)
+        ptr, handle = self._fresh(rounded, nbytes)
+        with self._lock:
+            self._add(ptr, nbytes, rounded, handle)
+        return ptr
+
+    def _take_cached(self, rounded: int, stream: Stream | None) -> _Cached | None:
+        bucket = self._free.get(rounded)
+        if not bucket:
+            return None
+        for i in range(len(bucket) - 1, -1, -1):   # most recently freed first
+            block = bucket[i]
+            block.fences = [(s, t) for s, t in block.fences if not s._fence_passed(t)]
+            if all(s is stream for s, _ in block.fences):
+                del bucket[i]
+                return block
+        return None
+
+    def _fresh(self, rounded: int, nbytes: int) -> tuple[int, Any]:
+        try:
+            return self._raw_alloc(rounded)
+        except MemoryError:
+            pass
+        self.empty_cache()               # blocks nobody can still use
+        try:
+            return self._raw_alloc(rounded)
+        except MemoryError:
+            pass
+        for s in list(self._streams()):  # out of memory: wait for pending frees, then retry
+            try:
+                s.synchronize()
+            except AclnnError:
+                pass
+        self.empty_cache()
+        try:
+            return self._raw_alloc(rounded)
+        except MemoryError:
+            raise AclnnError(ACL_ERROR_BAD_ALLOC, f"cannot allocate {nbytes} bytes of device "
+                                                  f"memory: the device is out of memory") from None
+
+    def free(self, ptr: int, stream: Stream | None = None) -> None:
+        """Return a block to the pool (see the class doc for stream order);
+        AclnnError(ACL_ERROR_INVALID_PARAM) for a foreign pointer or a double free."""
+        if stream is not None:
+            stream._check_live("free memory on")
+            candidates: Iterable[Stream] = (stream,)
+        else:
+            candidates = list(self._streams())
+        with self._lock:
+            if ptr not in self._blocks:
+                raise AclnnError(ACL_ERROR_INVALID_PARAM,
+                                 f"devPtr=0x{ptr:x} was not allocated by acl.rt.malloc "
+                                 f"(or was already freed)")
+        fences = []
+        for s in candidates:
+            token = s._fence()
+            if token is not None:
+                fences.append((s, token))
+        with self._lock:
+            _, rounded, handle = self._remove(ptr)
+            self._free.setdefault(rounded, []).append(_Cached(ptr, rounded, handle, fences))
+            self.bytes_cached += rounded
+
+    def empty_cache(self) -> None:
+        """Release every cached block whose fences have passed (the others stay cached)."""
+        release: list[_Cached] = []
+        with self._lock:
+            for bucket in self._free.values():
+                keep = []
+                for block in bucket:
+                    block.fences = [(s, t) for s, t in block.fences if not s._fence_passed(t)]
+                    (keep if block.fences else release).append(block)
+                bucket[:] = keep
+            self.bytes_cached -= sum(b.rounded for b in release)
+        for block in release:
+            self._raw_release(block.ptr, block.handle)
+
+    def stats(self) -> dict[str, int]:
+        with self._lock:
+            return {"bytes_in_use": self.bytes_in_use, "bytes_cached": self.bytes_cached,
+                    "peak_bytes_in_use": self.peak_bytes_in_use,
+                    "allocations": len(self._blocks), "total_allocations": self.allocation_count}
+
+    # -- live blocks
     def _add(self, ptr: int, nbytes: int, rounded: int, handle: Any) -> None:
         with self._lock:
             bisect.insort(self._starts, ptr)
@@ -120,6 +351,7 @@ class Allocator:
             self.bytes_in_use += rounded
             self.peak_bytes_in_use = max(self.peak_bytes_in_use, self.bytes_in_use)
             self.allocation_count += 1
+        self._handed_out(ptr, nbytes, rounded, handle)
 
     def _remove(self, ptr: int) -> tuple[int, int, Any]:
         with self._lock:
@@ -185,29 +417,154 @@ class Allocator:
         return len(self._blocks)
 
 
+# ------------------------------------------------------------------------ module cache
+
+def _say(message: str) -> None:
+    print(f"npu_emu: {message}", file=sys.stderr, flush=True)
+
+
+class ModuleCache(ABC):
+    """Compiled kernel modules of one backend: on disk (keyed by the sources, the flags and
+    the toolchain) and loaded in memory. On the first need of a module that is not on disk,
+    every missing module is compiled, in parallel, saying so once on stderr; a warm cache is
+    silent. Thread safe, and no lock is held while compiling except the build's own (so
+    streams and the pool are never blocked by a compile)."""
+
+    backend_name = "?"
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()            # the dictionaries below
+        self._build_lock = threading.Lock()      # one batch of compiles at a time
+        self._loaded: dict[str, Any] = {}
+
+    # -- what a backend supplies
+    @abstractmethod
+    def path(self, module: str) -> Path:
+        """The cache file of `module` for this toolchain."""
+
+    @abstractmethod
+    def _build(self, module: str, path: Path) -> None:
+        """Compile `module` into `path` (atomically); KernelBuildError on failure."""
+
+    @abstractmethod
+    def _open(self, module: str, path: Path) -> Any:
+        """Load a compiled module; KernelBuildError on failure."""
+
+    def _target(self) -> str:
+        return f"the {self.backend_name} backend"
+
+    # -- the cache
+    def load(self, module: str) -> Any:
+        lib = self._loaded.get(module)
+        if lib is not None:
+            return lib
+        if not (kernels_dir() / module).is_file():
+            raise KernelBuildError(f"no kernel source {module!r} in {kernels_dir()}")
+        path = self.path(module)
+        if not path.exists():
+            self._build_missing(module)
+        with self._lock:
+            lib = self._loaded.get(module)
+            if lib is None:
+                lib = self._loaded[module] = self._open(module, path)
+        return lib
+
+    def build_all(self) -> list[Path]:
+        """Every module on disk (compiling the missing ones, in parallel); their paths."""
+        modules = kernel_sources()
+        missing = [m for m in modules if not self.path(m).exists()]
+        if missing:
+            self._build_missing(missing[0])
+        for m in modules:
+            if not self.path(m).exists():   # it failed in the batch: again, for its error
+                self._build(m, self.path(m))
+        return [self.path(m) for m in modules]
+
+    def _build_missing(self, module: str) -> None:
+        with self._build_lock:
+            if self.path(module).exists():   # another thread built it meanwhile
+                return
+            batch = [module] + [m for m in kernel_sources()
+                                if m != module and not self.path(m).exists()]
+            folder = self.path(module).parent
+            folder.mkdir(parents=True, exist_ok=True)
+            _say(f"compiling {len(batch)} kernel module{'s' if len(batch) > 1 else ''} for "
+                 f"{self._target()}, once; cached in {folder}")
+            start = time.monotonic()
+            done = [0]
+            say_lock = threading.Lock()
+
+            def one(m: str) -> None:
+                t0 = time.monotonic()
+                self._build(m, self.path(m))
+                with say_lock:
+                    done[0] += 1
+                    _say(f"  [{done[0]}/{len(batch)}] {m} ({time.monotonic() - t0:.1f} s)")
+
+            workers = max(1, min(len(batch), os.cpu_count() or 1))
+            with ThreadPoolExecutor(workers, thread_name_prefix="npu_emu-compile") as pool:
+                futures = {m: pool.submit(one, m) for m in batch}
+            failed = {m: f.exception() for m, f in futures.items() if f.exception() is not None}
+            for m in failed:
+                _say(f"  {m} failed")
+            if not failed:
+                _say(f"  kernels ready in {time.monotonic() - start:.1f} s")
+            # The module asked for decides; another module's failure surfaces when that one
+            # is needed (and is retried then).
+            if module in failed:
+                raise failed[module]
+
+
+# ----------------------------------------------------------------------------- backend
+
+def host_destination(dst: np.ndarray) -> np.ndarray:
+    """The check every copy_to_host makes: a raw copy fills memory in order, so the NumPy
+    destination must be C-contiguous and writable."""
+    if not isinstance(dst, np.ndarray):
+        raise AclnnError(ACL_ERROR_INVALID_PARAM,
+                         f"dst={type(dst).__name__}: copy_to_host writes into a NumPy array")
+    if not dst.flags.c_contiguous:
+        raise AclnnError(ACL_ERROR_INVALID_PARAM,
+                         f"dst is a non-contiguous array (strides {dst.strides}); copy_to_host "
+                         f"writes raw bytes in order, so pass a C-contiguous array")
+    if not dst.flags.writeable:
+        raise AclnnError(ACL_ERROR_INVALID_PARAM, "dst is a read-only array")
+    return dst
+
+
 class Backend(ABC):
-    """What the operators need from a device."""
+    """What the operators need from a device.
+
+    Copies and memsets: with a stream they are enqueued on it (ordered with the launches
+    there; an upload's host source may be reused as soon as the call returns). With stream
+    None they are synchronous: ordered after the work queued on the default stream, done
+    when the call returns, not ordered with other streams (synchronize those first, as with
+    CUDA's non-blocking streams).
+    """
 
     name: str
     is_cpu: bool
     allocator: Allocator
 
     # -- memory
-    @abstractmethod
-    def malloc(self, nbytes: int) -> int:
-        """A device pointer to at least nbytes (256-byte aligned), from the pool."""
+    def malloc(self, nbytes: int, stream: Stream | None = None) -> int:
+        """A device pointer to at least nbytes (256-byte aligned), from the pool, for work on
+        `stream` (None: the host or any stream)."""
+        return self.allocator.malloc(nbytes, stream)
 
-    @abstractmethod
-    def free(self, ptr: int) -> None:
-        """Return a block to the pool; AclnnError(ACL_ERROR_INVALID_PARAM) for a foreign pointer."""
+    def free(self, ptr: int, stream: Stream | None = None) -> None:
+        """Return a block to the pool: work queued on `stream` (None: on any stream) may
+        still use it, and the pool will not hand it to anyone else before that work passed.
+        Never waits. AclnnError(ACL_ERROR_INVALID_PARAM) for a foreign pointer."""
+        self.allocator.free(ptr, stream)
 
-    @abstractmethod
-    def memory_stats(self) -> dict[str, int]: ...
+    def memory_stats(self) -> dict[str, int]:
+        return self.allocator.stats()
 
-    @abstractmethod
-    def empty_cache(self) -> None: ...
+    def empty_cache(self) -> None:
+        self.allocator.empty_cache()
 
-    # -- copies (synchronous with respect to the host when stream is None)
+    # -- copies (see the class doc for their order)
     @abstractmethod
     def copy_from_host(self, dst: int, src: np.ndarray, stream: Stream | None = None) -> None: ...
 
@@ -258,7 +615,54 @@ class Backend(ABC):
     @abstractmethod
     def elementwise_geometry(self, numel: int, itemsize: int) -> tuple[int, int, int]:
         """(grid, block, run) for a kernel where each thread handles `run` consecutive
-        elements: ~16 bytes per thread on a GPU, long runs (a few per worker) on the CPU."""
+        elements: 16 bytes per thread on a GPU, long runs (a few per worker) on the CPU."""
+
+    def space_geometry(self, space: Any, itemsize: int, operands: Sequence[int] | None = None,
+                       pointers: Sequence[tuple[int, Any, int]] = ()) -> tuple[int, int, int]:
+        """(grid, block, run) for the row-walking kernels over an iteration space
+        (`indexing.IterSpace`; itemsize: the widest operand's): `row_geometry` applied to
+        this device's elementwise_geometry."""
+        return row_geometry(self.elementwise_geometry(space.numel, itemsize), space, operands,
+                            pointers)
 
     # Threads of a block for tiled kernels (32x33 shared tiles): (x, y).
     tile_block: tuple[int, int] = (1, 1)
+
+
+def row_geometry(geometry: tuple[int, int, int], space: Any, operands: Sequence[int] | None = None,
+                 pointers: Sequence[tuple[int, Any, int]] = ()) -> tuple[int, int, int]:
+    """The rule of space_geometry. Where a block has many threads (a GPU), `run` consecutive
+    elements per thread pay only when every thread's run is one aligned, contiguous vector
+    (the kernels then move it with one load and one store per operand); otherwise each
+    thread takes one element, so consecutive threads touch consecutive addresses. A block of
+    one thread (the CPU) keeps its long runs. `operands`: which operands are memory (default
+    all; the layout kernels' padding indices are not); `pointers`: (operand, address or
+    Workspace marker, itemsize) where known: a unit-strided operand must then start on a
+    vector boundary (the kernels check again at run time)."""
+    grid, block, run = geometry
+    aligned = all(_vector_aligned(ptr, size * run) for k, ptr, size in pointers
+                  if space.strides[k][0] != 0)
+    if block > 1 and run > 1 and not (aligned and vector_rows(space, run, operands)):
+        return max(1, -(-space.numel // block)), block, 1
+    return grid, block, run
+
+
+def _vector_aligned(ptr: Any, nbytes: int) -> bool:
+    address = ptr.offset if isinstance(ptr, Workspace) else int(ptr)   # workspaces: 256-aligned
+    return address % nbytes == 0
+
+
+def vector_rows(space: Any, run: int, operands: Sequence[int] | None = None) -> bool:
+    """Whether runs of `run` elements starting at multiples of `run` are contiguous vectors in
+    every operand: the innermost dim a multiple of run, every operand unit-strided along it
+    (or broadcast: stride 0), and every row of a unit-strided operand starting on a multiple
+    of run. (The kernels still check each pointer's alignment before a vector move.)"""
+    if space.sizes[0] % run:
+        return False
+    for k in range(len(space.strides)) if operands is None else operands:
+        strides = space.strides[k]
+        if strides[0] == 0:
+            continue
+        if strides[0] != 1 or any(s % run for s in strides[1:]):
+            return False
+    return True

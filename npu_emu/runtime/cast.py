@@ -74,7 +74,8 @@ def plan_cast(be: Backend, dst: View, src: View, src_dtype: aclDataType,
         return []
     src_strides = broadcast_strides(dst.shape, src.shape, src.strides)
     space = coalesce(dst.shape, [dst.strides, src_strides])
-    grid, block, run = be.elementwise_geometry(space.numel, max(dst.itemsize, src.itemsize))
+    grid, block, run = be.space_geometry(space, max(dst.itemsize, src.itemsize),
+                                         pointers=((0, dst.ptr, dst.itemsize), (1, src.ptr, src.itemsize)))
     params = pack_params(space, run)
     pointers = (pointer_arg(src.ptr), pointer_arg(dst.ptr))   # addresses or Workspace markers
     if generic or not (be.is_cpu or space.fits_32bit()):

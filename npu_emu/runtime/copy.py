@@ -80,14 +80,18 @@ def plan_copy(be: Backend, dst: View, src: View) -> list[Launch]:
         raise ValueError("plan_copy moves bytes: both views need the same element size")
     if dst.numel == 0:
         return []
-    kernel, grid, block, params = _copy_geometry(be, dst.shape, dst.strides, src.shape,
+    # Part of the cache key: the geometry methods (a test may swap them for another device's)
+    # and the pointers' offsets in a 16-byte vector (the GPU's vector runs need alignment).
+    align = tuple((p.offset if isinstance(p, Workspace) else int(p)) % 16 for p in (dst.ptr, src.ptr))
+    kernel, grid, block, params = _copy_geometry(be, (be.space_geometry, be.elementwise_geometry),
+                                                 align, dst.shape, dst.strides, src.shape,
                                                  src.strides, dst.itemsize)
     return [Launch(kernel, grid, block, (params, pointer_arg(src.ptr), pointer_arg(dst.ptr)))]
 
 
 @functools.lru_cache(maxsize=4096)
-def _copy_geometry(be: Backend, dst_shape: tuple, dst_strides: tuple, src_shape: tuple,
-                   src_strides: tuple, itemsize: int) -> tuple:
+def _copy_geometry(be: Backend, geometry: tuple, align: tuple, dst_shape: tuple,
+                   dst_strides: tuple, src_shape: tuple, src_strides: tuple, itemsize: int) -> tuple:
     """(kernel, grid, block, packed params) for a copy geometry: pure host work, cached, so
     a plan for a shape seen before costs a dictionary lookup."""
     bstrides = broadcast_strides(dst_shape, src_shape, src_strides)
@@ -103,6 +107,6 @@ def _copy_geometry(be: Backend, dst_shape: tuple, dst_strides: tuple, src_shape:
             bx, by = be.tile_block
             return (be.function(MODULE, f"tiled_copy_{UNITS[unit]}_{index}"), (grid, 1, 1),
                     (bx, by, 1), pack_params(space, 0))
-    grid, block, run = be.elementwise_geometry(space.numel, unit)
+    grid, block, run = be.space_geometry(space, unit, pointers=((0, align[0], unit), (1, align[1], unit)))
     return (be.function(MODULE, f"strided_copy_{UNITS[unit]}_{index}"), (grid, 1, 1),
             (block, 1, 1), pack_params(space, run))

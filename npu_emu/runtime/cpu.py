@@ -2,10 +2,12 @@
 
 - compiler: g++ -O3 -fopenmp with `kernels_cuda/npu_emu_cpu.h` (one thread per block, blocks
   on OpenMP threads), cached on disk by a hash of every source, the flags, the compiler and
-  the CPU; rebuilt when any of them changes.
-- allocator: a size-class pool over aligned host buffers.
+  the CPU; rebuilt when any of them changes. NPU_EMU_SANITIZE=address builds them with
+  AddressSanitizer (the process must load the ASan runtime first: LD_PRELOAD).
+- allocator: the shared stream-ordered pool (`base.Allocator`) over aligned host buffers.
 - streams: in-order queues, each drained by its own worker thread, so launches are
-  asynchronous and ordered per stream as on a GPU; events mark positions in those queues.
+  asynchronous and ordered per stream as on a GPU; a fence is a count of submitted tasks,
+  events mark positions in those queues.
 """
 from __future__ import annotations
 
@@ -17,32 +19,39 @@ import shutil
 import subprocess
 import tempfile
 import threading
-import weakref
 from collections import deque
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..status import AclnnError, ACL_ERROR_BAD_ALLOC, ACLNN_ERR_RUNTIME_ERROR
-from .base import (Allocator, Backend, Event, Kernel, KernelBuildError, Launch, Stream, Workspace,
-                   kernel_sources_hash, kernels_dir)
+from ..status import AclnnError, ACL_ERROR_INVALID_PARAM, ACLNN_ERR_RUNTIME_ERROR
+from .base import (ALIGN, Allocator, Backend, Event, Kernel, KernelBuildError, Launch,
+                   ModuleCache, Stream, Workspace, cache_dir, host_destination, kernel_sources_hash,
+                   kernels_dir, refuse_default_destroy, size_class, stream_destroyed)
 
-ALIGN = 256
+__all__ = ["CXX_FLAGS", "CompileError", "CpuBackend", "CpuEvent", "CpuModuleCache", "CpuStream",
+           "HostPool", "cache_dir", "sanitize_flags", "size_class"]
+
 # No fused multiply-add anywhere (results must match the GPU's --fmad=false bit for bit):
 # -ffp-contract=off stops contraction, and on x86 -mno-fma also stops GCC's complex-multiply
 # pattern (vfmaddsub), which ignores -ffp-contract=off.
 CXX_FLAGS = ("-x", "c++", "-std=c++17", "-O3", "-fopenmp", "-fPIC", "-shared", "-march=native",
              "-ffp-contract=off", "-fno-strict-aliasing", "-DNPU_EMU_CPU=1",
              *(("-mno-fma", "-mno-fma4") if platform.machine() in ("x86_64", "AMD64", "i686") else ()))
+# NPU_EMU_SANITIZE=address: AddressSanitizer at -O1 (its recommended level; builds 2x faster).
+SANITIZERS = {"address": ("-fsanitize=address", "-fno-omit-frame-pointer", "-O1")}
 
 
-def cache_dir() -> Path:
-    env = os.environ.get("NPU_EMU_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "npu_emu"
+def sanitize_flags() -> tuple[str, ...]:
+    """Extra compiler flags NPU_EMU_SANITIZE asks for ("" or "address")."""
+    choice = os.environ.get("NPU_EMU_SANITIZE", "").strip().lower()
+    if not choice:
+        return ()
+    if choice not in SANITIZERS:
+        raise ValueError(f"NPU_EMU_SANITIZE={choice!r}; choose one of {', '.join(SANITIZERS)} "
+                         f"(or leave it unset)")
+    return SANITIZERS[choice]
 
 
 def _cpu_model() -> str:
@@ -58,55 +67,44 @@ def _cpu_model() -> str:
 
 # ------------------------------------------------------------------------------ allocator
 
-def size_class(nbytes: int) -> int:
-    """Round a request up to its size class: 512-byte steps up to 1 MiB, then eight classes
-    per power of two (at most 12.5% slack)."""
-    n = max(int(nbytes), 1)
-    if n <= 1 << 20:
-        return (n + 511) & ~511
-    step = 1 << (n.bit_length() - 4)
-    return (n + step - 1) // step * step
+class _AsanPoison:
+    """AddressSanitizer's manual poisoning, when its runtime is loaded: the slack of a block
+    past the bytes asked for is poisoned, so a kernel writing past its buffer is caught."""
+
+    def __init__(self) -> None:
+        lib = ctypes.CDLL(None)
+        try:   # getattr: a dunder name written in a class body would be mangled
+            self.poison = getattr(lib, "__asan_poison_memory_region")
+            self.unpoison = getattr(lib, "__asan_unpoison_memory_region")
+        except AttributeError:
+            self.poison = self.unpoison = None
+        for fn in (self.poison, self.unpoison):
+            if fn is not None:
+                fn.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
+                fn.restype = None
 
 
 class HostPool(Allocator):
-    def __init__(self) -> None:
-        super().__init__()
-        self._free: dict[int, list[tuple[int, np.ndarray]]] = {}
-        self.bytes_cached = 0
+    """Aligned host buffers (NumPy arrays, kept as the blocks' handles)."""
 
-    def malloc(self, nbytes: int) -> int:
-        rounded = size_class(nbytes)
-        with self._lock:
-            bucket = self._free.get(rounded)
-            if bucket:
-                ptr, buf = bucket.pop()
-                self.bytes_cached -= rounded
-                self._add(ptr, nbytes, rounded, buf)
-                return ptr
-        try:
-            buf = np.empty(rounded + ALIGN, dtype=np.uint8)
-        except MemoryError:
-            self.empty_cache()
-            try:
-                buf = np.empty(rounded + ALIGN, dtype=np.uint8)
-            except MemoryError:
-                raise AclnnError(ACL_ERROR_BAD_ALLOC, f"cannot allocate {nbytes} bytes of host "
-                                                      f"memory for the cpu device") from None
-        base = buf.ctypes.data
-        ptr = (base + ALIGN - 1) // ALIGN * ALIGN
-        self._add(ptr, nbytes, rounded, buf)
-        return ptr
+    def __init__(self, streams: Callable[[], Any] = tuple) -> None:
+        super().__init__(streams)
+        self._asan = _AsanPoison() if sanitize_flags() else None
 
-    def free(self, ptr: int) -> None:
-        nbytes, rounded, buf = self._remove(ptr)
-        with self._lock:
-            self._free.setdefault(rounded, []).append((ptr, buf))
-            self.bytes_cached += rounded
+    def _raw_alloc(self, nbytes: int) -> tuple[int, np.ndarray]:
+        buf = np.empty(nbytes + ALIGN, dtype=np.uint8)   # MemoryError when the host has none
+        return (buf.ctypes.data + ALIGN - 1) // ALIGN * ALIGN, buf
 
-    def empty_cache(self) -> None:
-        with self._lock:
-            self._free.clear()
-            self.bytes_cached = 0
+    def _raw_release(self, ptr: int, handle: np.ndarray) -> None:
+        if self._asan is not None and self._asan.unpoison is not None:
+            self._asan.unpoison(handle.ctypes.data, handle.nbytes)
+        # dropping the array returns the memory
+
+    def _handed_out(self, ptr: int, nbytes: int, rounded: int, handle: np.ndarray) -> None:
+        if self._asan is not None and self._asan.poison is not None:
+            end = handle.ctypes.data + handle.nbytes
+            self._asan.unpoison(handle.ctypes.data, handle.nbytes)
+            self._asan.poison(ptr + max(nbytes, 1), end - ptr - max(nbytes, 1))
 
 
 # ------------------------------------------------------------------------- streams, events
@@ -114,23 +112,29 @@ class HostPool(Allocator):
 class CpuStream(Stream):
     """An in-order queue of host callables drained by one worker thread."""
 
-    def __init__(self, name: str = "npu_emu-stream") -> None:
-        self._tasks: deque[Callable[[], None]] = deque()
+    def __init__(self, on_destroy: Callable[["CpuStream"], None] = lambda s: None,
+                 name: str = "npu_emu-stream") -> None:
+        self._tasks: deque[tuple[Callable[[], None], bool]] = deque()
         self._cv = threading.Condition()
         self._submitted = 0
         self._completed = 0
         self._error: BaseException | None = None
         self._closed = False
+        self._on_destroy = on_destroy
         self._worker = threading.Thread(target=self._run, name=name, daemon=True)
         self._worker.start()
 
-    def submit(self, task: Callable[[], None]) -> None:
+    def submit(self, task: Callable[[], None], *, always: bool = False) -> int:
+        """Queue a task; returns its position (a fence token). After a task failed the stream
+        is poisoned (as in CUDA) and skips the rest, except `always` tasks (event markers,
+        so waiters are never stranded)."""
         with self._cv:
             if self._closed:
-                raise AclnnError(ACLNN_ERR_RUNTIME_ERROR, "the stream was destroyed")
-            self._tasks.append(task)
+                raise stream_destroyed("enqueue work on")
+            self._tasks.append((task, always))
             self._submitted += 1
             self._cv.notify_all()
+            return self._submitted
 
     def _run(self) -> None:
         while True:
@@ -139,9 +143,9 @@ class CpuStream(Stream):
                     self._cv.wait()
                 if not self._tasks:
                     return
-                task = self._tasks.popleft()
+                task, always = self._tasks.popleft()
             try:
-                if self._error is None:  # after a failure the stream is poisoned, as in CUDA
+                if self._error is None or always:
                     task()
             except BaseException as exc:  # reported by synchronize()
                 self._error = exc
@@ -153,29 +157,64 @@ class CpuStream(Stream):
     def idle(self) -> bool:
         return self._completed == self._submitted
 
-    def synchronize(self) -> None:
+    def _wait_for(self, target: int) -> None:
         with self._cv:
-            target = self._submitted
             while self._completed < target:
                 self._cv.wait()
+
+    def _raise_error(self) -> None:
         if self._error is not None:
             err, self._error = self._error, None
             if isinstance(err, AclnnError):
                 raise err
             raise AclnnError(ACLNN_ERR_RUNTIME_ERROR, f"a task on the stream failed: {err!r}")
 
+    def synchronize(self) -> None:
+        if self._closed:
+            raise stream_destroyed("synchronize")
+        self._wait_for(self._submitted)
+        self._raise_error()
+
+    def _drain(self) -> None:
+        """A device-wide wait's part: the queued work done; a stream destroyed meanwhile is
+        simply done (its destroy reports its failure)."""
+        self._wait_for(self._submitted)
+        if not self._closed:
+            self._raise_error()
+
     def wait_event(self, event: Event) -> None:
-        assert isinstance(event, CpuEvent)
+        if not isinstance(event, CpuEvent):
+            raise AclnnError(ACL_ERROR_INVALID_PARAM, f"event={event!r} is not a cpu event")
+        if self._closed:
+            raise stream_destroyed("wait for an event on")
         marker = event._marker
         if marker is not None:
             self.submit(marker.wait)
 
     def destroy(self) -> None:
-        self.synchronize()
+        """Let the queued work finish, stop the worker, leave the backend; a failure of that
+        work is reported here (the stream is destroyed all the same)."""
+        refuse_default_destroy(self)
         with self._cv:
+            if self._closed:
+                raise stream_destroyed("destroy")
             self._closed = True
             self._cv.notify_all()
-        self._worker.join()
+        if threading.current_thread() is not self._worker:
+            self._worker.join()
+        self._destroyed = True
+        self._on_destroy(self)
+        self._raise_error()
+
+    def _fence(self) -> int | None:
+        with self._cv:
+            return None if self._completed == self._submitted else self._submitted
+
+    def _fence_passed(self, token: int) -> bool:
+        return self._completed >= token
+
+    def _fence_wait(self, token: int) -> None:
+        self._wait_for(token)
 
 
 class CpuEvent(Event):
@@ -183,10 +222,13 @@ class CpuEvent(Event):
         self._marker: threading.Event | None = None
 
     def record(self, stream: Stream) -> None:
-        assert isinstance(stream, CpuStream)
+        if not isinstance(stream, CpuStream):
+            raise AclnnError(ACL_ERROR_INVALID_PARAM, f"stream={stream!r} is not a cpu stream")
+        if stream.destroyed:
+            raise stream_destroyed("record an event on")
         marker = threading.Event()
+        stream.submit(marker.set, always=True)
         self._marker = marker
-        stream.submit(marker.set)
 
     def synchronize(self) -> None:
         if self._marker is not None:
@@ -218,7 +260,6 @@ def _compiler() -> str:
     return path
 
 
-
 def _compiler_version(cxx: str) -> str:
     try:
         return subprocess.run([cxx, "--version"], capture_output=True, text=True,
@@ -227,41 +268,48 @@ def _compiler_version(cxx: str) -> str:
         return "unknown"
 
 
-class CpuModuleCache:
+def asan_runtime(cxx: str | None = None) -> str:
+    """The compiler's AddressSanitizer runtime (for LD_PRELOAD), or "" when it has none."""
+    try:
+        out = subprocess.run([cxx or _compiler(), "-print-file-name=libasan.so"],
+                             capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError, CompileError):
+        return ""
+    return out if os.path.isabs(out) and os.path.exists(out) else ""
+
+
+class CpuModuleCache(ModuleCache):
     """Compiled modules: one shared library per kernel source, on disk and in memory."""
 
+    backend_name = "cpu"
+
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._libs: dict[str, ctypes.CDLL] = {}
+        super().__init__()
         self._toolchain: str | None = None
         self.cxx: str | None = None
+        self.flags: tuple[str, ...] = ()
 
-    def library_path(self, module: str) -> Path:
+    def _resolve_toolchain(self) -> str:
         if self._toolchain is None:
-            self.cxx = _compiler()
-            self._toolchain = "|".join(CXX_FLAGS) + _compiler_version(self.cxx) + _cpu_model()
-        key = kernel_sources_hash(module, self._toolchain)
-        return cache_dir() / f"{Path(module).stem}-{key}.so"
+            cxx = _compiler()
+            flags = CXX_FLAGS + sanitize_flags()
+            self.cxx, self.flags = cxx, flags
+            self._toolchain = "|".join(flags) + _compiler_version(cxx) + _cpu_model()
+        return self._toolchain
 
-    def load(self, module: str) -> ctypes.CDLL:
-        with self._lock:
-            lib = self._libs.get(module)
-            if lib is None:
-                path = self.library_path(module)
-                if not path.exists():
-                    self._build(module, path)
-                lib = ctypes.CDLL(str(path))
-                self._libs[module] = lib
-            return lib
+    def path(self, module: str) -> Path:
+        key = kernel_sources_hash(module, self._resolve_toolchain())
+        tag = "-asan" if "-fsanitize=address" in self.flags else ""
+        return cache_dir() / f"{Path(module).stem}{tag}-{key}.so"
+
+    library_path = path   # the name the tests and tools use
 
     def _build(self, module: str, path: Path) -> None:
         source = kernels_dir() / module
-        if not source.is_file():
-            raise CompileError(f"no kernel source {module!r} in {kernels_dir()}")
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(suffix=".so", dir=path.parent)
         os.close(fd)
-        cmd = [self.cxx or _compiler(), *CXX_FLAGS, f"-I{kernels_dir()}", str(source), "-o", tmp]
+        cmd = [self.cxx or _compiler(), *self.flags, f"-I{kernels_dir()}", str(source), "-o", tmp]
         try:
             result = subprocess.run(cmd, capture_output=True, text=True)
             if result.returncode != 0:
@@ -271,6 +319,18 @@ class CpuModuleCache:
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
+
+    def _open(self, module: str, path: Path) -> ctypes.CDLL:
+        if "-fsanitize=address" in self.flags and not hasattr(ctypes.CDLL(None), "__asan_init"):
+            # Loading it anyway would end the process ("ASan runtime does not come first").
+            raise CompileError(
+                f"cannot load the cpu kernels of {module}: NPU_EMU_SANITIZE=address needs the "
+                f"ASan runtime loaded first: LD_PRELOAD={asan_runtime(self.cxx) or '<libasan.so>'} "
+                f"ASAN_OPTIONS=detect_leaks=0")
+        try:
+            return ctypes.CDLL(str(path))
+        except OSError as exc:
+            raise CompileError(f"cannot load the cpu kernels of {module} ({path}): {exc}") from None
 
 
 # ------------------------------------------------------------------------------- backend
@@ -304,74 +364,78 @@ class CpuBackend(Backend):
     is_cpu = True
 
     def __init__(self) -> None:
-        self.allocator = HostPool()
+        self._streams: set[CpuStream] = set()
+        self._streams_lock = threading.Lock()
+        self.allocator = HostPool(self._live_streams)
         self._modules = CpuModuleCache()
         self._kernels: dict[tuple[str, str], CpuKernel] = {}
-        self._streams: "weakref.WeakSet[CpuStream]" = weakref.WeakSet()
         self._default: CpuStream | None = None
-        self._lock = threading.Lock()
-
-    # -- memory
-    def malloc(self, nbytes: int) -> int:
-        return self.allocator.malloc(nbytes)
-
-    def free(self, ptr: int) -> None:
-        # Like cudaFree: wait until no queued work can still touch the block.
-        if any(not s.idle for s in list(self._streams)):
-            self.synchronize()
-        self.allocator.free(ptr)
-
-    def memory_stats(self) -> dict[str, int]:
-        a = self.allocator
-        return {"bytes_in_use": a.bytes_in_use, "bytes_cached": a.bytes_cached,
-                "peak_bytes_in_use": a.peak_bytes_in_use, "allocations": a.live_allocations,
-                "total_allocations": a.allocation_count}
-
-    def empty_cache(self) -> None:
-        self.allocator.empty_cache()
+        self._lock = threading.Lock()      # the default stream only (never held while compiling)
 
     # -- copies
-    def _run(self, stream: Stream | None, task: Callable[[], None]) -> None:
+    def _ordered(self, stream: Stream | None, task: Callable[[], None]) -> None:
+        """Run a copy in stream order: on `stream`, or (None) after the default stream's
+        queued work, returning when it is done."""
         if stream is None:
-            task()
-        else:
-            assert isinstance(stream, CpuStream)
-            stream.submit(task)
+            default = self.default_stream
+            if default.idle:   # nothing queued before it: run it here, no thread hop
+                task()
+                return
+            default._wait_for(default.submit(task))
+            default._raise_error()
+            return
+        if not isinstance(stream, CpuStream):
+            raise AclnnError(ACL_ERROR_INVALID_PARAM, f"stream={stream!r} is not a cpu stream")
+        stream.submit(task)
 
     def copy_from_host(self, dst: int, src: np.ndarray, stream: Stream | None = None) -> None:
-        src = np.ascontiguousarray(src)
-        self._run(stream, lambda: ctypes.memmove(dst, src.ctypes.data, src.nbytes))
+        # On a stream the source is taken now (a pageable upload: the caller may reuse it).
+        src = np.ascontiguousarray(src) if stream is None else np.array(src, order="C", copy=True)
+        self._ordered(stream, lambda: ctypes.memmove(dst, src.ctypes.data, src.nbytes))
 
     def copy_to_host(self, dst: np.ndarray, src: int, stream: Stream | None = None) -> None:
-        if not dst.flags.c_contiguous:
-            raise ValueError("copy_to_host needs a C-contiguous destination array")
-        self._run(stream, lambda: ctypes.memmove(dst.ctypes.data, src, dst.nbytes))
+        host_destination(dst)
+        self._ordered(stream, lambda: ctypes.memmove(dst.ctypes.data, src, dst.nbytes))
 
     def copy_device(self, dst: int, src: int, nbytes: int, stream: Stream | None = None) -> None:
-        self._run(stream, lambda: ctypes.memmove(dst, src, nbytes))
+        self._ordered(stream, lambda: ctypes.memmove(dst, src, nbytes))
 
     def memset(self, ptr: int, value: int, nbytes: int, stream: Stream | None = None) -> None:
-        self._run(stream, lambda: ctypes.memset(ptr, value, nbytes))
+        self._ordered(stream, lambda: ctypes.memset(ptr, value, nbytes))
 
     # -- streams, events
+    def _live_streams(self) -> list[CpuStream]:
+        with self._streams_lock:
+            return list(self._streams)
+
+    def _forget(self, stream: CpuStream) -> None:
+        with self._streams_lock:
+            self._streams.discard(stream)
+
     def create_stream(self) -> CpuStream:
-        stream = CpuStream()
-        self._streams.add(stream)
+        stream = CpuStream(self._forget)
+        with self._streams_lock:
+            self._streams.add(stream)
         return stream
 
     @property
     def default_stream(self) -> CpuStream:
-        with self._lock:
-            if self._default is None:
-                self._default = self.create_stream()
-            return self._default
+        default = self._default
+        if default is None:
+            with self._lock:
+                if self._default is None:
+                    stream = self.create_stream()
+                    stream.is_default = True
+                    self._default = stream
+                default = self._default
+        return default
 
     def create_event(self) -> CpuEvent:
         return CpuEvent()
 
     def synchronize(self) -> None:
-        for stream in list(self._streams):
-            stream.synchronize()
+        for stream in self._live_streams():
+            stream._drain()
 
     # -- kernels
     def function(self, module: str, name: str) -> CpuKernel:
@@ -386,11 +450,14 @@ class CpuBackend(Backend):
                                    f"(missing NPU_EMU_EXPORT({name})?)") from None
             fn.argtypes = (ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(_VOIDP))
             fn.restype = None
-            kernel = self._kernels[key] = CpuKernel(name, fn)
+            kernel = self._kernels.setdefault(key, CpuKernel(name, fn))
         return kernel
 
     def enqueue(self, launches: Sequence[Launch], stream: Stream | None,
                 workspace: int = 0) -> None:
+        target = stream or self.default_stream
+        if not isinstance(target, CpuStream):
+            raise AclnnError(ACL_ERROR_INVALID_PARAM, f"stream={stream!r} is not a cpu stream")
         calls = []
         for launch in launches:
             prepared = launch.prepared
@@ -406,7 +473,7 @@ class CpuBackend(Backend):
             for fn, grid, ptrs, _keep, _patches in calls:
                 fn(grid, ptrs)  # ctypes releases the GIL for the call
 
-        (stream or self.default_stream).submit(task)  # type: ignore[union-attr]
+        target.submit(task)
 
     # -- geometry
     @functools.cached_property
@@ -423,12 +490,17 @@ class CpuBackend(Backend):
 
     def info(self) -> dict[str, str]:
         cxx = self._modules.cxx or shutil.which(os.environ.get("CXX", "g++")) or "not found"
+        try:
+            flags = " ".join(CXX_FLAGS + sanitize_flags())
+        except ValueError as exc:
+            flags = f"{' '.join(CXX_FLAGS)} ({exc})"
         return {
             "backend": "cpu",
             "device": f"{platform.processor() or platform.machine()} "
                       f"({self.parallelism} threads for kernels)",
             "compiler": f"{cxx}: {_compiler_version(cxx) if os.path.exists(cxx) else 'missing'}",
-            "flags": " ".join(CXX_FLAGS),
+            "flags": flags,
+            "sanitize": os.environ.get("NPU_EMU_SANITIZE", "") or "(off)",
             "cache_dir": str(cache_dir()),
             "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "(unset)"),
             "OMP_PROC_BIND": os.environ.get("OMP_PROC_BIND", "(unset)"),

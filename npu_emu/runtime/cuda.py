@@ -1,101 +1,309 @@
-"""The cuda backend: CuPy's MemoryPool, non-blocking streams, CUDA events, and RawModule
-over the sources of `kernels_cuda/` (NVRTC, CuPy's on-disk cache).
+"""The cuda backend: the shared stream-ordered pool over cudaMalloc, non-blocking streams,
+CUDA events, and the sources of `kernels_cuda/` compiled by NVRTC to a cubin that CuPy loads.
 
-Importing this module does not import CuPy; `CudaBackend()` does, and fails with one clear
-message when CuPy or a GPU is missing.
+- compiler: NVRTC through CuPy's binding, with our options only. (CuPy's RawModule appends
+  -ftz=true, which flushes subnormals and breaks bit identity with the cpu backend; and its
+  compile_using_nvrtc asks the device for its arch, so it cannot run on a machine without a
+  GPU.) `compile_module` is the one compile path: the backend, `npu-emu`, and the tests on
+  machines without a GPU all call it. Cubins are cached on disk, keyed by the sources, the
+  options, the NVRTC version and the arch.
+- allocator: `base.Allocator` over cudaMalloc; a fence is a CUDA event recorded on a stream
+  with queued work, so a free never synchronizes.
+- streams: all non-blocking; copies with stream None run on the default stream and wait
+  (see `base.Backend`), since a legacy-stream copy is not ordered with non-blocking streams.
+
+Importing this module does not import CuPy; `CudaBackend()` does, compiles and runs one tiny
+kernel, and fails with one clear `CudaUnavailable` when any of that does not work.
 """
 from __future__ import annotations
 
+import contextlib
+import os
+import struct
+import tempfile
 import threading
-from typing import Sequence
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from ..status import AclnnError, ACL_ERROR_BAD_ALLOC, ACLNN_ERR_RUNTIME_ERROR
-from .base import (Allocator, Backend, Event, Kernel, Launch, Stream, Workspace,
-                   kernel_sources_hash, kernels_dir)
+from ..status import AclnnError, ACL_ERROR_INVALID_PARAM, ACLNN_ERR_RUNTIME_ERROR
+from .base import (Allocator, Backend, Event, Kernel, KernelBuildError, Launch, ModuleCache,
+                   Stream, Workspace, cache_dir, host_destination, kernel_sources_hash,
+                   kernels_dir, refuse_default_destroy)
 
-# NVRTC options: C++17, and no FMA contraction so results match the cpu backend bit for bit.
-NVRTC_OPTIONS = ("-std=c++17", "--fmad=false")
+# NVRTC options: C++17, no FMA contraction, IEEE denormals, division and square root, so that
+# results match the cpu backend bit for bit (these are NVRTC's defaults, stated so that no
+# default or appended flag can change them unseen).
+NVRTC_OPTIONS = ("-std=c++17", "--fmad=false", "-ftz=false", "-prec-div=true", "-prec-sqrt=true")
 BLOCK = 256
+VECTOR_BYTES = 16          # one vector load/store per thread and operand
 
 _MEMCPY_HTOD, _MEMCPY_DTOH, _MEMCPY_DTOD = 1, 2, 3
+_CUDA_ERROR_MEMORY_ALLOCATION = 2
+
+# The module CudaBackend() compiles, loads and runs once at start.
+PROBE_SOURCE = ('#include "npu_emu_common.cuh"\n'
+                'extern "C" __global__ void npu_emu_probe(uint32_t* out) { out[threadIdx.x] = 0x600du + threadIdx.x; }\n')
 
 
 class CudaUnavailable(RuntimeError):
-    pass
+    """The cuda backend cannot run here. `expected`: nothing is wrong (no CuPy, no GPU), as
+    opposed to a GPU that is there but unusable (a broken install)."""
+
+    def __init__(self, message: str, expected: bool = False) -> None:
+        super().__init__(message)
+        self.expected = expected
 
 
-def _import_cupy():
+def import_cupy():
+    """CuPy, or CudaUnavailable(expected=True) when it is not installed."""
     try:
         import cupy  # noqa: F401
-    except Exception as exc:  # ImportError, or a broken CUDA install
+        from cupy.cuda import nvrtc  # noqa: F401  (cupy.cuda.nvrtc exists once cupy is imported)
+    except ImportError as exc:
         raise CudaUnavailable(f"the cuda backend needs CuPy (pip install 'npu-emu[cuda12]' or "
-                              f"'npu-emu[cuda13]'): {exc}") from exc
-    try:
-        n = cupy.cuda.runtime.getDeviceCount()
-    except Exception as exc:
-        raise CudaUnavailable(f"CuPy is installed but no GPU answers: {exc}") from exc
-    if n < 1:
-        raise CudaUnavailable("CuPy is installed but sees no GPU")
+                              f"'npu-emu[cuda13]'): {exc}", expected=True) from exc
+    except Exception as exc:  # a broken CUDA install fails inside the import
+        raise CudaUnavailable(f"CuPy is installed but does not import: {exc}") from exc
     return cupy
 
 
-class CudaPool(Allocator):
-    def __init__(self, cupy) -> None:
-        super().__init__()
-        self.pool = cupy.cuda.MemoryPool()
+def gpu_geometry(numel: int, itemsize: int) -> tuple[int, int, int]:
+    """(grid, block, run) of the GPU's row-walking launches: 16 bytes per thread."""
+    run = max(1, VECTOR_BYTES // max(itemsize, 1))
+    return max(1, -(-numel // (run * BLOCK))), BLOCK, run
 
-    def malloc(self, nbytes: int) -> int:
+
+# ------------------------------------------------------------------------------ compiler
+
+def nvrtc_version() -> tuple[int, int]:
+    from cupy.cuda import nvrtc
+    return tuple(nvrtc.getVersion())  # type: ignore[return-value]
+
+
+def compile_options(arch: int, real: bool = True, extra: Sequence[str] = ()) -> tuple[str, ...]:
+    """The full option list of every compile: ours, the include folder, the arch (sm_XX:
+    a cubin, with its PTX; compute_XX: PTX only, for a GPU newer than NVRTC knows). `extra`
+    is for tests (e.g. the -ftz=true CuPy's RawModule would append)."""
+    return (*NVRTC_OPTIONS, f"-I{kernels_dir()}", f"-arch={'sm' if real else 'compute'}_{arch}",
+            *extra)
+
+
+def complete_cubin(image: bytes) -> bytes:
+    """CuPy's getCUBIN drops the last byte of the image ("the trailing NULL", which a cubin
+    does not have; 14.2). The ELF header says how long the file is: pad back to it, so the
+    image on disk is the one NVRTC made (the dropped byte is the top byte of the last program
+    header's alignment, always 0)."""
+    if image[:4] != b"\x7fELF" or len(image) < 64 or image[4] != 2:
+        return image
+    phoff, shoff = struct.unpack_from("<QQ", image, 0x20)
+    phentsize, phnum, shentsize, shnum = struct.unpack_from("<HHHH", image, 0x36)
+    end = max(phoff + phentsize * phnum, shoff + shentsize * shnum)
+    return image + b"\0" * (end - len(image)) if 0 < end - len(image) <= 8 else image
+
+
+def compile_source(source: str, name: str, arch: int, real: bool = True,
+                   extra: Sequence[str] = ()) -> tuple[bytes, str]:
+    """(image, PTX) of a source compiled by NVRTC with compile_options(arch, real, extra):
+    the image is a cubin (real) or the PTX itself. KernelBuildError with NVRTC's log on
+    failure. Needs no GPU."""
+    try:
+        from cupy.cuda import nvrtc
+    except ImportError as exc:
+        raise KernelBuildError(f"compiling {name} for the GPU needs CuPy: {exc}") from exc
+    options = compile_options(arch, real, extra)
+    try:
+        prog = nvrtc.createProgram(source, name, (), ())
+    except Exception as exc:  # NVRTCError, or libnvrtc missing (cuda.pathfinder's errors)
+        raise KernelBuildError(f"NVRTC is not usable to compile {name}: {exc}") from exc
+    try:
         try:
-            mem = self.pool.malloc(max(int(nbytes), 1))
-        except Exception as exc:  # cupy.cuda.memory.OutOfMemoryError
-            raise AclnnError(ACL_ERROR_BAD_ALLOC, f"cannot allocate {nbytes} bytes on the "
-                                                  f"GPU: {exc}") from None
-        self._add(mem.ptr, nbytes, mem.mem.size, mem)
-        return int(mem.ptr)
+            nvrtc.compileProgram(prog, options)
+        except nvrtc.NVRTCError as exc:
+            raise KernelBuildError(f"NVRTC failed to compile {name} ({exc}) with options "
+                                   f"{' '.join(options)}:\n{nvrtc.getProgramLog(prog)[-4000:]}") from None
+        ptx = nvrtc.getPTX(prog).decode()
+        image = complete_cubin(nvrtc.getCUBIN(prog)) if real else ptx.encode()
+        return image, ptx
+    finally:
+        nvrtc.destroyProgram(prog)
 
-    def free(self, ptr: int) -> None:
-        self._remove(ptr)  # dropping the MemoryPointer returns the block to CuPy's pool
 
-    @property
-    def bytes_cached(self) -> int:
-        return self.pool.total_bytes() - self.pool.used_bytes()
+def compile_module(module: str, arch: int, real: bool = True) -> tuple[bytes, str]:
+    """(image, PTX) of `kernels_cuda/<module>`: the path every cuda kernel takes."""
+    if not (kernels_dir() / module).is_file():
+        raise KernelBuildError(f"no kernel source {module!r} in {kernels_dir()}")
+    return compile_source(f'#include "{module}"\n', f"npu_emu_{module}", arch, real)
+
+
+def pick_arch(capability: int, supported: Sequence[int]) -> tuple[int, bool]:
+    """(arch, real) for a device: its own sm when NVRTC supports it, else PTX for the newest
+    arch NVRTC has below it (the driver compiles that)."""
+    if capability in supported:
+        return capability, True
+    lower = [a for a in supported if a <= capability]
+    if not lower:
+        raise CudaUnavailable(f"the GPU's compute capability {capability} is older than any "
+                              f"arch this NVRTC supports ({', '.join(map(str, supported))})")
+    return max(lower), False
+
+
+class CudaModuleCache(ModuleCache):
+    """Cubins (or PTX) on disk, keyed by sources, options, NVRTC version and arch; modules
+    loaded with `loader` (CuPy's Module().load on a GPU; absent on a machine without one,
+    where only building works)."""
+
+    backend_name = "cuda"
+
+    def __init__(self, arch: int, real: bool = True,
+                 loader: Callable[[bytes], Any] | None = None) -> None:
+        super().__init__()
+        self.arch, self.real, self._loader = arch, real, loader
+        self._key_extra = "|".join(compile_options(arch, real)) + f"|nvrtc {nvrtc_version()}"
+
+    def _target(self) -> str:
+        return f"the cuda backend ({'sm' if self.real else 'compute'}_{self.arch})"
+
+    def path(self, module: str) -> Path:
+        key = kernel_sources_hash(module, self._key_extra)
+        suffix = "cubin" if self.real else "ptx"
+        return cache_dir() / f"{Path(module).stem}-{'sm' if self.real else 'compute'}{self.arch}-{key}.{suffix}"
+
+    def ptx_path(self, module: str) -> Path:
+        """The PTX NVRTC made with the cubin (kept for inspection: tests read it)."""
+        return self.path(module).with_suffix(".ptx")
+
+    def _build(self, module: str, path: Path) -> None:
+        image, ptx = compile_module(module, self.arch, self.real)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        outputs = [(path, image)] + ([(self.ptx_path(module), ptx.encode())] if self.real else [])
+        for target, data in reversed(outputs):   # the image last: its presence means done
+            fd, tmp = tempfile.mkstemp(suffix=target.suffix, dir=target.parent)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.replace(tmp, target)
+            finally:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+
+    def _open(self, module: str, path: Path) -> Any:
+        if self._loader is None:
+            raise KernelBuildError(f"{module}: no GPU to load kernels on")
+        try:
+            return self._loader(path.read_bytes())
+        except Exception as exc:  # CUDADriverError: a cubin the driver refuses
+            raise KernelBuildError(f"the GPU driver cannot load {module} ({path}): {exc}") from exc
+
+
+# ------------------------------------------------------------------------------ runtime
+
+@contextlib.contextmanager
+def cuda_errors(action: str, code: int = ACLNN_ERR_RUNTIME_ERROR) -> Iterator[None]:
+    """CuPy's runtime and driver errors as AclnnError (the facades map codes, never raw
+    CuPy exceptions)."""
+    try:
+        yield
+    except AclnnError:
+        raise
+    except Exception as exc:  # CUDARuntimeError, CUDADriverError
+        raise AclnnError(code, f"{action} failed: {exc}") from exc
+
+
+class CudaPool(Allocator):
+    """cudaMalloc'd blocks (one per size-class block; cudaMalloc aligns to 256 bytes)."""
+
+    def __init__(self, cupy, streams: Callable[[], Any] = tuple) -> None:
+        super().__init__(streams)
+        self._rt = cupy.cuda.runtime
+
+    def _raw_alloc(self, nbytes: int) -> tuple[int, None]:
+        try:
+            return int(self._rt.malloc(nbytes)), None
+        except self._rt.CUDARuntimeError as exc:
+            if getattr(exc, "status", None) == _CUDA_ERROR_MEMORY_ALLOCATION:
+                raise MemoryError(str(exc)) from None
+            raise AclnnError(ACLNN_ERR_RUNTIME_ERROR, f"cudaMalloc({nbytes}) failed: {exc}") from exc
+
+    def _raw_release(self, ptr: int, handle: None) -> None:
+        with cuda_errors("cudaFree"):
+            self._rt.free(ptr)
 
 
 class CudaStream(Stream):
-    def __init__(self, cupy, stream) -> None:
+    """A non-blocking CUDA stream (`stream`: CuPy's, None once destroyed)."""
+
+    def __init__(self, cupy, on_destroy: Callable[["CudaStream"], None] = lambda s: None) -> None:
         self._cupy = cupy
-        self.stream = stream
+        self._on_destroy = on_destroy
+        with cuda_errors("cudaStreamCreate"):
+            self.stream = cupy.cuda.Stream(non_blocking=True)
 
     @property
     def ptr(self) -> int:
+        self._check_live("use")
         return self.stream.ptr
 
     def synchronize(self) -> None:
-        try:
+        self._check_live("synchronize")
+        with cuda_errors("stream synchronize"):
             self.stream.synchronize()
-        except Exception as exc:
-            raise AclnnError(ACLNN_ERR_RUNTIME_ERROR, f"stream synchronize failed: {exc}") from exc
 
     def wait_event(self, event: Event) -> None:
-        assert isinstance(event, CudaEvent)
-        self.stream.wait_event(event.event)
+        self._check_live("wait for an event on")
+        if not isinstance(event, CudaEvent):
+            raise AclnnError(ACL_ERROR_INVALID_PARAM, f"event={event!r} is not a cuda event")
+        with cuda_errors("stream wait event"):
+            self.stream.wait_event(event.event)
+
+    def destroy(self) -> None:
+        """Release the stream (cudaStreamDestroy: its queued work still completes) and leave
+        the backend."""
+        refuse_default_destroy(self)
+        self._check_live("destroy")
+        self._destroyed = True
+        self._on_destroy(self)
+        stream, self.stream = self.stream, None
+        with cuda_errors("cudaStreamDestroy"):
+            del stream   # CuPy's Stream destroys the CUDA stream when dropped
+
+    def _fence(self) -> Any | None:
+        with cuda_errors("fence"):
+            if self.stream.done:
+                return None
+            event = self._cupy.cuda.Event(block=False, disable_timing=True)
+            event.record(self.stream)
+            return event
+
+    def _fence_passed(self, token: Any) -> bool:
+        with cuda_errors("fence query"):
+            return bool(token.done)
+
+    def _fence_wait(self, token: Any) -> None:
+        with cuda_errors("fence wait"):
+            token.synchronize()
 
 
 class CudaEvent(Event):
     def __init__(self, cupy) -> None:
-        self.event = cupy.cuda.Event()
+        with cuda_errors("cudaEventCreate"):
+            self.event = cupy.cuda.Event(block=False, disable_timing=True)
 
     def record(self, stream: Stream) -> None:
-        assert isinstance(stream, CudaStream)
-        self.event.record(stream.stream)
+        if not isinstance(stream, CudaStream):
+            raise AclnnError(ACL_ERROR_INVALID_PARAM, f"stream={stream!r} is not a cuda stream")
+        stream._check_live("record an event on")
+        with cuda_errors("event record"):
+            self.event.record(stream.stream)
 
     def synchronize(self) -> None:
-        self.event.synchronize()
+        with cuda_errors("event synchronize"):
+            self.event.synchronize()
 
     def query(self) -> bool:
-        return bool(self.event.done)
+        with cuda_errors("event query"):
+            return bool(self.event.done)
 
 
 class CudaKernel(Kernel):
@@ -104,119 +312,176 @@ class CudaKernel(Kernel):
         self.fn = fn
 
 
+def _scalar_wrapper() -> Callable[[Any], Any]:
+    """CuPy's kernel-argument packer (CScalar), to pack a launch's arguments once instead of
+    at every launch; identity where this CuPy has none (it then packs at each launch)."""
+    try:
+        from cupy._core._scalar import CScalar
+    except ImportError:
+        return lambda a: a
+    return CScalar
+
+
 class CudaBackend(Backend):
     name = "cuda"
     is_cpu = False
 
     def __init__(self) -> None:
-        self._cupy = cupy = _import_cupy()
-        self.allocator = CudaPool(cupy)
-        self._modules: dict[str, object] = {}
-        self._kernels: dict[tuple[str, str], CudaKernel] = {}
-        self._lock = threading.Lock()
-        self._default: CudaStream | None = None
+        self._cupy = cupy = import_cupy()
+        try:
+            n = cupy.cuda.runtime.getDeviceCount()
+        except Exception as exc:
+            raise CudaUnavailable(f"CuPy is installed but no GPU answers: {exc}", expected=True) from exc
+        if n < 1:
+            raise CudaUnavailable("CuPy is installed but sees no GPU", expected=True)
         self._streams: list[CudaStream] = []
-        props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
-        self._props = props
-        self._sms = int(props["multiProcessorCount"])
+        self._streams_lock = threading.Lock()
+        self._lock = threading.Lock()          # the default stream only (never held while compiling)
+        self._default: CudaStream | None = None
+        self._kernels: dict[tuple[str, str], CudaKernel] = {}
+        self._pack = _scalar_wrapper()
+        try:
+            props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+            self._props = props
+            self._sms = int(props["multiProcessorCount"])
+            capability = int(props["major"]) * 10 + int(props["minor"])
+            from cupy.cuda import nvrtc
+            arch, real = pick_arch(capability, tuple(nvrtc.getSupportedArchs()))
+            self.allocator = CudaPool(cupy, self._live_streams)
+            self._modules = CudaModuleCache(arch, real, self._load_image)
+            self._probe()
+        except CudaUnavailable:
+            raise
+        except Exception as exc:
+            raise CudaUnavailable(f"a GPU is there but the cuda backend cannot run kernels on "
+                                  f"it: {exc}") from exc
 
-    # -- memory
-    def malloc(self, nbytes: int) -> int:
-        return self.allocator.malloc(nbytes)
+    def _load_image(self, image: bytes) -> Any:
+        module = self._cupy.cuda.function.Module()
+        module.load(image)
+        return module
 
-    def free(self, ptr: int) -> None:
-        # cudaFree semantics: no queued kernel may still use the block once the pool reuses it.
-        self._cupy.cuda.runtime.deviceSynchronize()
-        self.allocator.free(ptr)
-
-    def memory_stats(self) -> dict[str, int]:
-        a = self.allocator
-        return {"bytes_in_use": a.bytes_in_use, "bytes_cached": a.bytes_cached,
-                "peak_bytes_in_use": a.peak_bytes_in_use, "allocations": a.live_allocations,
-                "total_allocations": a.allocation_count}
-
-    def empty_cache(self) -> None:
-        self.allocator.pool.free_all_blocks()
+    def _probe(self) -> None:
+        """Compile, load and run one tiny kernel: NVRTC, the driver and a launch all work."""
+        image, _ = compile_source(PROBE_SOURCE, "npu_emu_probe.cu", self._modules.arch,
+                                  self._modules.real)
+        fn = self._load_image(image).get_function("npu_emu_probe")
+        rt = self._cupy.cuda.runtime
+        ptr = rt.malloc(4 * 32)
+        try:
+            fn((1, 1, 1), (32, 1, 1), (np.uint64(ptr),))
+            rt.deviceSynchronize()
+            out = np.zeros(32, np.uint32)
+            rt.memcpy(out.ctypes.data, ptr, out.nbytes, _MEMCPY_DTOH)
+        finally:
+            rt.free(ptr)
+        if not np.array_equal(out, 0x600D + np.arange(32, dtype=np.uint32)):
+            raise CudaUnavailable(f"the probe kernel ran but wrote {out[:4]}...")
 
     # -- copies
+    def _copy_stream(self, stream: Stream | None) -> CudaStream:
+        target = self.default_stream if stream is None else stream
+        if not isinstance(target, CudaStream):
+            raise AclnnError(ACL_ERROR_INVALID_PARAM, f"stream={stream!r} is not a cuda stream")
+        target._check_live("copy on")
+        return target
+
+    def _memcpy(self, dst: int, src: int, nbytes: int, kind: int, stream: Stream | None,
+                wait: bool) -> None:
+        target = self._copy_stream(stream)
+        with cuda_errors("cudaMemcpyAsync"):
+            self._cupy.cuda.runtime.memcpyAsync(dst, src, nbytes, kind, target.stream.ptr)
+        if wait or stream is None:
+            target.synchronize()
+
     def copy_from_host(self, dst: int, src: np.ndarray, stream: Stream | None = None) -> None:
         src = np.ascontiguousarray(src)
-        rt = self._cupy.cuda.runtime
-        if stream is None:
-            rt.memcpy(dst, src.ctypes.data, src.nbytes, _MEMCPY_HTOD)
-        else:  # pageable host memory: the copy is staged, the source may be reused after
-            rt.memcpyAsync(dst, src.ctypes.data, src.nbytes, _MEMCPY_HTOD, stream.ptr)
-            stream.synchronize()
+        # Pageable host memory: waiting makes the source reusable at return on every driver.
+        self._memcpy(dst, src.ctypes.data, src.nbytes, _MEMCPY_HTOD, stream, wait=True)
 
     def copy_to_host(self, dst: np.ndarray, src: int, stream: Stream | None = None) -> None:
-        rt = self._cupy.cuda.runtime
-        if stream is None:
-            rt.memcpy(dst.ctypes.data, src, dst.nbytes, _MEMCPY_DTOH)
-        else:
-            rt.memcpyAsync(dst.ctypes.data, src, dst.nbytes, _MEMCPY_DTOH, stream.ptr)
+        host_destination(dst)
+        self._memcpy(dst.ctypes.data, src, dst.nbytes, _MEMCPY_DTOH, stream, wait=False)
 
     def copy_device(self, dst: int, src: int, nbytes: int, stream: Stream | None = None) -> None:
-        rt = self._cupy.cuda.runtime
-        if stream is None:
-            rt.memcpy(dst, src, nbytes, _MEMCPY_DTOD)
-        else:
-            rt.memcpyAsync(dst, src, nbytes, _MEMCPY_DTOD, stream.ptr)
+        self._memcpy(dst, src, nbytes, _MEMCPY_DTOD, stream, wait=False)
 
     def memset(self, ptr: int, value: int, nbytes: int, stream: Stream | None = None) -> None:
-        rt = self._cupy.cuda.runtime
+        target = self._copy_stream(stream)
+        with cuda_errors("cudaMemsetAsync"):
+            self._cupy.cuda.runtime.memsetAsync(ptr, value, nbytes, target.stream.ptr)
         if stream is None:
-            rt.memset(ptr, value, nbytes)
-        else:
-            rt.memsetAsync(ptr, value, nbytes, stream.ptr)
+            target.synchronize()
 
     # -- streams, events
+    def _live_streams(self) -> list[CudaStream]:
+        with self._streams_lock:
+            return list(self._streams)
+
+    def _forget(self, stream: CudaStream) -> None:
+        with self._streams_lock:
+            if stream in self._streams:
+                self._streams.remove(stream)
+
     def create_stream(self) -> CudaStream:
-        stream = CudaStream(self._cupy, self._cupy.cuda.Stream(non_blocking=True))
-        self._streams.append(stream)
+        stream = CudaStream(self._cupy, self._forget)
+        with self._streams_lock:
+            self._streams.append(stream)
         return stream
 
     @property
     def default_stream(self) -> CudaStream:
-        with self._lock:
-            if self._default is None:
-                self._default = self.create_stream()
-            return self._default
+        default = self._default
+        if default is None:
+            with self._lock:
+                if self._default is None:
+                    stream = self.create_stream()
+                    stream.is_default = True
+                    self._default = stream
+                default = self._default
+        return default
 
     def create_event(self) -> CudaEvent:
         return CudaEvent(self._cupy)
 
     def synchronize(self) -> None:
-        self._cupy.cuda.runtime.deviceSynchronize()
+        with cuda_errors("device synchronize"):
+            self._cupy.cuda.runtime.deviceSynchronize()
 
     # -- kernels
-    def _module(self, module: str):
-        with self._lock:
-            mod = self._modules.get(module)
-            if mod is None:
-                # The hash comment makes CuPy's cache key change when any header changes.
-                code = (f"// npu_emu sources {kernel_sources_hash(module)}\n"
-                        f'#include "{module}"\n')
-                mod = self._cupy.RawModule(
-                    code=code, options=(*NVRTC_OPTIONS, f"-I{kernels_dir()}"))
-                self._modules[module] = mod
-            return mod
-
     def function(self, module: str, name: str) -> CudaKernel:
         key = (module, name)
         kernel = self._kernels.get(key)
         if kernel is None:
-            kernel = self._kernels[key] = CudaKernel(name, self._module(module).get_function(name))
+            mod = self._modules.load(module)
+            try:
+                fn = mod.get_function(name)
+            except Exception as exc:  # CUDADriverError: CUDA_ERROR_NOT_FOUND
+                raise KernelBuildError(f"kernel {name!r} is not in {module}: {exc}") from exc
+            kernel = self._kernels.setdefault(key, CudaKernel(name, fn))
         return kernel
+
+    def _args(self, launch: Launch, workspace: int) -> tuple:
+        prepared = launch.prepared
+        if prepared is not None:
+            return prepared
+        if any(isinstance(a, Workspace) for a in launch.args):  # resolved per enqueue
+            return tuple(self._pack(np.uint64(workspace + a.offset)) if isinstance(a, Workspace)
+                         else a for a in launch.args)
+        launch.prepared = tuple(self._pack(a) for a in launch.args)
+        return launch.prepared
 
     def enqueue(self, launches: Sequence[Launch], stream: Stream | None,
                 workspace: int = 0) -> None:
-        target = stream or self.default_stream
-        assert isinstance(target, CudaStream)
-        with target.stream:
-            for launch in launches:
-                args = tuple(np.uint64(workspace + a.offset) if isinstance(a, Workspace) else a
-                             for a in launch.args)
-                launch.kernel.fn(launch.grid, launch.block, args)  # type: ignore[attr-defined]
+        target = self.default_stream if stream is None else stream
+        if not isinstance(target, CudaStream):
+            raise AclnnError(ACL_ERROR_INVALID_PARAM, f"stream={stream!r} is not a cuda stream")
+        target._check_live("enqueue work on")
+        cupy_stream = target.stream
+        for launch in launches:
+            with cuda_errors(f"launching {launch.kernel.name}"):
+                launch.kernel.fn(launch.grid, launch.block,  # type: ignore[attr-defined]
+                                 self._args(launch, workspace), stream=cupy_stream)
 
     # -- geometry
     @property
@@ -224,8 +489,7 @@ class CudaBackend(Backend):
         return self._sms * 8
 
     def elementwise_geometry(self, numel: int, itemsize: int) -> tuple[int, int, int]:
-        run = max(1, 16 // max(itemsize, 1))     # ~16 bytes per thread
-        return max(1, -(-numel // (run * BLOCK))), BLOCK, run
+        return gpu_geometry(numel, itemsize)
 
     tile_block = (32, 8)
 
@@ -233,16 +497,13 @@ class CudaBackend(Backend):
         cupy = self._cupy
         name = self._props["name"]
         name = name.decode() if isinstance(name, bytes) else str(name)
-        try:
-            nvrtc = ".".join(map(str, cupy.cuda.nvrtc.getVersion()))
-        except Exception:
-            nvrtc = "unknown"
+        arch = f"{'sm' if self._modules.real else 'compute'}_{self._modules.arch}"
         return {
             "backend": "cuda",
-            "device": f"{name} ({self._sms} SMs)",
+            "device": f"{name} ({self._sms} SMs, {arch})",
             "cupy": cupy.__version__,
             "cuda_runtime": str(cupy.cuda.runtime.runtimeGetVersion()),
-            "nvrtc": nvrtc,
+            "nvrtc": ".".join(map(str, nvrtc_version())),
             "nvrtc_options": " ".join(NVRTC_OPTIONS),
-            "kernel_cache": "CuPy's (CUPY_CACHE_DIR, default ~/.cupy/kernel_cache)",
+            "cache_dir": str(cache_dir()),
         }

@@ -138,7 +138,8 @@ def plan_layout(be: Backend, axes: Sequence[Axis], view: View, storage: int | Wo
         grid, block, run = _planes_geometry(be, space, view.itemsize)
         kernel = be.function(MODULE, f"layout_planes_{unit}_{index}")
         return [Launch(kernel, (grid, 1, 1), block, (_pack(space, run, flags, bounds),) + tail)]
-    grid, block, run = be.elementwise_geometry(space.numel, view.itemsize)
+    grid, block, run = be.space_geometry(space, view.itemsize, operands=(0, 1),
+                                         pointers=((0, dst_ptr, view.itemsize), (1, src_ptr, view.itemsize)))
     kernel = be.function(MODULE, f"layout_gather_{unit}_{index}")
     return [Launch(kernel, (grid, 1, 1), (block, 1, 1), (_pack(space, run, flags, bounds),) + tail)]
 
