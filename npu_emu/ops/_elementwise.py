@@ -76,7 +76,8 @@ def plan_binary(be: Backend, op: str, a: Tensor, b: Tensor, out: Tensor, compute
                              broadcast_strides(shape, inputs[0].shape, inputs[0].strides),
                              broadcast_strides(shape, inputs[1].shape, inputs[1].strides)])
     item = INFO[compute].itemsize
-    grid, block, run = be.elementwise_geometry(space.numel, item)
+    grid, block, run = be.space_geometry(space, item, pointers=(
+        (0, result.ptr, item), (1, inputs[0].ptr, item), (2, inputs[1].ptr, item)))
     index = "i32" if space.fits_32bit() else "i64"
     kernel = be.function(MODULE, f"{op}_{KERNEL_TYPES[compute]}_{index}")
     alpha_arg = alpha if alpha is not None else scalar_as(0, compute)
