@@ -21,7 +21,8 @@
 # refuses); optionally pytest-xdist (step 1 then runs on several workers). array-api-compat is
 # optional (its tests skip). All of these are in the H200 image this project's leases get.
 #
-# Time limits (seconds), overridable: SUITE_S IDENTITY_S MEMCHECK_S RACECHECK_S; BENCH_MIB;
+# Time limits (seconds), overridable: SUITE_S IDENTITY_S MEMCHECK_S RACECHECK_S BENCH_S;
+# BENCH_SIZES, BENCH_BUDGET (npu-emu bench --sizes / --budget);
 # SUITE_ARGS (default "tests") narrows step 1 for a quick try of the script itself.
 set -u
 OUT=${1:?usage: run_gpu_check.sh OUTDIR}
@@ -34,7 +35,6 @@ export PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 export NPU_EMU_DEVICE="${NPU_EMU_DEVICE:-cuda}"
 export NPU_EMU_CACHE_DIR="${NPU_EMU_CACHE_DIR:-$OUT/cache}"
 PY=${PYTHON:-python3}
-BENCH_MIB=${BENCH_MIB:-64}
 if [ "$NPU_EMU_DEVICE" = cuda ]; then GPU=1; else GPU=0; fi
 SUITE_S=${SUITE_S:-$([ $GPU = 1 ] && echo 200 || echo 900)}
 IDENTITY_S=${IDENTITY_S:-60}
@@ -135,14 +135,15 @@ else   # the cpu backend's memory checker: its kernels under AddressSanitizer
     step racecheck skip "no cpu analog (the cpu model runs one thread per block)"
 fi
 
-# 5. the benchmarks
+# 5. the benchmarks: npu-emu bench on this device (64M elements: the goals' 256 MiB of f32),
+#    then its RESULTS.md section, generated from the JSON
 bench_rc=0
-for bench in bench_copy bench_ops bench_cast bench_formats; do
-    [ -f "benchmarks/$bench.py" ] || continue
-    timeout 120 $PY "benchmarks/$bench.py" --device "$NPU_EMU_DEVICE" --mib "$BENCH_MIB" \
-        --json "$OUT/$bench.json" > "$OUT/$bench.log" 2>&1 || bench_rc=1
-done
-step benchmarks $bench_rc "bench_*.json bench_*.log"
+PLOT=(); $PY -c "import matplotlib" 2>/dev/null && PLOT=(--plot "$OUT/bench.png")
+timeout "${BENCH_S:-150}" $PY -m npu_emu bench --device "$NPU_EMU_DEVICE" \
+    --sizes "${BENCH_SIZES:-64M}" --budget "${BENCH_BUDGET:-5}" "${PLOT[@]}" --json "$OUT/bench.json" \
+    --note "run_gpu_check.sh" > "$OUT/bench.log" 2>&1 || bench_rc=1
+$PY -m npu_emu bench --report "$OUT/bench.json" > "$OUT/RESULTS-section.md" 2>>"$OUT/bench.log" || bench_rc=1
+step benchmarks $bench_rc "bench.json bench.log RESULTS-section.md"
 
 $PY - "$OUT" "$info_rc" "$(( $(date +%s) - start ))" <<'PYEOF'
 import json, os, sys
@@ -183,22 +184,21 @@ with open(os.path.join(out, "steps.tsv")) as f:
         print(f"{name:<11} {status:<12} {report[0] if report else note}")
         for b in (report[1][:8] if report else []):
             print(f"    FAILED {b}")
-for name in ("bench_copy", "bench_ops", "bench_cast", "bench_formats"):
-    path = os.path.join(out, name + ".json")
-    if not os.path.exists(path):
-        continue
+path = os.path.join(out, "bench.json")
+if os.path.exists(path):
+    sys.path.insert(0, os.environ.get("PYTHONPATH", "").split(":")[0])
+    from npu_emu import bench
     with open(path) as f:
         data = json.load(f)
-    print(f"{name}:")
-    for row in data.get("results", []):    # the scripts' first schema
-        cells = [f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()]
-        print("  " + "  ".join(cells))
-    for case in data.get("cases", []):     # npu_emu.bench/1
+    print("benchmarks (GB/s, x the device copy, x peers):")
+    for case in data.get("cases", []):
         ours = (case.get("ours") or {}).get("gbps")
         ratios = "  ".join(f"{k} {v:.2f}x" for k, v in (case.get("ratios") or {}).items() if v)
         ok = (case.get("check") or {}).get("ok")
         print(f"  {case.get('op')} {case.get('variant')} {case.get('dtype')} {case.get('numel')}: "
               f"{ours:.1f} GB/s  {ratios}  check {'ok' if ok else ok}" if ours else f"  {case}"[:160])
+    for line in bench.goal_lines(data):
+        print("goal", line)
 print(f"total {secs} s; logs, junit and JSON in {out}")
 sys.exit(1 if failed or info_rc else 0)
 PYEOF

@@ -29,7 +29,7 @@ def _invalid(message: str, kind: type | None = None) -> AclnnError:
 def int_tuple(values: object, param: str, allow_negative: bool = False) -> tuple[int, ...]:
     """A tuple of Python ints from a sequence of integers, naming `param` when it is not one
     (each in [0, 2^63), or (-2^63, 2^63) with allow_negative)."""
-    return int_sequence(values, param, lo=-INT64_MAX if allow_negative else 0,
+    return int_sequence(values, param, lo=-INT64_MAX - 1 if allow_negative else 0,
                         what="a sequence of ints" + ("" if allow_negative else " >= 0"))
 
 
@@ -183,8 +183,12 @@ def make_tensor(view_shape: object, dtype: object, view_strides: object = None,
                        f"they must have the same rank")
     if len(shape) > MAX_DESCRIPTOR_RANK:
         raise _invalid(f"view_shape has {len(shape)} dims, more than {MAX_DESCRIPTOR_RANK}")
+    storage_numel = math.prod(storage)
+    if storage_numel * (_dt.INFO[dt].itemsize or 1) > INT64_MAX:
+        raise _invalid(f"storage_shape {list(storage)} holds {storage_numel} elements, more "
+                       f"bytes than int64 counts: a storage must fit in int64")
     extent = view_extent(shape, strides, offset)
-    if extent > math.prod(storage):
+    if extent > storage_numel:
         raise _invalid(
             f"the view (shape {list(shape)}, strides {list(strides)}, offset {offset}) reaches "
             f"element {extent - 1}, outside storage_shape {list(storage)} "

@@ -14,6 +14,9 @@ a C0 override; it returns a new device tensor.
 from __future__ import annotations
 
 import math
+import operator
+
+import numpy as np
 
 from .. import dtypes as _dt
 from ..arch import SocInfo
@@ -80,8 +83,13 @@ def _soc_group(soc: SocInfo) -> str:
 
 
 def _is_default_dtype(dtype: object) -> bool:
-    """additionalDtype -1 (ACL_DT_UNDEFINED): the source's dtype."""
-    return isinstance(dtype, int) and not isinstance(dtype, bool) and int(dtype) == -1
+    """additionalDtype -1 (ACL_DT_UNDEFINED): the source's dtype (any integer spelling)."""
+    if isinstance(dtype, (bool, np.bool_)):
+        return False
+    try:
+        return operator.index(dtype) == -1   # type: ignore[arg-type]
+    except TypeError:
+        return False
 
 
 def _check_dtype(dtype: object, name: str, group: str, allow_default: bool = False) -> None:

@@ -120,6 +120,7 @@ class CpuStream(Stream):
         self._completed = 0
         self._error: BaseException | None = None
         self._closed = False
+        self._inline = False        # a task running in the submitting thread (try_inline)
         self._on_destroy = on_destroy
         self._worker = threading.Thread(target=self._run, name=name, daemon=True)
         self._worker.start()
@@ -136,10 +137,36 @@ class CpuStream(Stream):
             self._cv.notify_all()
             return self._submitted
 
+    def try_inline(self, task: Callable[[], None]) -> bool:
+        """Run `task` in the calling thread, in stream order, when the stream is idle (nothing
+        queued or running, no failure pending): a small launch then skips the hand-off to the
+        worker, which is most of a tiny operator's cost. The worker starts nothing while it
+        runs. False (nothing done) when the stream is busy: submit it instead."""
+        with self._cv:
+            if self._closed:
+                raise stream_destroyed("enqueue work on")
+            if self._tasks or self._inline or self._completed != self._submitted \
+                    or self._error is not None:
+                return False
+            self._submitted += 1
+            self._inline = True
+        try:
+            task()
+        except BaseException as exc:  # reported by synchronize(), as from the worker
+            self._error = exc
+        finally:
+            with self._cv:
+                self._completed += 1
+                self._inline = False
+                self._cv.notify_all()
+        return True
+
     def _run(self) -> None:
         while True:
             with self._cv:
-                while not self._tasks and not self._closed:
+                while (not self._tasks or self._inline) and not self._closed:
+                    self._cv.wait()
+                while self._inline:          # closed while an inline task runs: let it finish
                     self._cv.wait()
                 if not self._tasks:
                     return
@@ -378,8 +405,8 @@ class CpuBackend(Backend):
         queued work, returning when it is done."""
         if stream is None:
             default = self.default_stream
-            if default.idle:   # nothing queued before it: run it here, no thread hop
-                task()
+            if default.try_inline(task):   # nothing queued before it: run here, no thread hop
+                default._raise_error()
                 return
             default._wait_for(default.submit(task))
             default._raise_error()
@@ -473,6 +500,11 @@ class CpuBackend(Backend):
             for fn, grid, ptrs, _keep, _patches in calls:
                 fn(grid, ptrs)  # ctypes releases the GIL for the call
 
+        # One block per launch (at most ~16 KiB of work each): run it here if the stream is
+        # idle, rather than waking the worker.
+        if all(launch.grid[0] * launch.grid[1] * launch.grid[2] == 1 for launch in launches) \
+                and target.try_inline(task):
+            return
         target.submit(task)
 
     # -- geometry
