@@ -29,10 +29,11 @@ from ._elementwise import (abs, add, bitwise_and, bitwise_invert, bitwise_left_s
                            floor_divide, greater, greater_equal, less, less_equal, multiply,
                            negative, not_equal, positive, pow, remainder, subtract)
 from ._info import __array_namespace_info__
-from ._linalg import matmul, matrix_transpose
+from ._linalg import matmul, matrix_transpose, tensordot, vecdot
 from ._manipulation import (broadcast_arrays, broadcast_to, expand_dims, permute_dims, reshape,
                             squeeze)
 from ._npu import as_strided, expand, format_cast, set_soc, soc, view_copy
+from . import fft, linalg  # the extensions (submodules: xp.fft, xp.linalg)
 
 e = _math.e
 inf = _math.inf
@@ -61,9 +62,11 @@ __all__ = [
     # elementwise
     *_elementwise.__all__,
     # linear algebra
-    "matmul", "matrix_transpose",
+    "matmul", "matrix_transpose", "tensordot", "vecdot",
     # manipulation
     "broadcast_arrays", "broadcast_to", "expand_dims", "permute_dims", "reshape", "squeeze",
+    # the extensions
+    "fft", "linalg",
     # the NPU's operations
     "as_strided", "expand", "format_cast", "set_soc", "soc", "view_copy",
 ]

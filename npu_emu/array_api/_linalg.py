@@ -1,29 +1,42 @@
-"""Linear algebra: matmul on the cube emulation (aclnnMatmul: float16, float32 and bfloat16
-where the SoC has it, 1 to 6 dims, fp32 accumulation, operands in the SoC's fractal layouts)
-and matrix_transpose. Other dtypes (integers, float64, complex) multiply on the backend's
-array library.
+"""Linear algebra functions of the main namespace: matmul, matrix_transpose, tensordot and
+vecdot (the linalg extension re-exports them).
+
+matmul runs on the cube emulation (aclnnMatmul: float16, float32 and bfloat16 where the SoC
+has it, 1 to 6 dims, fp32 accumulation, operands in the SoC's fractal layouts); tensordot and
+vecdot are matmuls of views (permuted, reshaped), so they take the same path. Other dtypes
+(integers, float64, complex, and the float8 types and HiFloat8, computed in float32 and
+rounded back) multiply on the backend's array library.
 """
 from __future__ import annotations
 
+import math
+import operator
+from typing import Sequence
+
 from ..arch import current_soc
-from ..dtypes import aclDataType as DT
+from ..dtypes import COMPLEX, INFO, aclDataType as DT
+from ..ops._checks import broadcast_shapes
 from ..ops.matmul import KEEP_DTYPE, MATMUL, MAX_RANK, infer_shapes, matmul_dtypes
 from ._array import Array, empty_array, library_dtype
 from ._calls import call_new, convert
-from ._device import library, library_order
-from ._elementwise import _library_operand, check_category, promote
-from ._manipulation import _array
+from ._elementwise import check_category, promote
+from ._library import (VIA_FLOAT32, array_arg, compute_dtype, computing, operand,
+                       same_device)
+from ._manipulation import _array, expand_dims, permute_dims, reshape, squeeze
 
 
 def matmul(x1: Array, x2: Array, /, *, cube_math_type: int = KEEP_DTYPE) -> Array:
     """x1 @ x2 (the standard's shape rules: 1-D operands are a row / a column). float16,
     float32, bfloat16: aclnnMatmul's cube emulation, whose cubeMathType is `cube_math_type`
     (0 KEEP_DTYPE, 1 ALLOW_FP32_DOWN_PRECISION, 2 USE_FP16, 3 USE_HF32, 4 USE_FP32_ADD)."""
-    a, b = _array(x1, "x1"), _array(x2, "x2")
+    return _matmul(_array(x1, "x1"), _array(x2, "x2"), cube_math_type)
+
+
+def _matmul(a: Array, b: Array, cube_math_type: int = KEEP_DTYPE, conj: bool = False) -> Array:
+    """matmul; conj=True conjugates a first (vecdot's x1; complex runs on the library)."""
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul takes arrays of at least one dimension, not 0-d")
-    if a._st.backend is not b._st.backend:
-        raise ValueError(f"matmul: the arrays are on different devices ({a.device}, {b.device})")
+    same_device("matmul", a, b)
     compute = promote("matmul", a._t.dtype, b._t.dtype)
     check_category("matmul", "numeric", compute)
     soc = current_soc()
@@ -31,21 +44,21 @@ def matmul(x1: Array, x2: Array, /, *, cube_math_type: int = KEEP_DTYPE) -> Arra
     if (soc.supports("Matmul") and a._t.dtype in cube and b._t.dtype in cube
             and a.ndim <= MAX_RANK and b.ndim <= MAX_RANK):
         return call_new(MATMUL, [a, b], {"cubeMathType": cube_math_type})
-    return _library_matmul(a, b, compute)
+    return _library_matmul(a, b, compute, conj and INFO[compute].kind == COMPLEX)
 
 
-def _library_matmul(a: Array, b: Array, compute: DT) -> Array:
+def _library_matmul(a: Array, b: Array, compute: DT, conj: bool = False) -> Array:
     be = a._st.backend
     shape = infer_shapes(a.shape, b.shape).out_shape
-    ct = library_dtype(compute, be)
-    held = compute if ct is not None else DT.ACL_FLOAT
-    if ct is None:
-        ct = library_dtype(DT.ACL_FLOAT, be)
-    ops = [_library_operand(x, ct, be) for x in (a, b)]
+    held = compute_dtype(compute)
+    # The narrow floats are converted by our kernels first; the others are read in place, the
+    # library converting each element to the computed type as it goes.
+    ops = [operand(x, held) if x._t.dtype in VIA_FLOAT32 else x._values() for x in (a, b)]
+    ct = library_dtype(held, be)
     out = empty_array(shape, held, be)
-    with library_order(be):
-        library(be).matmul(ops[0]._values(), ops[1]._values(), out=out._values(), dtype=ct,
-                           casting="unsafe")
+    with computing(be) as lib:
+        left = lib.conj(ops[0]) if conj else ops[0]
+        lib.matmul(left, ops[1], out=out._values(), dtype=ct, casting="unsafe")
     return out if held == compute else convert(out, compute)
 
 
@@ -54,4 +67,93 @@ def matrix_transpose(x: Array, /) -> Array:
     return _array(x).mT
 
 
-__all__ = ["matmul", "matrix_transpose"]
+def _axes_tuple(axes: object, ndim: int, name: str) -> tuple[int, ...]:
+    try:
+        out = tuple(operator.index(a) for a in axes)  # type: ignore[union-attr]
+    except TypeError:
+        raise TypeError(f"tensordot: {name}={axes!r} is not a sequence of ints") from None
+    for a in out:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"tensordot: axis {a} of {name} is out of range for {ndim} "
+                             f"dimensions")
+    out = tuple(a % ndim for a in out)
+    if len(set(out)) != len(out):
+        raise ValueError(f"tensordot: {name}={tuple(axes)} names a dimension twice")  # type: ignore[arg-type]
+    return out
+
+
+def tensordot(x1: Array, x2: Array, /, *,
+              axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Array:
+    """The sum of products over `axes` (an int n: x1's last n with x2's first n; or a pair of
+    sequences): x1's other axes moved first, the contracted ones last (x2: first) as views,
+    then reshaped to two matrices for one matmul (the cube where it takes the dtypes)."""
+    a, b = array_arg("tensordot", x1, "x1"), array_arg("tensordot", x2, "x2")
+    if isinstance(axes, bool) or not isinstance(axes, (int, tuple, list)):
+        raise TypeError(f"tensordot: axes={axes!r} is not an int or a pair of sequences")
+    if isinstance(axes, int):
+        if not 0 <= axes <= min(a.ndim, b.ndim):
+            raise ValueError(f"tensordot: axes={axes} must be in [0, {min(a.ndim, b.ndim)}] "
+                             f"for arrays of {a.ndim} and {b.ndim} dimensions")
+        ax1, ax2 = tuple(range(a.ndim - axes, a.ndim)), tuple(range(axes))
+    else:
+        if len(axes) != 2:
+            raise ValueError(f"tensordot: axes={axes!r} must be an int or a pair (x1's axes, "
+                             f"x2's axes)")
+        ax1, ax2 = _axes_tuple(axes[0], a.ndim, "axes[0]"), _axes_tuple(axes[1], b.ndim,
+                                                                         "axes[1]")
+        if len(ax1) != len(ax2):
+            raise ValueError(f"tensordot: axes[0] and axes[1] must have the same length, not "
+                             f"{len(ax1)} and {len(ax2)}")
+    for i, j in zip(ax1, ax2):
+        # Note: the standard allows no broadcasting of a contracted axis.
+        if a.shape[i] != b.shape[j]:
+            raise ValueError(f"tensordot: x1's axis {i} (size {a.shape[i]}) and x2's axis {j} "
+                             f"(size {b.shape[j]}) must have the same size")
+    free1 = [k for k in range(a.ndim) if k not in ax1]
+    free2 = [k for k in range(b.ndim) if k not in ax2]
+    k = math.prod(a.shape[i] for i in ax1)
+    left = reshape(permute_dims(a, free1 + list(ax1)),
+                   (math.prod(a.shape[i] for i in free1), k))
+    right = reshape(permute_dims(b, list(ax2) + free2),
+                    (k, math.prod(b.shape[j] for j in free2)))
+    out = _matmul(left, right)
+    return reshape(out, tuple(a.shape[i] for i in free1) + tuple(b.shape[j] for j in free2))
+
+
+def vector_axis(fname: str, axis: object, *arrays: Array) -> int:
+    """A vector axis of the standard (vecdot, cross): a negative int in [-N, -1], N the
+    smallest rank, counted from the end before broadcasting."""
+    if isinstance(axis, bool) or not isinstance(axis, int):
+        raise TypeError(f"{fname}: axis={axis!r} is not an int")
+    n = min(x.ndim for x in arrays)
+    if n == 0:
+        raise ValueError(f"{fname} takes arrays of at least one dimension, not 0-d")
+    if not -n <= axis <= -1:
+        raise ValueError(f"{fname}: axis={axis} must be a negative int in [{-n}, -1] (counted "
+                         f"from the last dimension, before broadcasting)")
+    return axis
+
+
+def to_last(x: Array, axis: int) -> Array:
+    """x with its (negative) `axis` moved to the end, a view."""
+    a = axis % x.ndim
+    return permute_dims(x, [k for k in range(x.ndim) if k != a] + [a])
+
+
+def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
+    """The dot product of the vectors along `axis`, x1 conjugated (complex), broadcast over
+    the other dimensions: a matmul of a row by a column per vector pair."""
+    a, b = array_arg("vecdot", x1, "x1"), array_arg("vecdot", x2, "x2")
+    axis = vector_axis("vecdot", axis, a, b)
+    if a.shape[axis] != b.shape[axis]:
+        raise ValueError(f"vecdot: the vectors along axis {axis} have sizes {a.shape[axis]} "
+                         f"and {b.shape[axis]}; they must be equal")
+    compute = promote("vecdot", a._t.dtype, b._t.dtype)
+    check_category("vecdot", "numeric", compute)
+    rows = expand_dims(to_last(a, axis), axis=-2)
+    cols = expand_dims(to_last(b, axis), axis=-1)
+    broadcast_shapes(rows.shape[:-2], cols.shape[:-2], "x1", "x2")
+    return squeeze(_matmul(rows, cols, conj=True), axis=(-2, -1))
+
+
+__all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
