@@ -110,6 +110,13 @@ class Tensor(Handle):
         return math.prod(self.storage_shape)
 
     @functools.cached_property
+    def plan_key(self) -> tuple:
+        """Everything a plan may depend on (the plan cache's key for this tensor)."""
+        return (type(self), self.view_shape, self.view_strides, self.storage_offset, self.dtype,
+                self.format, self.storage_shape, self.data, getattr(self, "layout", None),
+                getattr(self, "origin", None))
+
+    @functools.cached_property
     def itemsize(self) -> int:
         size = _dt.INFO[self.dtype].itemsize
         if size is None:

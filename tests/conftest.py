@@ -11,7 +11,8 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
-from npu_emu import _state, runtime
+from npu_emu import _state, runtime, status
+from npu_emu.ops._core import clear_plan_cache
 
 settings.register_profile("default", deadline=None, max_examples=60,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -60,7 +61,10 @@ def cpu_backend():
 @pytest.fixture(autouse=True)
 def _fresh_runtime_state():
     """Each test starts as a fresh process does: acl.init not called yet (the Python helpers
-    start the runtime themselves), so one test's acl.init/finalize never leaks into another."""
+    start the runtime themselves), no error messages kept, no plans cached, so one test's
+    state never leaks into another."""
     _state.reset()
+    status.set_recent_error("")
+    clear_plan_cache()
     yield
     _state.reset()

@@ -15,9 +15,12 @@ only place launches are enqueued (aclnn's phase two and the eager layers alike).
 """
 from __future__ import annotations
 
+import enum
 import functools
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -27,7 +30,8 @@ from ..arch import SocInfo, current_soc
 from ..dtypes import RuleSet, current_rules
 from ..runtime.base import Backend, Launch, Stream
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR
-from ..tensor import Tensor, check_geometry, contiguous_strides
+from ..fractal import LayoutSpec
+from ..tensor import Handle, IntArray, Scalar, Tensor, check_geometry, contiguous_strides
 
 IN, OUT, INOUT, ATTR = "in", "out", "inout", "attr"
 EXACT_OVERLAP_LIMIT = 1 << 20   # outputs up to this many elements get an exact alias check
@@ -204,10 +208,81 @@ def check_still_live(plan: Plan, ctx: Context) -> None:
     plan.generation = alloc.generation
 
 
+# Plans by everything they depend on (the operator, the context, every tensor's geometry and
+# address, the attributes' values): a call seen before skips the checks and the planning, as
+# CANN's aclnn cache does. Only successful plans are kept; each caller gets its own Plan
+# (the launches are shared), with its memory checked live again.
+PLAN_CACHE_SIZE = 512
+_plan_cache: "OrderedDict[tuple, Plan]" = OrderedDict()
+_plan_cache_lock = threading.Lock()
+
+
+def clear_plan_cache() -> None:
+    """Forget every cached plan (tests that patch the planners, or after changing them)."""
+    with _plan_cache_lock:
+        _plan_cache.clear()
+
+
+def _attr_key(value: Any) -> Any:
+    if isinstance(value, (bool, int, str, enum.Enum)) or value is None:
+        return (type(value), value)
+    if isinstance(value, IntArray):
+        return ("IntArray", value.values)
+    if isinstance(value, Scalar) and isinstance(value.value, np.generic):
+        return ("Scalar", value.dtype, value.value.dtype.str, value.value.tobytes())  # -0.0 != 0.0
+    if isinstance(value, LayoutSpec):
+        return ("LayoutSpec", value)
+    raise TypeError("not a cacheable attribute")
+
+
+def _tensor_key(t: Any) -> tuple:
+    if not isinstance(t, Tensor):
+        raise TypeError("not a tensor")
+    return t.plan_key
+
+
+def _plan_key(op: OpDef, ins: Sequence, outs: Sequence, attrs: dict, ctx: Context) -> tuple | None:
+    try:
+        key = (op.name, id(op), id(ctx.backend), ctx.soc.name, ctx.rules.name,
+               tuple(_tensor_key(t) for t in ins), tuple(_tensor_key(t) for t in outs),
+               tuple((k, _attr_key(v)) for k, v in attrs.items()))
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _any_destroyed(values: Iterable[Any]) -> bool:
+    return any(isinstance(v, Handle) and v.destroyed for v in values)
+
+
 def prepare(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dict[str, Any],
             ctx: Context) -> Plan:
     """Phase one's work for any operator: CANN's checks, the checks every operator shares,
-    the plan, and the memory it touches. Raises AclnnError."""
+    the plan, and the memory it touches (from the plan cache for a call seen before). Raises
+    AclnnError."""
+    key = _plan_key(op, ins, outs, attrs, ctx)
+    if key is not None and not _any_destroyed([*ins, *outs, *attrs.values()]):
+        with _plan_cache_lock:
+            cached = _plan_cache.get(key)
+            if cached is not None:
+                _plan_cache.move_to_end(key)
+        if cached is not None:
+            plan = Plan(cached.launches, cached.workspace_size, cached.touches)
+            if plan.launches:
+                resolve_memory(plan, ctx)
+            return plan
+    plan = _prepare(op, ins, outs, attrs, ctx)
+    if key is not None:
+        with _plan_cache_lock:
+            _plan_cache[key] = plan
+            if len(_plan_cache) > PLAN_CACHE_SIZE:
+                _plan_cache.popitem(last=False)
+    return plan
+
+
+def _prepare(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dict[str, Any],
+             ctx: Context) -> Plan:
     op.check(tuple(ins), tuple(outs), attrs, ctx)
     named = list(zip(ins, op.input_names)) + list(zip(outs, op.output_names))
     for t, name in named:

@@ -121,6 +121,7 @@ class CpuStream(Stream):
         self._error: BaseException | None = None
         self._closed = False
         self._inline = False        # a task running in the submitting thread (try_inline)
+        self._waiters = 0           # threads in _wait_for (an inline task wakes only them)
         self._on_destroy = on_destroy
         self._worker = threading.Thread(target=self._run, name=name, daemon=True)
         self._worker.start()
@@ -158,7 +159,10 @@ class CpuStream(Stream):
             with self._cv:
                 self._completed += 1
                 self._inline = False
-                self._cv.notify_all()
+                # Wake the worker only for work queued meanwhile, and synchronizers: waking an
+                # idle worker for nothing makes it fight this thread for the GIL.
+                if self._tasks or self._waiters:
+                    self._cv.notify_all()
         return True
 
     def _run(self) -> None:
@@ -186,8 +190,12 @@ class CpuStream(Stream):
 
     def _wait_for(self, target: int) -> None:
         with self._cv:
-            while self._completed < target:
-                self._cv.wait()
+            self._waiters += 1
+            try:
+                while self._completed < target:
+                    self._cv.wait()
+            finally:
+                self._waiters -= 1
 
     def _raise_error(self) -> None:
         if self._error is not None:
