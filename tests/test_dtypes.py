@@ -578,3 +578,24 @@ def test_can_cast_names_bad_arguments():
     with pytest.raises(npu_emu.AclnnError) as err:
         can_cast(DT.ACL_FLOAT, "nope")
     assert err.value.code == 161002 and "dst" in err.value.message
+
+
+def test_as_dtype_takes_pytorch_dtypes():
+    torch = pytest.importorskip("torch")
+    pairs = {torch.float32: DT.ACL_FLOAT, torch.float16: DT.ACL_FLOAT16, torch.bfloat16: DT.ACL_BF16,
+             torch.float64: DT.ACL_DOUBLE, torch.int8: DT.ACL_INT8, torch.uint8: DT.ACL_UINT8,
+             torch.int64: DT.ACL_INT64, torch.bool: DT.ACL_BOOL, torch.complex64: DT.ACL_COMPLEX64,
+             torch.complex32: DT.ACL_COMPLEX32, torch.float8_e5m2: DT.ACL_FLOAT8_E5M2,
+             torch.float8_e4m3fn: DT.ACL_FLOAT8_E4M3FN}
+    for t, want in pairs.items():
+        assert as_dtype(t) == want, t
+
+
+@pytest.mark.parametrize("value, why", [("float", "ambiguous"), (np.dtype(">f4"), "big-endian"),
+                                        (np.float32(2.0), "not a dtype"), ("complex", None)])
+def test_as_dtype_refuses_guesses(value, why):
+    if why is None:                       # NumPy's "complex" is complex128: not ambiguous
+        assert as_dtype(value) == DT.ACL_COMPLEX128
+        return
+    with pytest.raises(TypeError, match=why):
+        as_dtype(value)
