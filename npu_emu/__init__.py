@@ -38,6 +38,12 @@ def memory_stats() -> dict[str, int]:
     return runtime.current().memory_stats()
 
 
+def reset_peak_memory_stats() -> None:
+    """Start the pool's peak_bytes_in_use again from the bytes in use now."""
+    from . import runtime
+    runtime.current().allocator.reset_peak()
+
+
 def empty_cache() -> None:
     """Release the pool's cached (free) blocks."""
     from . import runtime
@@ -48,5 +54,6 @@ __all__ = [
     "AclnnError", "DTypeInfo", "cube_matmul", "format_cast", "IntArray", "SOCS", "Scalar", "SocInfo", "Tensor",
     "aclDataType", "aclFormat", "as_dtype", "can_cast", "current_soc", "empty_cache",
     "get_promotion_rules", "info", "memory_stats", "promote_types", "promotion_rules",
+    "reset_peak_memory_stats",
     "set_promotion_rules", "set_soc", "soc",
 ]

@@ -117,3 +117,23 @@ def test_pool_statistics_follow_the_facade():
     acl.rt.free(dev)
     assert npu_emu.memory_stats()["bytes_in_use"] == before["bytes_in_use"]
     assert npu_emu.memory_stats()["bytes_cached"] >= 1 << 16
+
+
+def test_event_elapsed_time_and_peak_reset():
+    start, _ = acl.rt.create_event()
+    end, _ = acl.rt.create_event()
+    stream, _ = acl.rt.create_stream()
+    assert acl.rt.event_elapsed_time(start, end)[1] == ACL_ERROR_INVALID_PARAM   # not recorded
+    assert acl.rt.record_event(start, stream) == 0
+    dev, _ = acl.rt.malloc(1 << 20)
+    assert acl.rt.memset_async(dev, 1 << 20, 1, 1 << 20, stream) == 0
+    assert acl.rt.record_event(end, stream) == 0
+    assert acl.rt.synchronize_stream(stream) == 0
+    ms, ret = acl.rt.event_elapsed_time(start, end)
+    assert ret == 0 and ms >= 0.0
+    npu_emu.reset_peak_memory_stats()
+    stats = npu_emu.memory_stats()
+    assert stats["peak_bytes_in_use"] == stats["bytes_in_use"]
+    assert acl.rt.free(dev) == 0
+    assert npu_emu.memory_stats()["peak_bytes_in_use"] == stats["peak_bytes_in_use"]
+    assert acl.rt.destroy_stream(stream) == 0

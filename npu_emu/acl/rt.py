@@ -204,7 +204,15 @@ def _event(event: object) -> Event:
 
 @acl_call(1)
 def create_event():
-    return _backend("acl.rt.create_event").create_event()
+    """(event, ret): an event that can also time work (event_elapsed_time)."""
+    return _backend("acl.rt.create_event").create_event(timing=True)
+
+
+@acl_call(1)
+def event_elapsed_time(start, end):
+    """(ms, ret): aclrtEventElapsedTime, between two completed events."""
+    _backend("acl.rt.event_elapsed_time")
+    return _event(start).elapsed_ms(_event(end))
 
 
 @acl_call()

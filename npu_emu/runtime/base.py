@@ -110,6 +110,11 @@ class Event(ABC):
     def query(self) -> bool:
         """True once all work recorded before it has completed."""
 
+    @abstractmethod
+    def elapsed_ms(self, end: "Event") -> float:
+        """Milliseconds between this event and `end`, both recorded and completed
+        (aclrtEventElapsedTime); AclnnError(ACL_ERROR_INVALID_PARAM) otherwise."""
+
 
 class Stream(ABC):
     """An in-order queue of device work. The contract both backends keep:
@@ -334,6 +339,11 @@ class Allocator:
             self.bytes_cached -= sum(b.rounded for b in release)
         for block in release:
             self._raw_release(block.ptr, block.handle)
+
+    def reset_peak(self) -> None:
+        """Start peak_bytes_in_use again from the bytes in use now."""
+        with self._lock:
+            self.peak_bytes_in_use = self.bytes_in_use
 
     def stats(self) -> dict[str, int]:
         with self._lock:
@@ -586,7 +596,8 @@ class Backend(ABC):
     def default_stream(self) -> Stream: ...
 
     @abstractmethod
-    def create_event(self) -> Event: ...
+    def create_event(self, timing: bool = False) -> Event:
+        """An event; `timing` ones can measure elapsed time (slower to record on a GPU)."""
 
     @abstractmethod
     def synchronize(self) -> None:

@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 from collections import deque
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -255,6 +256,7 @@ class CpuStream(Stream):
 class CpuEvent(Event):
     def __init__(self) -> None:
         self._marker: threading.Event | None = None
+        self._time: float | None = None   # when the stream reached the event
 
     def record(self, stream: Stream) -> None:
         if not isinstance(stream, CpuStream):
@@ -262,7 +264,11 @@ class CpuEvent(Event):
         if stream.destroyed:
             raise stream_destroyed("record an event on")
         marker = threading.Event()
-        stream.submit(marker.set, always=True)
+
+        def reached() -> None:
+            self._time = time.perf_counter()
+            marker.set()
+        stream.submit(reached, always=True)
         self._marker = marker
 
     def synchronize(self) -> None:
@@ -271,6 +277,15 @@ class CpuEvent(Event):
 
     def query(self) -> bool:
         return self._marker is None or self._marker.is_set()
+
+    def elapsed_ms(self, end: Event) -> float:
+        if not isinstance(end, CpuEvent):
+            raise AclnnError(ACL_ERROR_INVALID_PARAM, f"end={end!r} is not a cpu event")
+        for name, ev in (("start", self), ("end", end)):
+            if ev._marker is None or not ev._marker.is_set():
+                raise AclnnError(ACL_ERROR_INVALID_PARAM,
+                                 f"{name} event has not completed (record it, then synchronize)")
+        return (end._time - self._time) * 1e3   # type: ignore[operator]
 
 
 # ------------------------------------------------------------------------------- kernels
@@ -465,7 +480,7 @@ class CpuBackend(Backend):
                 default = self._default
         return default
 
-    def create_event(self) -> CpuEvent:
+    def create_event(self, timing: bool = False) -> CpuEvent:
         return CpuEvent()
 
     def synchronize(self) -> None:

@@ -286,9 +286,11 @@ class CudaStream(Stream):
 
 
 class CudaEvent(Event):
-    def __init__(self, cupy) -> None:
+    def __init__(self, cupy, timing: bool = False) -> None:
+        self._cupy = cupy
+        self.timing = timing
         with cuda_errors("cudaEventCreate"):
-            self.event = cupy.cuda.Event(block=False, disable_timing=True)
+            self.event = cupy.cuda.Event(block=False, disable_timing=not timing)
 
     def record(self, stream: Stream) -> None:
         if not isinstance(stream, CudaStream):
@@ -304,6 +306,13 @@ class CudaEvent(Event):
     def query(self) -> bool:
         with cuda_errors("event query"):
             return bool(self.event.done)
+
+    def elapsed_ms(self, end: Event) -> float:
+        if not isinstance(end, CudaEvent) or not (self.timing and end.timing):
+            raise AclnnError(ACL_ERROR_INVALID_PARAM,
+                             "elapsed time needs two timing events from acl.rt.create_event")
+        with cuda_errors("cudaEventElapsedTime"):
+            return float(self._cupy.cuda.get_elapsed_time(self.event, end.event))
 
 
 class CudaKernel(Kernel):
@@ -441,8 +450,8 @@ class CudaBackend(Backend):
                 default = self._default
         return default
 
-    def create_event(self) -> CudaEvent:
-        return CudaEvent(self._cupy)
+    def create_event(self, timing: bool = False) -> CudaEvent:
+        return CudaEvent(self._cupy, timing)
 
     def synchronize(self) -> None:
         with cuda_errors("device synchronize"):
