@@ -3,7 +3,7 @@
 # npu_emu.array_api, standard 2024.12, 20 examples per test, seed 0, no deadline, shrinking
 # off, a fresh hypothesis database; known deviations in tests/array_api/xfails.txt.
 #
-#   tests/array_api/run_conformance.sh SUITE [pytest args...]
+#   tests/array_api/run_conformance.sh SUITE [test paths] [pytest args...]
 #
 # SUITE is an existing checkout of array-api-tests (with its array-api submodule), or a git
 # URL (or local repository path) to clone it from, into $NPU_EMU_SUITE_DIR (default
@@ -34,7 +34,11 @@ XFAILS=()
 if [ "$ARRAY_API_TESTS_MODULE" = npu_emu.array_api ]; then
     XFAILS=(--xfails-file "$HERE/xfails.txt")
 fi
+# Test paths among the arguments narrow the run (e.g. array_api_tests/test_fft.py); without
+# any, the whole suite runs.
+TARGETS=(array_api_tests)
+for a in "$@"; do case $a in array_api_tests*) TARGETS=(); break ;; esac; done
 cd "$DIR"
-PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}" python -m pytest array_api_tests -q \
+PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}" python -m pytest "${TARGETS[@]}" -q \
     -p no:cacheprovider -p conformance_plugin \
     --max-examples 20 --hypothesis-seed 0 --disable-deadline "${XFAILS[@]}" "$@"
