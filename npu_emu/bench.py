@@ -752,6 +752,137 @@ def matmul_build(b: "Bench", s: CaseSpec) -> Built:
     return built
 
 
+# ------------------------------------------------------------------------ array API
+
+@dataclass(frozen=True)
+class ArrayApiCase:
+    """One variant of the array_api op: a namespace function of `arity` arrays; `reduces`:
+    a reduction over every axis (a 0-d result)."""
+    function: str
+    arity: int
+    reduces: bool = False
+
+
+ARRAY_API_CASES = {c.function: c for c in [
+    ArrayApiCase("add", 2), ArrayApiCase("multiply", 2), ArrayApiCase("exp", 1),
+    ArrayApiCase("sqrt", 1), ArrayApiCase("sum", 1, True), ArrayApiCase("mean", 1, True),
+    ArrayApiCase("max", 1, True),
+]}
+
+
+# Mantissa bits of the narrow floats: one unit in the last place, relative.
+_MANTISSA_BITS = {"f16": 10, "bf16": 7, "fp8e4m3fn": 3, "fp8e5m2": 2}
+
+
+def array_api_spec(variant: str, dt, numel: int) -> CaseSpec:
+    case = ARRAY_API_CASES[variant]
+    rows, cols = _rows_cols(numel)
+    n, it = rows * cols, _item(dt)
+    out = it if case.reduces else n * it
+    shapes = {name: (rows, cols) for name in ("x1", "x2")[:case.arity]}
+    shapes["out"] = () if case.reduces else (rows, cols)
+    return CaseSpec("array_api", variant, dt, n, shapes, traffic=case.arity * n * it + out,
+                    out_bytes=out, device_bytes=case.arity * n * it + out,
+                    host_bytes=2 * (case.arity * n * it + out))
+
+
+class _LastResult:
+    """The `out` of an eager case: each call returns a new array, kept here; read() reads
+    the latest one's storage (a Device's interface for check_result)."""
+
+    def __init__(self, dtype) -> None:
+        self.dtype, self.array = dtype, None
+
+    def fill(self, byte: int) -> None:
+        pass    # nothing to pre-fill: the result is a new array, made by the call itself
+
+    def read(self, storage: np.dtype, start: int, count: int) -> np.ndarray:
+        from npu_emu import dtypes
+        import npu_emu.array_api as xp
+        # 1-d first: a 0-d HiFloat8 array has no NumPy form (np.asarray refuses it)
+        flat = dtypes.encode(np.asarray(xp.reshape(self.array, (-1,))), self.dtype)
+        return flat[start:start + count].copy()
+
+    def close(self) -> None:
+        self.array = None
+
+
+def array_api_build(b: "Bench", s: CaseSpec) -> Built:
+    """The namespace function on arrays of the case's dtype (in pool memory), through
+    npu_emu.array_api as a user calls it (eager: the result is a new array each call).
+    The reference computes as the namespace does: the narrow floats in float32, rounded to
+    their type (reductions within one unit of the type's last place: the library sums
+    them in buffered chunks, in another order than one float32 array)."""
+    import npu_emu.array_api as xp
+    from npu_emu import dtypes
+    info = _info(s.dtype)
+    if info.kind != dtypes.FLOATING:
+        raise Refused(f"array_api {s.variant}", -1, f"the array_api op takes floating dtypes, "
+                      f"not {info.short} (integer reductions widen their result)")
+    case = ARRAY_API_CASES[s.variant]
+    shape = s.shapes["x1"]
+    raws = [random_storage(s.dtype, math.prod(shape), seed=9 + k) for k in range(case.arity)]
+    values = [host_values(r, s.dtype).reshape(shape) for r in raws]
+    if s.variant == "sqrt":
+        values = [np.abs(v) for v in values]
+    dtype = {d.acl_dtype: d for d in vars(xp).values() if isinstance(d, xp.DType)}[s.dtype]
+    args = [xp.asarray(v, dtype=dtype, copy=True) for v in values]   # our pool, not shared
+    fn = getattr(xp, case.function)
+    ufunc = getattr(np, case.function)         # the same name in NumPy, CuPy and PyTorch
+    narrow = info.bits < 32
+    calc = [v.astype(np.float32) for v in values] if narrow else values
+    last = _LastResult(s.dtype)
+    whole: list[np.ndarray] = []
+
+    def run() -> None:
+        last.array = fn(*args)
+
+    def expected(idx):
+        with np.errstate(all="ignore"):
+            if case.reduces:
+                if not whole:
+                    whole.append(dtypes.encode(np.asarray(ufunc(calc[0])).reshape(1), s.dtype))
+                return whole[0][idx]
+            return dtypes.encode(ufunc(*(v.reshape(-1)[idx] for v in calc)), s.dtype)
+
+    def within_an_ulp(got, want, idx):
+        g = host_values(np.asarray(got), s.dtype).astype(np.float64)
+        w = host_values(np.asarray(want), s.dtype).astype(np.float64)
+        ulp = 2.0 ** -_MANTISSA_BITS.get(info.short, 1)    # HiFloat8: 1 bit at the far ends
+        close = (np.abs(g - w) <= ulp * np.abs(w) + 1e-30) | (g == w)
+        return ~(close | (np.isnan(g) & np.isnan(w)))
+
+    built = Built(run, last, s.dtype, 1 if case.reduces else s.numel, expected,
+                  compare=within_an_ulp if case.reduces and narrow else None,
+                  on_bench_stream=False)
+    b._scope.append(last)
+
+    def xp_work(xp_lib, asarray):
+        if xp_lib is not np and not _builtin(s.dtype):
+            raise BenchError(f"CuPy has no {short(s.dtype)} type")
+        inputs = [asarray(v) for v in values]
+        f = getattr(xp_lib, case.function)
+        if case.reduces:
+            return lambda: f(*inputs)
+        # The peer writes into a preallocated output (its loop alone, no page faults of a
+        # fresh 64 MiB allocation): the stricter comparison for our allocating call.
+        o = xp_lib.empty(shape, values[0].dtype)
+        return lambda: f(*inputs, out=o)
+
+    def torch_work(torch, tensor):
+        inputs = [tensor(r, s.dtype).reshape(shape) for r in raws]
+        if s.variant == "sqrt":
+            inputs = [t.abs() for t in inputs]
+        f = getattr(torch, case.function)
+        return lambda: f(*inputs)
+    built.xp_work, built.torch_work = xp_work, torch_work
+    out_note = "" if case.reduces else ", out=out"
+    built.peer_notes = {"numpy": f"np.{case.function}(...{out_note})",
+                        "cupy": f"cupy.{case.function}(...{out_note})",
+                        "torch": f"torch.{case.function}(...)"}
+    return built
+
+
 # -------------------------------------------------------------------------- registry
 
 @dataclass(frozen=True)
@@ -789,6 +920,10 @@ OPS: dict[str, Op] = {op.name: op for op in [
     Op("matmul", "aclnnMatmul of two square (n, n) matrices (KEEP_DTYPE); also FLOP/s",
        "self + mat2 + out", ("square",), ("f16", "f32"), ("f16",), matmul_spec, matmul_build,
        numel_cap={"cpu": 2**18, "cuda": 2**24}),
+    Op("array_api", "npu_emu.array_api functions as a user calls them (eager, a new result "
+       "each call): elementwise on (M, N) arrays, reductions over all of them",
+       "inputs + result", tuple(ARRAY_API_CASES), ("f32",), ("f32",), array_api_spec,
+       array_api_build),
 ]}
 
 
@@ -812,6 +947,11 @@ GOALS: tuple[Goal, ...] = (
     Goal("cpu", ">= 2x NumPy on transposed view copies", ("view_copy",), ("transposed",),
          "numpy", 2.0, CPU_MIN),
     Goal("cpu", ">= 3x NumPy on ND -> NZ", ("format_cast",), ("ND->NZ",), "numpy", 3.0, CPU_MIN),
+    # 1 / 1.2: within 1.2x of NumPy's time (the array layer's dtype handling over NumPy's
+    # loops). Note: a reduction's output is one element, so only the elementwise cases reach
+    # this size; the reductions' ratios are in the table.
+    Goal("cpu", "within 1.2x of NumPy on elementwise array API calls (16M float32 and up)",
+         ("array_api",), None, "numpy", 1 / 1.2, 64 * MiB),
     Goal("cuda", ">= 90% of the device copy at >= 256 MiB",
          ("expand", "view_copy", "cast", "format_cast"), None, "ceiling", 0.9, 256 * MiB),
     Goal("cuda", ">= 1.0x CuPy on the same views", ("view_copy",), None, "cupy", 1.0, 256 * MiB),

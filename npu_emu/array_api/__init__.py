@@ -17,22 +17,35 @@ import math as _math
 
 from . import _array, _elementwise
 from ._array import API_VERSION as __array_api_version__, Array
-from ._creation import (asarray, empty, empty_like, from_dlpack, full, full_like, ones,
-                        ones_like, zeros, zeros_like)
+from ._creation import (arange, asarray, empty, empty_like, eye, from_dlpack, full, full_like,
+                        linspace, meshgrid, ones, ones_like, tril, triu, zeros, zeros_like)
 from ._data_type_functions import astype, can_cast, finfo, iinfo, isdtype, result_type
 from ._device import Device
 from ._dtypes import (DType, bfloat16, bool, complex64, complex128, float8_e4m3fn,  # noqa: A004
                       float8_e5m2, float16, float32, float64, hifloat8, int8, int16, int32,
                       int64, uint8, uint16, uint32, uint64)
-from ._elementwise import (abs, add, bitwise_and, bitwise_invert, bitwise_left_shift,  # noqa: A004
-                           bitwise_or, bitwise_right_shift, bitwise_xor, divide, equal,
-                           floor_divide, greater, greater_equal, less, less_equal, multiply,
-                           negative, not_equal, positive, pow, remainder, subtract)
+from ._elementwise import (abs, acos, acosh, add, asin, asinh, atan, atan2, atanh,  # noqa: A004
+                           bitwise_and, bitwise_invert, bitwise_left_shift, bitwise_or,
+                           bitwise_right_shift, bitwise_xor, ceil, conj, copysign, cos, cosh,
+                           divide, equal, exp, expm1, floor, floor_divide, greater, greater_equal,
+                           hypot, imag, isfinite, isinf, isnan, less, less_equal, log, log10, log1p,
+                           log2, logaddexp, logical_and, logical_not, logical_or, logical_xor,
+                           maximum, minimum, multiply, negative, nextafter, not_equal, positive,
+                           pow, real, reciprocal, remainder, round, sign, signbit, sin, sinh, sqrt,
+                           square, subtract, tan, tanh, trunc)
+from ._indexing import take, take_along_axis
 from ._info import __array_namespace_info__
 from ._linalg import matmul, matrix_transpose, tensordot, vecdot
-from ._manipulation import (broadcast_arrays, broadcast_to, expand_dims, permute_dims, reshape,
-                            squeeze)
+from ._manipulation import (broadcast_arrays, broadcast_to, clip, concat, expand_dims, flip,
+                            moveaxis, permute_dims, repeat, reshape, roll, squeeze, stack, tile,
+                            unstack)
 from ._npu import as_strided, expand, format_cast, set_soc, soc, view_copy
+from ._searching import argmax, argmin, count_nonzero, nonzero, searchsorted, where
+from ._set_functions import unique_all, unique_counts, unique_inverse, unique_values
+from ._sorting import argsort, sort
+from ._statistical import (cumulative_prod, cumulative_sum, max, mean, min, prod, std,  # noqa: A004
+                           sum, var)
+from ._utility import all, any, diff  # noqa: A004
 from . import fft, linalg  # the extensions (submodules: xp.fft, xp.linalg)
 
 e = _math.e
@@ -55,16 +68,29 @@ __all__ = [
     # constants
     "e", "inf", "nan", "newaxis", "pi",
     # creation
-    "asarray", "empty", "empty_like", "from_dlpack", "full", "full_like", "ones", "ones_like",
-    "zeros", "zeros_like",
+    "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
+    "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
     # data type functions
     "astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
     # elementwise
     *_elementwise.__all__,
+    # indexing
+    "take", "take_along_axis",
     # linear algebra
     "matmul", "matrix_transpose", "tensordot", "vecdot",
     # manipulation
-    "broadcast_arrays", "broadcast_to", "expand_dims", "permute_dims", "reshape", "squeeze",
+    "broadcast_arrays", "broadcast_to", "clip", "concat", "expand_dims", "flip", "moveaxis",
+    "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack",
+    # searching
+    "argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where",
+    # sets
+    "unique_all", "unique_counts", "unique_inverse", "unique_values",
+    # sorting
+    "argsort", "sort",
+    # statistical
+    "cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var",
+    # utility
+    "all", "any", "diff",
     # the extensions
     "fft", "linalg",
     # the NPU's operations

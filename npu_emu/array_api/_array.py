@@ -176,7 +176,7 @@ class Array:
         with library_order(be):
             raw = self._raw()
             host = np.array(raw, copy=True) if be.is_cpu else raw.get()
-        return decode(host, self._t.dtype)
+        return np.asarray(decode(host, self._t.dtype)).reshape(host.shape)   # 0-d stays an array
 
     def _scalar(self, what: str) -> object:
         if self.ndim != 0:
@@ -336,16 +336,8 @@ def is_scalar(value: object) -> bool:
     return isinstance(value, (numbers.Number, np.bool_)) and not isinstance(value, Array)
 
 
-# The dunders, generated from tables (name -> the namespace function they call).
-BINARY_DUNDERS = {
-    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
-    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "and": "bitwise_and",
-    "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
-    "rshift": "bitwise_right_shift", "matmul": "matmul",
-}
-COMPARISON_DUNDERS = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
-                      "gt": "greater", "ge": "greater_equal"}
-UNARY_DUNDERS = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
+# The operator dunders, installed from the elementwise tables (install_operators, called by
+# _elementwise with its BINARY / UNARY entries) plus matmul's.
 # name -> function, filled by npu_emu.array_api's __init__ (the functions import Array);
 # "__inplace__" is the in-place entry (name, x, other).
 FUNCTIONS: dict[str, Any] = {}
@@ -391,17 +383,22 @@ def _unary(fname: str):
     return op
 
 
-for _d, _f in BINARY_DUNDERS.items():
-    _op, _rop, _iop = _binary(_f, _d == "matmul")
-    for _prefix, _fn in (("", _op), ("r", _rop), ("i", _iop)):
-        _fn.__name__ = _fn.__qualname__ = f"__{_prefix}{_d}__"
-        _fn.__doc__ = f"{_prefix and {'r': 'Reflected ', 'i': 'In-place '}[_prefix] or ''}{_f}."
-        setattr(Array, f"__{_prefix}{_d}__", _fn)
-for _d, _f in COMPARISON_DUNDERS.items():
-    _fn = _comparison(_f)
-    _fn.__name__ = _fn.__qualname__ = f"__{_d}__"
-    setattr(Array, f"__{_d}__", _fn)
-for _d, _f in UNARY_DUNDERS.items():
-    _fn = _unary(_f)
-    _fn.__name__ = _fn.__qualname__ = f"__{_d}__"
-    setattr(Array, f"__{_d}__", _fn)
+def _install(dunder: str, fn: Any, doc: str) -> None:
+    fn.__name__ = fn.__qualname__ = dunder
+    fn.__doc__ = doc
+    setattr(Array, dunder, fn)
+
+
+def install_operators(binary: dict[str, str], comparison: dict[str, str],
+                      unary: dict[str, str]) -> None:
+    """Array's operators: binary {"add": "add", ...} gives __add__, __radd__ and __iadd__;
+    comparison {"eq": "equal", ...} gives __eq__ (Python reflects comparisons itself);
+    unary {"neg": "negative", ...} gives __neg__. Each calls FUNCTIONS[name]."""
+    for d, f in {**binary, "matmul": "matmul"}.items():
+        for prefix, fn, what in zip(("", "r", "i"), _binary(f, d == "matmul"),
+                                    ("", "Reflected ", "In-place ")):
+            _install(f"__{prefix}{d}__", fn, f"{what}{f}.")
+    for d, f in comparison.items():
+        _install(f"__{d}__", _comparison(f), f"{f}.")
+    for d, f in unary.items():
+        _install(f"__{d}__", _unary(f), f"{f}.")

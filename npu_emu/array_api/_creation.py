@@ -8,6 +8,7 @@ accept it (copy=True copies). On cuda, host data is uploaded (copy=False refuses
 """
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -17,15 +18,15 @@ from ..dtypes import BOOL, COMPLEX, FLOATING, INFO, SIGNED, UNSIGNED, aclDataTyp
 from ..runtime.base import Backend
 from ..status import AclnnError
 from . import _dtypes
-from ._array import Array, empty_array, external_array
+from ._array import Array, empty_array, external_array, is_scalar
 from ._calls import assign, convert, copy as copy_array
-from ._device import backend_for, device_of, library_memory, library_order
+from ._device import backend_for, device_of, library, library_memory, library_order
 from ._dtypes import DType, to_dtype
+from ._library import compute_dtype, computing, result
 from ._elementwise import VIA_FLOAT32, _TAKES, python_value, scalar_array
 
 
 def _shape_tuple(shape: object, param: str = "shape") -> tuple[int, ...]:
-    import operator
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (shape,)
     try:
@@ -55,6 +56,12 @@ def adopt(lib_array: Any, dtype: DT, be: Backend, readonly: bool = False,
     return external_array(lo, nbytes, ptr0, lib_array.shape,
                           [s // item for s in lib_array.strides], dtype, be, lib_array,
                           readonly, shared)
+
+
+def raw_result(value: Any, dtype: DT, be: Backend) -> Array:
+    """Our array over a new library array (never a view of an input) holding `dtype`'s
+    storage bits, as a gather over raw storage gives: no copy, no conversion."""
+    return adopt(library(be).asarray(value), dtype, be, shared=False)
 
 
 def shareable(a: np.ndarray) -> bool:
@@ -122,16 +129,28 @@ def _from_numpy(a: np.ndarray, dtype: DType | None, be: Backend, copy: bool | No
 
 def _from_python(obj: object, dtype: DType | None, be: Backend, copy: bool | None) -> Array:
     """Python scalars and nested sequences: the standard's default dtypes."""
+    exact_ints = not _has(obj, lambda v: isinstance(v, (float, complex)))
+    big = _has(obj, lambda v: isinstance(v, int) and not isinstance(v, bool)
+               and not -2**63 <= v < 2**63)
+    if big and exact_ints and (dtype is None or dtype.kind not in (SIGNED, UNSIGNED)):
+        # Note: NumPy would make float64 of [1, 2**63]; the standard's default integer
+        # dtype cannot hold it, and nothing asked for a float.
+        raise OverflowError("asarray: a Python int is outside the default integer dtype "
+                            f"{_dtypes.DEFAULT_INT.name}'s range")
+    storage = None
+    if dtype is not None and dtype.kind in (SIGNED, UNSIGNED) and exact_ints:
+        storage = INFO[dtype.acl_dtype].storage     # ints straight in, no float on the way
     try:
-        host = np.array(obj)
+        host = np.array(obj, dtype=storage)
+    except OverflowError:
+        limits = np.iinfo(storage)
+        raise OverflowError(f"asarray: values outside the range of {dtype.name} "
+                            f"[{limits.min}, {limits.max}]") from None
     except (ValueError, TypeError) as err:
         raise TypeError(f"asarray: {type(obj).__name__} {obj!r:.60} is not array-like "
                         f"({err})") from None
     kind = host.dtype.kind
     if kind == "O" or (kind == "u" and dtype is None):
-        if _has_big_int(obj):
-            raise OverflowError("asarray: a Python int is outside the default integer dtype "
-                                f"{_dtypes.DEFAULT_INT.name}'s range")
         raise TypeError(f"asarray: {obj!r:.60} is not an array of numbers")
     if kind not in "biufc":
         raise TypeError(f"asarray: {obj!r:.60} holds {host.dtype} values, not numbers")
@@ -140,20 +159,14 @@ def _from_python(obj: object, dtype: DType | None, be: Backend, copy: bool | Non
     target = (dtype or natural).acl_dtype
     if kind == "c" and INFO[target].kind != COMPLEX:
         raise TypeError(f"asarray: complex values cannot become {_dtypes.BY_ACL[target].name}")
-    if INFO[target].kind in (SIGNED, UNSIGNED) and kind in "iu":
-        limits = np.iinfo(INFO[target].storage)
-        if host.size and (host.min() < limits.min or host.max() > limits.max):
-            raise OverflowError(f"asarray: values outside the range of "
-                                f"{_dtypes.BY_ACL[target].name} [{limits.min}, {limits.max}]")
     return upload(host, target, be)
 
 
-def _has_big_int(obj: object) -> bool:
-    if isinstance(obj, int) and not isinstance(obj, bool):
-        return not -2**63 <= obj < 2**63
+def _has(obj: object, test: Any) -> bool:
+    """Whether a Python scalar or nested list/tuple holds a value passing `test`."""
     if isinstance(obj, (list, tuple)):
-        return any(_has_big_int(o) for o in obj)
-    return False
+        return any(_has(o, test) for o in obj)
+    return bool(test(obj))
 
 
 def asarray(obj: object, /, *, dtype: object = None, device: object = None,
@@ -319,5 +332,162 @@ def full_like(x: Array, /, fill_value: object, *, dtype: object = None,
     return full(shape, fill_value, dtype=dt, device=dev)
 
 
-__all__ = ["asarray", "empty", "empty_like", "from_dlpack", "full", "full_like", "ones",
-           "ones_like", "zeros", "zeros_like"]
+# ------------------------------------------------------------- ranges and grids
+
+def _int(value: object, name: str) -> int:
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}={value!r} is a bool, not an int")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name}={value!r} is not an int") from None
+
+
+def _size(value: object, name: str) -> int:
+    n = _int(value, name)
+    if n < 0:
+        raise ValueError(f"{name}={n} is negative")
+    return n
+
+
+def _real_number(value: object, fname: str, name: str) -> int | float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
+                                                                      np.floating)):
+        raise TypeError(f"{fname}: {name}={value!r} is not an int or a float")
+    return python_value(value)  # type: ignore[return-value]
+
+
+def _computed(dt: DType, be: Backend, compute: Any) -> Array:
+    """Our array of `dt` from compute(lib, library dtype): the narrow floats are computed in
+    float32 (the NPU's computation type) and rounded by our cast kernels."""
+    ct = compute_dtype(dt.acl_dtype)
+    with computing(be) as lib:
+        value = compute(lib, INFO[ct].host)
+    return result(value, dt.acl_dtype, be)
+
+
+def arange(start: int | float, /, stop: int | float | None = None, step: int | float = 1, *,
+           dtype: object = None, device: object = None) -> Array:
+    """start, start + step, ... up to stop (not included): ceil((stop - start) / step)
+    values. The default dtype: the default float when any argument is a float, else the
+    default integer (int64)."""
+    if stop is None:
+        start, stop = 0, start
+    args = [_real_number(v, "arange", n) for v, n in ((start, "start"), (stop, "stop"),
+                                                       (step, "step"))]
+    if args[2] == 0:
+        raise ValueError("arange: step=0 gives no progression")
+    if dtype is None:
+        dt = _dtypes.DEFAULT_FLOAT if any(isinstance(v, float) for v in args) \
+            else _dtypes.DEFAULT_INT
+    else:
+        dt = to_dtype(dtype)
+    if dt.kind not in (SIGNED, UNSIGNED, FLOATING):
+        raise TypeError(f"arange: dtype={dt.name}; arange makes real numeric arrays")
+    return _computed(dt, backend_for(device),
+                     lambda lib, ct: lib.arange(*args, dtype=ct))
+
+
+def linspace(start: int | float | complex, stop: int | float | complex, /, num: int, *,
+             dtype: object = None, device: object = None, endpoint: bool = True) -> Array:
+    """num evenly spaced values from start to stop (included when endpoint). The default
+    dtype: the default complex when start or stop is complex, else the default float."""
+    for v, n in ((start, "start"), (stop, "stop")):
+        if isinstance(v, (bool, np.bool_)) or not is_scalar(v):
+            raise TypeError(f"linspace: {n}={v!r} is not a number")
+    num = _size(num, "num")
+    is_complex = any(isinstance(v, (complex, np.complexfloating)) for v in (start, stop))
+    if dtype is None:
+        dt = _dtypes.DEFAULT_COMPLEX if is_complex else _dtypes.DEFAULT_FLOAT
+    else:
+        dt = to_dtype(dtype)
+    if dt.kind == BOOL or (is_complex and dt.kind != COMPLEX):
+        raise TypeError(f"linspace: dtype={dt.name} cannot hold the values from {start!r} to "
+                        f"{stop!r}")
+    lo, hi = python_value(start), python_value(stop)
+    return _computed(dt, backend_for(device),
+                     lambda lib, ct: lib.linspace(lo, hi, num, endpoint=bool(endpoint),
+                                                  dtype=ct))
+
+
+def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: object = None,
+        device: object = None) -> Array:
+    """Ones on the k-th diagonal, zeros elsewhere: the zeroed block, then one InplaceCopy of
+    a 0-d one into the diagonal's strided view."""
+    rows = _size(n_rows, "n_rows")
+    cols = rows if n_cols is None else _size(n_cols, "n_cols")
+    k = _int(k, "k")
+    out = zeros((rows, cols), dtype=dtype, device=device)
+    row0, col0 = (0, k) if k >= 0 else (-k, 0)
+    length = max(0, min(rows - row0, cols - col0))
+    if length:
+        be = out._st.backend
+        diagonal = out._view((length,), (cols + 1,), row0 * cols + col0)
+        assign(diagonal, scalar_array(True if out.dtype.kind == BOOL else 1, out._t.dtype, be))
+    return out
+
+
+def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
+    """Coordinate grids from 1-D arrays of one dtype: "xy" (Cartesian: the first two axes
+    swapped) or "ij" (matrix) indexing. Each grid is a new array, one InplaceCopy of its
+    array broadcast over the others' axes."""
+    from ._manipulation import copy_into
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing={indexing!r}; use 'xy' or 'ij'")
+    xs = []
+    for i, a in enumerate(arrays):
+        if not isinstance(a, Array):
+            raise TypeError(f"meshgrid: arrays[{i}] is a {type(a).__name__}, not an array of "
+                            f"npu_emu.array_api")
+        if a.ndim != 1:
+            raise ValueError(f"meshgrid: arrays[{i}] has shape {a.shape}; meshgrid takes 1-D "
+                             f"arrays")
+        if a.dtype != arrays[0].dtype:
+            raise TypeError(f"meshgrid: arrays[{i}] is {a.dtype.name} and arrays[0] "
+                            f"{arrays[0].dtype.name}; the arrays must have one dtype")
+        if a._st.backend is not arrays[0]._st.backend:
+            raise ValueError(f"meshgrid: arrays[{i}] is on {a.device}, arrays[0] on "
+                             f"{arrays[0].device}")
+        xs.append(a)
+    dims = list(range(len(xs)))
+    if indexing == "xy" and len(xs) > 1:
+        dims[0], dims[1] = 1, 0
+    shape = [0] * len(xs)
+    for a, d in zip(xs, dims):
+        shape[d] = a.shape[0]
+    grids = []
+    for a, d in zip(xs, dims):
+        (n,), (s,), offset = a._signed()
+        strides = [0] * len(xs)
+        strides[d] = s
+        out = empty_array(shape, a._t.dtype, a._st.backend)
+        copy_into(out, a._view(shape, strides, offset))
+        grids.append(out)
+    return grids
+
+
+def _triangle(fname: str, x: object, k: int) -> Array:
+    if not isinstance(x, Array):
+        raise TypeError(f"{fname}: x is a {type(x).__name__}, not an array of "
+                        f"npu_emu.array_api")
+    if x.ndim < 2:
+        raise ValueError(f"{fname} takes arrays of at least 2 dimensions, not shape {x.shape}")
+    k = _int(k, "k")
+    with computing(x._st.backend) as lib:
+        # Raw storage: zero bits are 0 in every dtype.
+        value = getattr(lib, fname)(x._raw(), k=k)
+    return raw_result(value, x._t.dtype, x._st.backend)
+
+
+def tril(x: Array, /, *, k: int = 0) -> Array:
+    """x with the elements above the k-th diagonal zeroed (the last two axes; a new array)."""
+    return _triangle("tril", x, k)
+
+
+def triu(x: Array, /, *, k: int = 0) -> Array:
+    """x with the elements below the k-th diagonal zeroed (the last two axes; a new array)."""
+    return _triangle("triu", x, k)
+
+
+__all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
+           "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like"]

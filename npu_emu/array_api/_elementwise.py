@@ -1,22 +1,27 @@
-"""Elementwise functions, generated from tables: each names the dtype category it takes,
-the backend library's function, the kind of result, and our operator where there is one.
+"""Elementwise functions, generated from tables: each entry names the dtype category it
+takes (the standard's), the backend library's function, the kind of result, our operator
+where there is one, and its operator dunder. The Array's operators are installed from the
+same tables.
 
 Which path a call takes (docs/array-api.md):
 - add, subtract, multiply: aclnnAdd (subtract is Add with alpha -1) / aclnnMul when both
   input dtypes are in the current SoC's Add/Mul list (float16/32/64, bfloat16 where the SoC
   has it, int8/16/32/64, uint8, bool, complex64/128): our kernels, the NPU's rounding.
-- everything else (uint16/32/64, float8, HiFloat8, bfloat16 without SoC support, and the
-  functions that have no operator yet: divide, comparisons, bitwise, pow, ...) runs on the
-  backend's array library (NumPy on cpu, CuPy on cuda) over the same memory, in stream order,
-  without copies. Types the library has no arithmetic for (HiFloat8 everywhere, bfloat16 and
-  float8 on cuda) compute in float32 through our bit-exact casts and round back, as the
-  NPU's vector unit does.
+- everything else runs on the backend's array library (NumPy on cpu, CuPy on cuda) over the
+  same memory, in stream order, without copies, in the NPU's computation type: float16,
+  bfloat16, the float8 types and HiFloat8 compute in float32 (read exactly, or converted by
+  our cast kernels where the library has no such type) and the float32 result is rounded
+  back to the result dtype by our bit-exact conversion, as the NPU's vector unit does.
+- The standard's special cases (signed zeros, infinities, NaNs) are the library's IEEE
+  results, corrected where NumPy/CuPy differ from the standard (floor_divide with an
+  infinite operand, complex expm1 and tanh at infinities): `fix` below.
 Promotion and the result dtype follow the "array_api" rule set in every case.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -28,66 +33,226 @@ from ..ops._checks import broadcast_shapes
 from ..ops._elementwise import KERNEL_TYPES
 from ..runtime.base import Backend
 from ..tensor import Scalar, make_scalar
-from . import _dtypes
+from . import _array, _dtypes
 from ._array import Array, empty_array, is_scalar, library_dtype
 from ._calls import (RULES, aligned, assign, call, call_new, check_library_destination,
                      check_writable, convert, copy)
 from ._device import library, library_order
+from ._library import VIA_FLOAT32 as _NARROW
 
-LOW_PRECISION = frozenset({DT.ACL_BF16, DT.ACL_FLOAT8_E5M2, DT.ACL_FLOAT8_E4M3FN, DT.ACL_HIFLOAT8})
-# Conversions of a Python scalar to these go through float32, as the cast kernels convert
-# float64 and integers to them (npu_emu/runtime/cast.py).
-VIA_FLOAT32 = LOW_PRECISION | {DT.ACL_FLOAT16}
+# Floats narrower than float32 (float16, bfloat16, the float8 types, HiFloat8): the NPU
+# computes them in float32. Conversions of a Python scalar to them also go through float32,
+# as the cast kernels convert float64 and integers to them (npu_emu/runtime/cast.py).
+VIA_FLOAT32 = _NARROW
+LOW_PRECISION = VIA_FLOAT32 - {DT.ACL_FLOAT16}
+
+# A function of the library that is not a NumPy/CuPy ufunc of that name: it writes the
+# result into `out` itself. (lib, inputs, out, dtype): the library module, the operands as
+# library arrays or NumPy scalars, the output array, and the result dtype.
+Writer = Callable[[Any, list, Any, DT], None]
+# A correction of the library's result where it differs from the standard's special cases:
+# (lib, inputs, out), run after the library function, on the same operands.
+Fix = Callable[[Any, list, Any], None]
 
 
 @dataclass(frozen=True)
 class Binary:
-    """A binary elementwise function. result: "promoted" (the promoted dtype), "bool", or
-    "float" (the promoted dtype, and the default float for integer and bool inputs)."""
+    """A binary elementwise function. result: "promoted" (the promoted dtype), "bool",
+    "float" (the promoted dtype, and the default float for integer and bool inputs), or
+    "logical" (bool, each operand taken by its truth: no promotion).
+    dunder: the operator ("add": __add__, __radd__, __iadd__), "cmp:<name>" for a
+    comparison (no reflected or in-place form)."""
     name: str
     category: str
-    library: str
+    library: str | Writer
     result: str = "promoted"
     kernel: str | None = None     # "add", "subtract", "multiply": aclnnAdd / aclnnMul
     symbol: str = ""
+    dunder: str | None = None
+    fix: Fix | None = None
 
 
 @dataclass(frozen=True)
 class Unary:
-    """result: "same", or "real" (complex inputs give the real dtype of their precision)."""
+    """A unary elementwise function. result: "same", "real" (complex inputs give the real
+    dtype of their precision) or "bool". identity: the dtype kinds on which the function
+    returns its input's values (ceil of an integer, conj of a real), as a copy."""
     name: str
     category: str
-    library: str
+    library: str | Writer
     result: str = "same"
+    identity: frozenset[str] = frozenset()
+    dunder: str | None = None
+    fix: Fix | None = None
 
 
+_INTEGERS = frozenset({SIGNED, UNSIGNED})
+_REALS = frozenset({SIGNED, UNSIGNED, FLOATING})
+_REAL_OF = {DT.ACL_COMPLEX64: DT.ACL_FLOAT, DT.ACL_COMPLEX128: DT.ACL_DOUBLE}
+# The standard's categories, plus the one only imag uses.
+CATEGORIES = {**_dtypes.CATEGORIES, "complex floating-point": _dtypes.KINDS["complex floating"]}
+
+
+# ------------------------------------------------------------ special-case fixes
+
+def _fix_floor_divide(lib: Any, inputs: list, out: Any) -> None:
+    """An infinite operand: floor(x1 / x2), the standard's cases (+inf // 2 is +inf,
+    -1 // +inf is -0). NumPy and CuPy follow Python there (NaN, -1). Integers: nothing."""
+    x1, x2 = inputs
+    if out.dtype.kind != "f":
+        return
+    special = lib.isinf(x1) | lib.isinf(x2)
+    lib.copyto(out, lib.floor(lib.true_divide(x1, x2)), where=special)
+
+
+def _fix_expm1(lib: Any, inputs: list, out: Any) -> None:
+    """Complex expm1 at zero, infinities and NaNs: exp(z) - 1 there, whose special cases
+    are the standard's (the library's complex expm1 gives NaN + NaN j at infinities and
+    keeps -0)."""
+    (z,) = inputs
+    if out.dtype.kind != "c":
+        return
+    special = ~lib.isfinite(z) | (z == 0)
+    lib.copyto(out, lib.exp(z) - 1, where=special)
+
+
+def _fix_tanh(lib: Any, inputs: list, out: Any) -> None:
+    """Complex tanh(±inf + bj), b finite: ±1 with an imaginary zero of b's sign (the
+    standard: 1 + 0j for b > 0; the library takes the sign of sin(2b))."""
+    (z,) = inputs
+    if out.dtype.kind != "c":
+        return
+    re, im = lib.real(z), lib.imag(z)
+    special = lib.isinf(re) & lib.isfinite(im)
+    lib.copyto(out.real, lib.sign(re), where=special)
+    lib.copyto(out.imag, lib.copysign(lib.zeros_like(im), im), where=special)
+
+
+# ------------------------------------------------------------------ writers
+
+def _write_real(lib: Any, inputs: list, out: Any, dtype: DT) -> None:
+    out[...] = lib.real(inputs[0])
+
+
+def _write_imag(lib: Any, inputs: list, out: Any, dtype: DT) -> None:
+    out[...] = lib.imag(inputs[0])
+
+
+@functools.cache
+def _grid(dtype: DT) -> np.ndarray:
+    """The values of a narrow float dtype in ascending order, as float32: every finite code
+    (and the infinities where it has them), -0 folded into +0."""
+    from ..codecs import decode
+    bits = INFO[dtype].bits
+    codes = np.arange(2 ** bits, dtype=np.uint16 if bits == 16 else np.uint8)
+    values = decode(codes.view(INFO[dtype].storage), dtype).astype(np.float32)
+    values = values[~np.isnan(values)]
+    return np.unique(np.where(values == 0, np.float32(0), values))
+
+
+def _write_nextafter(lib: Any, inputs: list, out: Any, dtype: DT) -> None:
+    """nextafter in the result dtype's own precision. The narrow floats (computed in
+    float32 here) step along their table of values: the neighbour of x1 towards x2 (past
+    the largest finite value of a type without infinity: inf, which the conversion back
+    makes what the NPU's cast makes of it)."""
+    x1, x2 = inputs
+    if dtype not in VIA_FLOAT32:
+        lib.nextafter(x1, x2, out=out)
+        return
+    grid = lib.asarray(_grid(dtype))
+    x1, x2 = lib.asarray(x1, dtype=np.float32), lib.asarray(x2, dtype=np.float32)
+    i = lib.searchsorted(grid, x1)
+    up = lib.concatenate([grid[1:], lib.asarray([np.inf], dtype=np.float32)])
+    down = lib.concatenate([lib.asarray([-np.inf], dtype=np.float32), grid[:-1]])
+    last = len(grid) - 1
+    i = lib.minimum(i, last)
+    step = lib.where(x2 > x1, up[i], down[i])
+    result = lib.where(x1 == x2, x2, step)
+    out[...] = lib.where(lib.isnan(x1) | lib.isnan(x2), np.float32(np.nan), result)
+
+
+# ------------------------------------------------------------------- the tables
+
+_CMP = "cmp:"
 BINARY = {f.name: f for f in [
-    Binary("add", "numeric", "add", kernel="add", symbol="+"),
-    Binary("subtract", "numeric", "subtract", kernel="subtract", symbol="-"),
-    Binary("multiply", "numeric", "multiply", kernel="multiply", symbol="*"),
-    Binary("divide", "numeric", "true_divide", "float", symbol="/"),
-    Binary("floor_divide", "real numeric", "floor_divide", symbol="//"),
-    Binary("remainder", "real numeric", "remainder", symbol="%"),
-    Binary("pow", "numeric", "power", symbol="**"),
-    Binary("equal", "all", "equal", "bool", symbol="=="),
-    Binary("not_equal", "all", "not_equal", "bool", symbol="!="),
-    Binary("less", "real numeric", "less", "bool", symbol="<"),
-    Binary("less_equal", "real numeric", "less_equal", "bool", symbol="<="),
-    Binary("greater", "real numeric", "greater", "bool", symbol=">"),
-    Binary("greater_equal", "real numeric", "greater_equal", "bool", symbol=">="),
-    Binary("bitwise_and", "integer or boolean", "bitwise_and", symbol="&"),
-    Binary("bitwise_or", "integer or boolean", "bitwise_or", symbol="|"),
-    Binary("bitwise_xor", "integer or boolean", "bitwise_xor", symbol="^"),
-    Binary("bitwise_left_shift", "integer", "left_shift", symbol="<<"),
-    Binary("bitwise_right_shift", "integer", "right_shift", symbol=">>"),
+    Binary("add", "numeric", "add", kernel="add", symbol="+", dunder="add"),
+    Binary("subtract", "numeric", "subtract", kernel="subtract", symbol="-", dunder="sub"),
+    Binary("multiply", "numeric", "multiply", kernel="multiply", symbol="*", dunder="mul"),
+    # Note: the standard's divide takes floating dtypes; integers divide in the default
+    # float, as PyTorch and CuPy do and clients rely on (int / int).
+    Binary("divide", "numeric", "true_divide", "float", symbol="/", dunder="truediv"),
+    Binary("floor_divide", "real numeric", "floor_divide", symbol="//", dunder="floordiv",
+           fix=_fix_floor_divide),
+    Binary("remainder", "real numeric", "remainder", symbol="%", dunder="mod"),
+    Binary("pow", "numeric", "power", symbol="**", dunder="pow"),
+    Binary("atan2", "real floating-point", "arctan2"),
+    Binary("copysign", "real floating-point", "copysign"),
+    Binary("hypot", "real floating-point", "hypot"),
+    Binary("logaddexp", "real floating-point", "logaddexp"),
+    Binary("nextafter", "real floating-point", _write_nextafter),
+    Binary("maximum", "real numeric", "maximum"),
+    Binary("minimum", "real numeric", "minimum"),
+    Binary("equal", "all", "equal", "bool", symbol="==", dunder=_CMP + "eq"),
+    Binary("not_equal", "all", "not_equal", "bool", symbol="!=", dunder=_CMP + "ne"),
+    Binary("less", "real numeric", "less", "bool", symbol="<", dunder=_CMP + "lt"),
+    Binary("less_equal", "real numeric", "less_equal", "bool", symbol="<=", dunder=_CMP + "le"),
+    Binary("greater", "real numeric", "greater", "bool", symbol=">", dunder=_CMP + "gt"),
+    Binary("greater_equal", "real numeric", "greater_equal", "bool", symbol=">=",
+           dunder=_CMP + "ge"),
+    # Note: the standard's logical functions take bool; any dtype is taken by its truth
+    # (non-zero, NaN included), as NumPy, PyTorch and CuPy do and clients rely on
+    # (scikit-learn's roc_curve: logical_or of float differences). No promotion: each
+    # operand becomes bool.
+    Binary("logical_and", "all", "logical_and", "logical"),
+    Binary("logical_or", "all", "logical_or", "logical"),
+    Binary("logical_xor", "all", "logical_xor", "logical"),
+    Binary("bitwise_and", "integer or boolean", "bitwise_and", symbol="&", dunder="and"),
+    Binary("bitwise_or", "integer or boolean", "bitwise_or", symbol="|", dunder="or"),
+    Binary("bitwise_xor", "integer or boolean", "bitwise_xor", symbol="^", dunder="xor"),
+    Binary("bitwise_left_shift", "integer", "left_shift", symbol="<<", dunder="lshift"),
+    Binary("bitwise_right_shift", "integer", "right_shift", symbol=">>", dunder="rshift"),
 ]}
 UNARY = {f.name: f for f in [
-    Unary("negative", "numeric", "negative"),
-    Unary("positive", "numeric", "positive"),
-    Unary("abs", "numeric", "absolute", "real"),
-    Unary("bitwise_invert", "integer or boolean", "invert"),
+    Unary("abs", "numeric", "absolute", "real", dunder="abs"),
+    Unary("negative", "numeric", "negative", dunder="neg"),
+    Unary("positive", "numeric", "positive", identity=_dtypes.KINDS["numeric"], dunder="pos"),
+    Unary("bitwise_invert", "integer or boolean", "invert", dunder="invert"),
+    Unary("logical_not", "all", "logical_not", "bool"),
+    Unary("acos", "floating-point", "arccos"),
+    Unary("acosh", "floating-point", "arccosh"),
+    Unary("asin", "floating-point", "arcsin"),
+    Unary("asinh", "floating-point", "arcsinh"),
+    Unary("atan", "floating-point", "arctan"),
+    Unary("atanh", "floating-point", "arctanh"),
+    Unary("cos", "floating-point", "cos"),
+    Unary("cosh", "floating-point", "cosh"),
+    Unary("sin", "floating-point", "sin"),
+    Unary("sinh", "floating-point", "sinh"),
+    Unary("tan", "floating-point", "tan"),
+    Unary("tanh", "floating-point", "tanh", fix=_fix_tanh),
+    Unary("exp", "floating-point", "exp"),
+    Unary("expm1", "floating-point", "expm1", fix=_fix_expm1),
+    Unary("log", "floating-point", "log"),
+    Unary("log1p", "floating-point", "log1p"),
+    Unary("log2", "floating-point", "log2"),
+    Unary("log10", "floating-point", "log10"),
+    Unary("sqrt", "floating-point", "sqrt"),
+    Unary("square", "numeric", "square"),
+    Unary("reciprocal", "floating-point", "reciprocal"),
+    Unary("sign", "numeric", "sign"),
+    Unary("ceil", "real numeric", "ceil", identity=_INTEGERS),
+    Unary("floor", "real numeric", "floor", identity=_INTEGERS),
+    Unary("trunc", "real numeric", "trunc", identity=_INTEGERS),
+    # rint: round half to even, real and imaginary parts independently (the standard)
+    Unary("round", "numeric", "rint", identity=_INTEGERS),
+    Unary("conj", "numeric", "conjugate", identity=_REALS),
+    Unary("real", "numeric", _write_real, "real", identity=_REALS),
+    Unary("imag", "complex floating-point", _write_imag, "real"),
+    Unary("isfinite", "numeric", "isfinite", "bool"),
+    Unary("isinf", "numeric", "isinf", "bool"),
+    Unary("isnan", "numeric", "isnan", "bool"),
+    Unary("signbit", "real floating-point", "signbit", "bool"),
 ]}
-_REAL_OF = {DT.ACL_COMPLEX64: DT.ACL_FLOAT, DT.ACL_COMPLEX128: DT.ACL_DOUBLE}
 
 
 # --------------------------------------------------------------------- operands
@@ -199,7 +364,7 @@ def check_category(name: str, category: str, *dtypes: DT) -> None:
     """The dtype a function computes in must be of its category (the standard's wording).
     Note: a binary function checks the promoted dtype, so a bool operand beside a numeric one
     is taken (the NPU computes f32 + bool in f32); bool with bool is not numeric."""
-    allowed = _dtypes.CATEGORIES[category]
+    allowed = CATEGORIES[category]
     for dt in dtypes:
         if INFO[dt].kind not in allowed:
             raise TypeError(f"{name} takes {category} dtypes, not "
@@ -215,7 +380,7 @@ def promote(name: str, a: DT, b: DT) -> DT:
 
 
 def result_dtype(spec: Binary, compute: DT) -> DT:
-    if spec.result == "bool":
+    if spec.result in ("bool", "logical"):
         return DT.ACL_BOOL
     if spec.result == "float" and INFO[compute].kind in (BOOL, SIGNED, UNSIGNED):
         return _dtypes.DEFAULT_FLOAT.acl_dtype
@@ -228,6 +393,10 @@ def _as_array(x: Array | PyScalar, be: Backend) -> Array:
 
 def _backend(a: Array | PyScalar, b: Array | PyScalar) -> Backend:
     return (a if isinstance(a, Array) else b)._st.backend
+
+
+def _shape(x: Array | PyScalar) -> tuple[int, ...]:
+    return x.shape if isinstance(x, Array) else ()
 
 
 # ------------------------------------------------------------- our operators
@@ -277,15 +446,28 @@ def _kernel_binary(spec: Binary, a: Array, b: Array, compute: DT) -> Array:
 
 # ------------------------------------------------------------- the library path
 
+def compute_in(dtype: DT, be: Backend) -> tuple[np.dtype, DT]:
+    """(the library dtype computing `dtype` happens in, the dtype of the array the library
+    writes): float32 for the narrow floats (the NPU's computation type), else the dtype
+    itself."""
+    if dtype in VIA_FLOAT32:
+        return np.dtype(np.float32), DT.ACL_FLOAT
+    lib = library_dtype(dtype, be)
+    assert lib is not None, dtype     # every other dtype has a library type on both backends
+    return lib, dtype
+
+
 def _library_operand(x: Array | PyScalar, ct: np.dtype, be: Backend) -> Array | np.generic:
-    """An operand ready for the library: an array in a dtype it computes with (converted by
-    our kernels where it has none), or a NumPy scalar in ct. Call it before library_order:
-    a conversion it enqueues must be done before the library reads."""
+    """An operand ready for the library: an array in a dtype it reads (converted by our
+    kernels where it has none: HiFloat8, and bfloat16/float8 on cuda; exactly, they all fit
+    in float32), or a NumPy scalar in ct (converted to its dtype first, as the NPU would).
+    Call it before library_order: a conversion it enqueues must be done before the library
+    reads."""
     if isinstance(x, PyScalar):
         from ..codecs import decode
         return decode(scalar_storage(x.value, x.dtype), x.dtype).astype(ct)[()]
     if library_dtype(x._t.dtype, be) is None:
-        return convert(x, DT.ACL_FLOAT)       # exact: these types all fit in float32
+        return convert(x, DT.ACL_FLOAT)
     return x
 
 
@@ -293,40 +475,39 @@ def _view(x: Array | np.generic) -> Any:
     return x._values() if isinstance(x, Array) else x
 
 
-def _ufunc(be: Backend, fname: str, inputs: list, out: Any, ct: np.dtype) -> None:
-    xp = library(be)
-    fn = getattr(xp, fname)
-    if xp is np:
-        with np.errstate(all="ignore"):
-            fn(*inputs, out=out, signature=(ct,) * len(inputs) + (out.dtype,), casting="unsafe")
-    else:
-        fn(*(x.astype(ct, copy=False) if hasattr(x, "astype") else x for x in inputs), out=out,
-           casting="unsafe")
+def _apply(be: Backend, spec: Binary | Unary, inputs: list, out: Any, ct: np.dtype,
+           dtype: DT) -> None:
+    """The library function of `spec` on `inputs` (computing in ct) into `out`, then its
+    special-case fix. Call inside library_order."""
+    lib = library(be)
+    with np.errstate(all="ignore"):
+        if callable(spec.library):
+            spec.library(lib, inputs, out, dtype)
+        elif lib is np:
+            getattr(np, spec.library)(*inputs, out=out,
+                                      signature=(ct,) * len(inputs) + (out.dtype,),
+                                      casting="unsafe")
+        else:
+            getattr(lib, spec.library)(*(x.astype(ct, copy=False) if hasattr(x, "astype")
+                                         else x for x in inputs), out=out, casting="unsafe")
+        if spec.fix is not None:
+            spec.fix(lib, inputs, out)
 
 
-def _compute_dtype(dtype: DT, be: Backend) -> tuple[np.dtype, DT]:
-    """(the library dtype to compute in, the dtype of the library's result array)."""
-    lib = library_dtype(dtype, be)
-    if lib is None:
-        return np.dtype(np.float32), DT.ACL_FLOAT
-    return lib, dtype
+def _held(result: DT) -> DT:
+    """The dtype the library writes a result of dtype `result` in."""
+    return DT.ACL_FLOAT if result in VIA_FLOAT32 else result
 
 
-def _library_binary(spec: Binary, a: Array | PyScalar, b: Array | PyScalar, compute: DT,
-                    result: DT) -> Array:
-    be = _backend(a, b)
-    ct, _ = _compute_dtype(result if spec.result == "float" else compute, be)
-    _, held = _compute_dtype(result, be) if result != DT.ACL_BOOL else (None, DT.ACL_BOOL)
-    shape = broadcast_shapes(_shape(a), _shape(b), "x1", "x2")
+def _library_call(spec: Binary | Unary, ops: list[Array | PyScalar], shape: tuple[int, ...],
+                  compute: DT, result: DT, be: Backend) -> Array:
+    ct, _ = compute_in(compute, be)
+    held = _held(result)
     out = empty_array(shape, held, be)
-    ops = [_library_operand(a, ct, be), _library_operand(b, ct, be)]
+    prepared = [_library_operand(o, ct, be) for o in ops]
     with library_order(be):
-        _ufunc(be, spec.library, [_view(o) for o in ops], out._values(), ct)
+        _apply(be, spec, [_view(o) for o in prepared], out._values(), ct, result)
     return out if held == result else convert(out, result)
-
-
-def _shape(x: Array | PyScalar) -> tuple[int, ...]:
-    return x.shape if isinstance(x, Array) else ()
 
 
 # --------------------------------------------------------------------- entries
@@ -335,32 +516,31 @@ def binary(name: str, x1: object, x2: object) -> Array:
     spec = BINARY[name]
     a, b = operands(name, x1, x2)
     da, db = _dtype_of(a), _dtype_of(b)
+    be = _backend(a, b)
+    if spec.result == "logical":
+        check_category(name, spec.category, da, db)
+        shape = broadcast_shapes(_shape(a), _shape(b), "x1", "x2")
+        return _library_call(spec, [a, b], shape, DT.ACL_BOOL, DT.ACL_BOOL, be)
     compute = promote(name, da, db)
     check_category(name, spec.category, compute)
     result = result_dtype(spec, compute)
     if kernel_accepts(spec, (da, db), compute):
-        be = _backend(a, b)
         return _kernel_binary(spec, _as_array(a, be), _as_array(b, be), compute)
-    return _library_binary(spec, a, b, compute, result)
+    shape = broadcast_shapes(_shape(a), _shape(b), "x1", "x2")
+    return _library_call(spec, [a, b], shape, result if spec.result == "float" else compute,
+                         result, be)
 
 
 def unary(name: str, x: object) -> Array:
     spec = UNARY[name]
     if not isinstance(x, Array):
         raise TypeError(f"{name} takes an array of npu_emu.array_api, not {type(x).__name__}")
-    check_category(name, spec.category, x._t.dtype)
     dt = x._t.dtype
-    result = _REAL_OF.get(dt, dt) if spec.result == "real" else dt
-    if spec.name == "positive":
+    check_category(name, spec.category, dt)
+    if INFO[dt].kind in spec.identity:
         return copy(x)
-    be = x._st.backend
-    ct, _ = _compute_dtype(dt, be)
-    held = result if library_dtype(result, be) is not None else DT.ACL_FLOAT
-    out = empty_array(x.shape, held, be)
-    op = _library_operand(x, ct, be)
-    with library_order(be):
-        _ufunc(be, spec.library, [_view(op)], out._values(), ct)
-    return out if held == result else convert(out, result)
+    result = {"same": dt, "real": _REAL_OF.get(dt, dt), "bool": DT.ACL_BOOL}[spec.result]
+    return _library_call(spec, [x], x.shape, dt, result, x._st.backend)
 
 
 def inplace(name: str, x: Array, other: object) -> None:
@@ -397,38 +577,55 @@ def inplace(name: str, x: Array, other: object) -> None:
         op, attrs = _kernel_op(spec, compute, True)
         call(op, (d._t, s._kernel_tensor()), (d,), attrs, be, (bb,))
         return
-    if library_dtype(da, be) is not None and library_dtype(result, be) is not None:
-        ct = library_dtype(compute, be)
-        if ct is not None:
-            check_library_destination(x)
-            op = _library_operand(b, ct, be)
-            with library_order(be):
-                _ufunc(be, spec.library, [x._values(), _view(op)], x._values(), ct)
-            return
+    if da == compute and da not in VIA_FLOAT32 and spec.fix is None:
+        # The library writes x's memory directly: x's dtype is the one computed in (a fix
+        # would read x1 after the function overwrote it; the narrow floats round back through
+        # our conversion).
+        check_library_destination(x)
+        ct, _ = compute_in(compute, be)
+        op = _library_operand(b, ct, be)
+        with library_order(be):
+            _apply(be, spec, [x._values(), _view(op)], x._values(), ct, da)
+        return
     assign(x, binary(name, x, other))
 
 
-def _make_binary(spec: Binary):
+# ------------------------------------------------------------ the functions
+
+def _make_binary(spec: Binary) -> Callable[[object, object], Array]:
     def fn(x1: object, x2: object, /) -> Array:
         return binary(spec.name, x1, x2)
     fn.__name__ = fn.__qualname__ = spec.name
-    fn.__doc__ = (f"{spec.name}(x1, x2): elementwise {spec.library}, broadcast; {spec.category} "
+    lib = spec.library if isinstance(spec.library, str) else spec.name
+    fn.__doc__ = (f"{spec.name}(x1, x2): elementwise {lib}, broadcast; {spec.category} "
                   f"dtypes, promoted by the array_api rule set" +
                   (" (aclnnAdd/aclnnMul where the SoC's dtype list has both inputs)."
-                   if spec.kernel else " (on the backend's array library)."))
+                   if spec.kernel else " (on the backend's array library; narrow floats "
+                   "in float32, rounded back by our conversion).")
+                  + (f" The operator {spec.symbol}." if spec.symbol else ""))
     return fn
 
 
-def _make_unary(spec: Unary):
+def _make_unary(spec: Unary) -> Callable[[Array], Array]:
     def fn(x: Array, /) -> Array:
         return unary(spec.name, x)
     fn.__name__ = fn.__qualname__ = spec.name
-    fn.__doc__ = f"{spec.name}(x): elementwise {spec.library}; {spec.category} dtypes."
+    lib = spec.library if isinstance(spec.library, str) else spec.name
+    fn.__doc__ = (f"{spec.name}(x): elementwise {lib}; {spec.category} dtypes (narrow floats "
+                  f"in float32, rounded back by our conversion).")
     return fn
 
 
 FUNCTIONS = {**{n: _make_binary(s) for n, s in BINARY.items()},
              **{n: _make_unary(s) for n, s in UNARY.items()}}
 globals().update(FUNCTIONS)
+
+# The Array's operators, from the same tables.
+_array.install_operators(
+    binary={s.dunder: s.name for s in BINARY.values()
+            if s.dunder and not s.dunder.startswith(_CMP)},
+    comparison={s.dunder[len(_CMP):]: s.name for s in BINARY.values()
+                if s.dunder and s.dunder.startswith(_CMP)},
+    unary={s.dunder: s.name for s in UNARY.values() if s.dunder})
 
 __all__ = sorted(FUNCTIONS)

@@ -7,7 +7,7 @@ the value is converted by our kernels first and the library scatters its bits.
 from __future__ import annotations
 
 import operator
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -155,4 +155,61 @@ def setitem(x: Array, key: object, value: object) -> None:
         x._raw()[_library_key(x, items)] = src._raw()
 
 
-__all__ = ["basic_view", "getitem", "setitem"]
+# ------------------------------------------------------------- take, take_along_axis
+
+def _index_array(fname: str, x: Array, indices: object) -> Any:
+    """The library's view of integer indices (our array on x's device, or a NumPy array or
+    list, uploaded on cuda)."""
+    be = x._st.backend
+    if isinstance(indices, Array):
+        if indices._st.backend is not be:
+            raise ValueError(f"{fname}: indices are on {indices.device}, x on {x.device}")
+        if INFO[indices._t.dtype].kind not in (SIGNED, UNSIGNED):
+            raise TypeError(f"{fname}: indices must have an integer dtype, not "
+                            f"{indices.dtype.name}")
+        return indices._values()
+    if isinstance(indices, (list, tuple, np.ndarray)):
+        a = np.asarray(indices)
+        if a.dtype.kind not in "iu":
+            raise TypeError(f"{fname}: indices must be integers, not {a.dtype}")
+        return a if library(be) is np else library(be).asarray(a)
+    raise TypeError(f"{fname}: indices is a {type(indices).__name__}, not an integer array")
+
+
+def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
+    """The elements of x at `indices` (1-D; negative ones count from the end) along `axis`
+    (needed unless x is 1-D): the library gathers x's bits (any dtype, unchanged)."""
+    from ._creation import raw_result
+    from ._manipulation import _array, _axis
+    x = _array(x)
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(f"take: axis is required for an array of {x.ndim} dimensions")
+        axis = 0
+    a = _axis(axis, x.ndim)
+    idx = _index_array("take", x, indices)
+    if idx.ndim != 1:
+        raise ValueError(f"take: indices must be 1-D, not of shape {idx.shape}")
+    with library_order(x._st.backend):
+        out = library(x._st.backend).take(x._raw(), idx, axis=a)
+    return raw_result(out, x._t.dtype, x._st.backend)
+
+
+def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
+    """x's elements at `indices` along `axis` (indices of x's rank; the other axes
+    broadcast): the library gathers x's bits."""
+    from ._creation import raw_result
+    from ._manipulation import _array, _axis
+    x = _array(x)
+    idx = _index_array("take_along_axis", x, indices)
+    if idx.ndim != x.ndim:
+        raise ValueError(f"take_along_axis: indices have {idx.ndim} dimensions and x "
+                         f"{x.ndim}; they must have the same rank")
+    a = _axis(axis, x.ndim)
+    be = x._st.backend
+    with library_order(be):
+        out = library(be).take_along_axis(x._raw(), idx, axis=a)
+    return raw_result(out, x._t.dtype, be)
+
+
+__all__ = ["basic_view", "getitem", "setitem", "take", "take_along_axis"]

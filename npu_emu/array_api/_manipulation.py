@@ -1,16 +1,38 @@
-"""Manipulation functions that are views of the same memory (no kernel runs): broadcast_to,
-broadcast_arrays, reshape (a copy only when no view exists), permute_dims, squeeze,
-expand_dims. CANN's materializing Expand is `expand` in _npu.py.
+"""Manipulation functions.
+
+Views of the same memory (no kernel runs): broadcast_to, broadcast_arrays, reshape (a copy
+only when no view exists), permute_dims, moveaxis, squeeze, expand_dims, flip (reversed
+axes, as NumPy's flip), unstack. CANN's materializing Expand is `expand` in _npu.py.
+
+Data movement through our strided-copy kernels (InplaceCopy into views of a new output, one
+launch per piece, promotion and conversion included): concat and stack (a piece per input),
+roll (a piece per combination of the two halves of each rolled axis), tile and repeat with
+an int (one launch: the output seen as (repetition, element) pairs, the input broadcast
+over the repetitions). repeat with an array of counts is index math on the backend's library.
+
+clip (the standard lists it with the elementwise functions) selects between x and its bounds
+on the backend's library, in the NPU's computation type.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from typing import Sequence
 
-from ..ops._checks import broadcast_shapes
-from ._array import Array
-from ._calls import broadcast_view, copy as copy_array
+import numpy as np
+
+from ..dtypes import FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT
+from ..ops._checks import MAX_DIMS, broadcast_shapes
+from ._array import Array, empty_array, is_scalar
+from ._calls import assign, broadcast_view, copy as copy_array, flip_axes
+from ._creation import raw_result
+from ._library import compute_dtype, computing, operand, result
+
+
+class AxisError(ValueError, IndexError):
+    """An axis out of range (or named twice): both a ValueError and an IndexError, as NumPy's
+    AxisError, since the standard asks for one or the other depending on the function."""
 
 
 def _array(x: object, name: str = "x") -> Array:
@@ -25,17 +47,94 @@ def _axis(axis: object, ndim: int, name: str = "axis") -> int:
     except TypeError:
         raise TypeError(f"{name}={axis!r} is not an int") from None
     if not -ndim <= a < ndim:
-        raise IndexError(f"{name}={a} is out of range for {ndim} dimensions")
+        raise AxisError(f"{name}={a} is out of range for {ndim} dimensions")
     return a % ndim
 
 
+def _axes(axis: object, ndim: int, name: str = "axis") -> list[int]:
+    """An int or a tuple of ints, as distinct axes in [0, ndim)."""
+    items = axis if isinstance(axis, (tuple, list)) else (axis,)
+    out = [_axis(a, ndim, name) for a in items]
+    if len(set(out)) != len(out):
+        raise AxisError(f"{name}={axis!r} names a dimension twice")
+    return out
+
+
 def _shape_arg(shape: object, name: str = "shape") -> tuple[int, ...]:
-    if isinstance(shape, int):
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (shape,)
     try:
         return tuple(operator.index(n) for n in shape)  # type: ignore[union-attr]
     except TypeError:
         raise TypeError(f"{name}={shape!r} is not a sequence of ints") from None
+
+
+def _arrays(arrays: object, fname: str) -> list[Array]:
+    """A non-empty tuple or list of arrays on one device."""
+    if isinstance(arrays, Array) or not isinstance(arrays, (tuple, list)):
+        raise TypeError(f"{fname} takes a tuple or list of arrays, not "
+                        f"{type(arrays).__name__}")
+    if not arrays:
+        raise ValueError(f"{fname} needs at least one array")
+    xs = [_array(a, f"arrays[{i}]") for i, a in enumerate(arrays)]
+    for i, a in enumerate(xs[1:], 1):
+        if a._st.backend is not xs[0]._st.backend:
+            raise ValueError(f"{fname}: arrays[{i}] is on {a.device}, arrays[0] on "
+                             f"{xs[0].device}")
+    return xs
+
+
+def _common_dtype(fname: str, xs: Sequence[Array]) -> DT:
+    from ._elementwise import promote
+    dt = xs[0]._t.dtype
+    for x in xs[1:]:
+        dt = promote(fname, dt, x._t.dtype)
+    return dt
+
+
+def _along(x: Array, axis: int, index: int | slice) -> Array:
+    """x[:, ..., index] with `index` at `axis` (a view)."""
+    from ._indexing import basic_view
+    return x._view(*basic_view(*x._signed(), (slice(None),) * axis + (index,)))
+
+
+# ----------------------------------------------------------------- copies
+
+def _merged(dst: Array, src: Array) -> tuple[Array, Array]:
+    """(dst, src) of one shape over the same elements with fewer dims: size-1 dims dropped,
+    neighbours merged where both views continue one into the other."""
+    shape, ds, doff = dst._signed()
+    _, ss, soff = src._signed()
+    sizes: list[int] = []
+    dst_strides: list[int] = []
+    src_strides: list[int] = []
+    for n, a, b in zip(shape, ds, ss):
+        if n == 1:
+            continue
+        if sizes and dst_strides[-1] == a * n and src_strides[-1] == b * n:
+            sizes[-1] *= n
+            dst_strides[-1], src_strides[-1] = a, b
+            continue
+        sizes.append(n)
+        dst_strides.append(a)
+        src_strides.append(b)
+    return dst._view(sizes, dst_strides, doff), src._view(sizes, src_strides, soff)
+
+
+def copy_into(dst: Array, src: Array) -> None:
+    """dst[...] = src (broadcast, converted to dst's dtype) by InplaceCopy: one launch, or
+    one per leading index where the views keep more dims than the operator takes (8)."""
+    if dst.size == 0:
+        return
+    if src.shape != dst.shape:
+        src = broadcast_view(src, dst.shape)
+    if dst.ndim > MAX_DIMS:
+        dst, src = _merged(dst, src)
+    if dst.ndim > MAX_DIMS:
+        for i in range(dst.shape[0]):
+            copy_into(_along(dst, 0, i), _along(src, 0, i))
+        return
+    assign(dst, src)
 
 
 def broadcast_to(x: Array, /, shape: Sequence[int]) -> Array:
@@ -62,12 +161,15 @@ def permute_dims(x: Array, /, axes: Sequence[int]) -> Array:
     return x._permuted(perm)
 
 
-def expand_dims(x: Array, /, axis: int = 0) -> Array:
-    """x with a new dimension of size 1 at `axis` (in [-ndim - 1, ndim])."""
+def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
+    """x with a new dimension of size 1 at `axis` (in [-ndim - 1, ndim]); a tuple of axes
+    (the next standard's form) names positions in the result."""
     x = _array(x)
-    a = _axis(axis, x.ndim + 1)
+    new = set(_axes(axis, x.ndim + (len(axis) if isinstance(axis, tuple) else 1)))
     shape, strides, offset = x._signed()
-    return x._view(shape[:a] + (1,) + shape[a:], strides[:a] + (0,) + strides[a:], offset)
+    rest = iter(zip(shape, strides))
+    dims = [(1, 0) if k in new else next(rest) for k in range(x.ndim + len(new))]
+    return x._view([n for n, _ in dims], [s for _, s in dims], offset)
 
 
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
@@ -152,5 +254,270 @@ def reshape(x: Array, /, shape: Sequence[int], *, copy: bool | None = None) -> A
     return x._view(new, found, offset)
 
 
-__all__ = ["broadcast_arrays", "broadcast_to", "expand_dims", "permute_dims", "reshape",
-           "squeeze"]
+def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...],
+             /) -> Array:
+    """x with the axes `source` moved to the positions `destination` (a view)."""
+    x = _array(x)
+    src = _axes(source, x.ndim, "source")
+    dst = _axes(destination, x.ndim, "destination")
+    if len(src) != len(dst):
+        raise ValueError(f"moveaxis: source={source!r} and destination={destination!r} name "
+                         f"different numbers of axes")
+    order = [a for a in range(x.ndim) if a not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return x._permuted(order)
+
+
+def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
+    """x with the given axes (all by default) reversed: a view, as NumPy's flip (kernels that
+    read it get a contiguous copy; see docs/array-api.md#arrays)."""
+    x = _array(x)
+    axes = list(range(x.ndim)) if axis is None else _axes(axis, x.ndim)
+    return flip_axes(x, axes)
+
+
+def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
+    """The slices of x along `axis`, as views."""
+    x = _array(x)
+    if x.ndim == 0:
+        raise ValueError("unstack: a 0-dimensional array has no axis to split")
+    a = _axis(axis, x.ndim)
+    return tuple(_along(x, a, i) for i in range(x.shape[a]))
+
+
+def concat(arrays: tuple[Array, ...] | list[Array], /, *,
+           axis: int | None = 0) -> Array:
+    """The arrays joined along `axis` (flattened first when axis is None), promoted by the
+    array_api rule set: one InplaceCopy per array into its part of the result."""
+    xs = _arrays(arrays, "concat")
+    dt = _common_dtype("concat", xs)
+    be = xs[0]._st.backend
+    if axis is None:
+        out = empty_array((sum(x.size for x in xs),), dt, be)
+        start = 0
+        for x in xs:
+            # The flat part of the (contiguous) result, seen in x's shape: a view, one copy.
+            part = _along(out, 0, slice(start, start + x.size))
+            copy_into(reshape(part, x.shape), x)
+            start += x.size
+        return out
+    ndim = xs[0].ndim
+    if ndim == 0:
+        raise ValueError("concat: 0-dimensional arrays have no axis to join along; use "
+                         "axis=None or stack")
+    a = _axis(axis, ndim)
+    for i, x in enumerate(xs):
+        others = x.shape[:a] + x.shape[a + 1:]
+        if x.ndim != ndim or others != xs[0].shape[:a] + xs[0].shape[a + 1:]:
+            raise ValueError(f"concat: arrays[{i}] has shape {x.shape}, arrays[0] {xs[0].shape}; "
+                             f"they must match except along axis {a}")
+    shape = list(xs[0].shape)
+    shape[a] = sum(x.shape[a] for x in xs)
+    out = empty_array(shape, dt, be)
+    start = 0
+    for x in xs:
+        n = x.shape[a]
+        copy_into(_along(out, a, slice(start, start + n)), x)
+        start += n
+    return out
+
+
+def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array:
+    """The arrays (all of one shape) joined along a new axis, promoted by the array_api rule
+    set: one InplaceCopy per array."""
+    xs = _arrays(arrays, "stack")
+    for i, x in enumerate(xs):
+        if x.shape != xs[0].shape:
+            raise ValueError(f"stack: arrays[{i}] has shape {x.shape}, arrays[0] "
+                             f"{xs[0].shape}; stacked arrays have one shape")
+    dt = _common_dtype("stack", xs)
+    a = _axis(axis, xs[0].ndim + 1)
+    shape = xs[0].shape[:a] + (len(xs),) + xs[0].shape[a:]
+    out = empty_array(shape, dt, xs[0]._st.backend)
+    for i, x in enumerate(xs):
+        copy_into(_along(out, a, i), x)
+    return out
+
+
+def roll(x: Array, /, shift: int | tuple[int, ...], *,
+         axis: int | tuple[int, ...] | None = None) -> Array:
+    """x rolled by `shift` along `axis` (the flattened array when None): for each rolled axis
+    its two halves swap places, one InplaceCopy per combination of halves."""
+    x = _array(x)
+    if axis is None:
+        if isinstance(shift, (tuple, list)):
+            raise ValueError(f"roll: shift={shift!r} is a tuple, so axis must be a tuple of "
+                             f"as many axes (not None)")
+        return reshape(roll(reshape(x, (-1,)), shift, axis=0), x.shape)
+    axes = list(axis) if isinstance(axis, (tuple, list)) else [axis]
+    shifts = list(shift) if isinstance(shift, (tuple, list)) else [shift] * len(axes)
+    if len(shifts) != len(axes):
+        raise ValueError(f"roll: shift={shift!r} and axis={axis!r} have different lengths")
+    total: dict[int, int] = {}
+    for a, s in zip(axes, shifts):
+        k = _axis(a, x.ndim)
+        try:
+            total[k] = total.get(k, 0) + operator.index(s)
+        except TypeError:
+            raise TypeError(f"roll: shift={shift!r} is not an int or a tuple of ints") from None
+    out = empty_array(x.shape, x._t.dtype, x._st.backend)
+    if out.size == 0:
+        return out
+    # Per axis: (source range, destination range) of each non-empty half.
+    halves = []
+    for k, s in sorted(total.items()):
+        n = x.shape[k]
+        s %= n
+        halves.append([(k, slice(0, n - s), slice(s, n)), (k, slice(n - s, n), slice(0, s))]
+                      if s else [(k, slice(None), slice(None))])
+    for combo in itertools.product(*halves):
+        src_key = [slice(None)] * x.ndim
+        dst_key = [slice(None)] * x.ndim
+        for k, src, dst in combo:
+            src_key[k], dst_key[k] = src, dst
+        copy_into(out[tuple(dst_key)], x[tuple(src_key)])
+    return out
+
+
+def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
+    """x repeated `repetitions` times along each axis: one InplaceCopy of x, broadcast over
+    the repetitions, into the result seen as (repetition, element) pairs of dims."""
+    x = _array(x)
+    reps = _shape_arg(repetitions, "repetitions")
+    if any(r < 0 for r in reps):
+        raise ValueError(f"tile: repetitions={reps} has a negative count")
+    n = max(x.ndim, len(reps))
+    reps = (1,) * (n - len(reps)) + reps
+    shape, strides, offset = x._signed()
+    shape = (1,) * (n - x.ndim) + tuple(shape)
+    strides = (0,) * (n - x.ndim) + tuple(strides)
+    out = empty_array(tuple(s * r for s, r in zip(shape, reps)), x._t.dtype, x._st.backend)
+    if out.size == 0:
+        return out
+    pairs, dst_strides, src_strides = [], [], []
+    for s, r, c, xs in zip(shape, reps, out._t.view_strides, strides):
+        pairs += [r, s]
+        dst_strides += [s * c, c]
+        src_strides += [0, xs]
+    copy_into(out._view(pairs, dst_strides, 0), x._view(pairs, src_strides, offset))
+    return out
+
+
+def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
+    """Each element of x repeated `repeats` times along `axis` (x flattened when None). An
+    int (or a one-element array): one InplaceCopy, x broadcast over the repetitions; an array
+    of counts: the backend library's repeat (its values decide the shape, so they are read
+    on the host)."""
+    x = _array(x)
+    if axis is None:
+        x, a = reshape(x, (-1,)), 0
+    else:
+        if x.ndim == 0:
+            raise ValueError("repeat: a 0-dimensional array has no axis; use axis=None")
+        a = _axis(axis, x.ndim)
+    n = x.shape[a]
+    if isinstance(repeats, Array):
+        if INFO[repeats._t.dtype].kind not in (SIGNED, UNSIGNED):
+            raise TypeError(f"repeat: repeats must have an integer dtype, not "
+                            f"{repeats.dtype.name}")
+        if repeats.ndim > 1 or repeats.shape not in ((), (1,), (n,)):
+            raise ValueError(f"repeat: repeats of shape {repeats.shape} does not broadcast to "
+                             f"({n},), the length of the axis")
+        counts = repeats._host().reshape(-1)
+        if counts.size and counts.min() < 0:
+            raise ValueError("repeat: repeats has a negative count")
+        if counts.size != 1 or n == 1:
+            return _repeat_counts(x, counts, a)
+        r = int(counts[0])
+    else:
+        try:
+            r = operator.index(repeats)
+        except TypeError:
+            raise TypeError(f"repeat: repeats={repeats!r} is not an int or an array") from None
+        if r < 0:
+            raise ValueError(f"repeat: repeats={r} is negative")
+    shape, strides, offset = x._signed()
+    out = empty_array(shape[:a] + (n * r,) + shape[a + 1:], x._t.dtype, x._st.backend)
+    if out.size == 0:
+        return out
+    c = out._t.view_strides
+    pairs = shape[:a] + (n, r) + shape[a + 1:]
+    copy_into(out._view(pairs, c[:a] + (r * c[a], c[a]) + c[a + 1:], 0),
+              x._view(pairs, strides[:a] + (strides[a], 0) + strides[a + 1:], offset))
+    return out
+
+
+def _repeat_counts(x: Array, counts: np.ndarray, axis: int) -> Array:
+    be = x._st.backend
+    with computing(be) as lib:
+        # Raw storage: the bits move unchanged for every dtype. CuPy takes the counts as a
+        # Python sequence.
+        value = lib.repeat(x._raw(), counts if lib is np else counts.tolist(), axis=axis)
+    return raw_result(value, x._t.dtype, be)
+
+
+# ------------------------------------------------------------------------ clip
+
+def _bound(fname: str, name: str, b: object, x: Array) -> Array | int | float | None:
+    """A bound of clip: an array (same device, real numeric), or a Python int / float the
+    standard lets meet x's dtype; None where it cannot bind (an int beyond x's range on the
+    side it limits)."""
+    if isinstance(b, Array):
+        if b._st.backend is not x._st.backend:
+            raise ValueError(f"{fname}: {name} is on {b.device}, x on {x.device}")
+        if INFO[b._t.dtype].kind not in (SIGNED, UNSIGNED, FLOATING):
+            raise TypeError(f"{fname}: {name} must have a real numeric dtype, not "
+                            f"{b.dtype.name}")
+        return b
+    if not is_scalar(b) or isinstance(b, (bool, np.bool_, complex, np.complexfloating)):
+        raise TypeError(f"{fname}: {name}={b!r} must be None, an int, a float or an array")
+    kind = INFO[x._t.dtype].kind
+    if isinstance(b, (float, np.floating)):
+        if kind != FLOATING:
+            raise TypeError(f"{fname}: {name}={b!r} is a float and x is {x.dtype.name}; an "
+                            f"integer array takes integer bounds")
+        return float(b)
+    v = int(b)
+    if kind in (SIGNED, UNSIGNED):
+        limits = np.iinfo(INFO[x._t.dtype].storage)
+        if (name == "min" and v <= limits.min) or (name == "max" and v >= limits.max):
+            return None           # binds nothing
+        v = min(max(v, int(limits.min)), int(limits.max))
+    return v
+
+
+def clip(x: Array, /, min: int | float | Array | None = None,  # noqa: A002 (the standard's)
+         max: int | float | Array | None = None) -> Array:  # noqa: A002
+    """x clamped to [min, max] elementwise (broadcast), in x's dtype; NaN in x or a bound
+    gives NaN. Bounds of another dtype are converted to x's by our kernels; the narrow floats
+    compare in float32 (the NPU's computation type) and the result rounds back exactly."""
+    x = _array(x)
+    if INFO[x._t.dtype].kind not in (SIGNED, UNSIGNED, FLOATING):
+        raise TypeError(f"clip takes real numeric dtypes, not {x.dtype.name}")
+    lo = None if min is None else _bound("clip", "min", min, x)
+    hi = None if max is None else _bound("clip", "max", max, x)
+    shape = x.shape
+    for b, name in ((lo, "min"), (hi, "max")):
+        if isinstance(b, Array):
+            shape = broadcast_shapes(shape, b.shape, "x", name)
+    if lo is None and hi is None:
+        return copy_array(broadcast_view(x, shape))
+    ct = compute_dtype(x._t.dtype)
+    host = INFO[ct].host
+    values = [operand(x, ct)] + [operand(b, ct) if isinstance(b, Array)
+                                 else None if b is None else host.type(b)
+                                 for b in (lo, hi)]
+    be = x._st.backend
+    with computing(be) as lib:
+        out = values[0]
+        if values[1] is not None:
+            out = lib.maximum(out, values[1])
+        if values[2] is not None:
+            out = lib.minimum(out, values[2])
+    return result(out, x._t.dtype, be)
+
+
+__all__ = ["broadcast_arrays", "broadcast_to", "clip", "concat", "expand_dims",
+           "flip", "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack",
+           "tile", "unstack"]

@@ -32,7 +32,7 @@ export ARRAY_API_TESTS_VERSION=2024.12
 export NPU_EMU_HYPOTHESIS_DIR=$(mktemp -d)
 XFAILS=()
 if [ "$ARRAY_API_TESTS_MODULE" = npu_emu.array_api ]; then
-    XFAILS=(--xfails-file "$HERE/xfails.txt")
+    XFAILS=("--xfails-file=$HERE/xfails.txt")   # one word: a separate path would move pytest's rootdir
 fi
 # Test paths among the arguments narrow the run (e.g. array_api_tests/test_fft.py); without
 # any, the whole suite runs.

@@ -1,0 +1,163 @@
+"""Searching functions. argmax, argmin, nonzero, count_nonzero and searchsorted compare on the
+backend's library (NumPy on cpu, CuPy on cuda) over the arrays' own memory, in stream order;
+the narrow floats (float16, bfloat16, float8, HiFloat8) compare in float32, the NPU's
+computation type, converted by our exact cast kernels. where is a selection: its two branches
+are promoted by the array_api rule set and written into the result by InplaceCopy (broadcast
+and conversion), then the library copies the chosen elements' bits over them.
+"""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+
+from ..dtypes import BOOL, COMPLEX, INFO
+from ..ops._checks import broadcast_shapes
+from . import _dtypes
+from ._array import Array, empty_array
+from ._library import array_arg, compute_dtype, computing, operand, result, same_device
+from ._manipulation import _axes, _axis
+
+INDEX = _dtypes.DEFAULT_INDEX.acl_dtype
+
+
+def ordered_arg(fname: str, x: object, name: str = "x") -> Array:
+    """An array whose values can be ordered: bool, integer or real floating. Note: complex
+    numbers have no order in the standard, so they are refused rather than ordered as NumPy
+    orders them (lexicographically)."""
+    x = array_arg(fname, x, name)
+    if INFO[x._t.dtype].kind == COMPLEX:
+        raise TypeError(f"{fname}: {name} is {x.dtype.name}; complex numbers have no order "
+                        f"(compare real(x) or abs(x))")
+    return x
+
+
+def values(x: Array) -> Any:
+    """The library's view of x's values in the dtype it compares them in (call before
+    `computing`: a conversion is enqueued on the stream)."""
+    return operand(x, compute_dtype(x._t.dtype))
+
+
+def index_result(value: Any, x: Array) -> Array:
+    return result(value, INDEX, x._st.backend)
+
+
+def _arg_reduce(fname: str, x: object, axis: int | None, keepdims: bool) -> Array:
+    x = ordered_arg(fname, x)
+    if x.size == 0:
+        raise ValueError(f"{fname} of an empty array (shape {x.shape}) has no answer")
+    a = None if axis is None else _axis(axis, x.ndim)
+    v = values(x)
+    with computing(x._st.backend) as lib:
+        out = getattr(lib, fname)(v, axis=a, keepdims=bool(keepdims))
+    return index_result(out, x)
+
+
+def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
+    """The index of the first maximum along `axis` (of the flattened array when None), in
+    the default index dtype (int64). NaN counts as the maximum (its first index)."""
+    return _arg_reduce("argmax", x, axis, keepdims)
+
+
+def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
+    """The index of the first minimum along `axis` (of the flattened array when None), in
+    the default index dtype (int64). NaN counts as the minimum (its first index)."""
+    return _arg_reduce("argmin", x, axis, keepdims)
+
+
+def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
+                  keepdims: bool = False) -> Array:
+    """How many elements are not zero (True for bool; either part for complex; -0.0 is
+    zero), over `axis` (all by default), in the default index dtype."""
+    x = array_arg("count_nonzero", x)
+    axes = None if axis is None else tuple(_axes(axis, x.ndim))
+    v = values(x)
+    with computing(x._st.backend) as lib:
+        out = lib.sum(v != 0, axis=axes, dtype=np.int64, keepdims=bool(keepdims))
+    return index_result(out, x)
+
+
+def nonzero(x: Array, /) -> tuple[Array, ...]:
+    """The indices of the non-zero elements, one int64 array per dimension, in row-major
+    order."""
+    x = array_arg("nonzero", x)
+    if x.ndim == 0:
+        raise ValueError("nonzero takes arrays of at least one dimension, not 0-d (use "
+                         "nonzero(reshape(x, (1,))))")
+    v = values(x)
+    with computing(x._st.backend) as lib:
+        found = lib.nonzero(v)
+    return tuple(index_result(i, x) for i in found)
+
+
+def searchsorted(x1: Array, x2: Array, /, *, side: Literal["left", "right"] = "left",
+                 sorter: Array | None = None) -> Array:
+    """Where x2's elements would go in the ascending 1-D x1 (x1[sorter] when given) to keep
+    it sorted: side="left" the first such index, "right" the last. Both compare in their
+    promoted dtype (array_api rule set), the narrow floats in float32."""
+    from ._elementwise import promote
+    x1 = ordered_arg("searchsorted", x1, "x1")
+    if isinstance(x2, (bool, int, float)):
+        from ._elementwise import scalar_array, scalar_dtype
+        x2 = scalar_array(x2, scalar_dtype(x2, x1._t.dtype), x1._st.backend)
+    x2 = ordered_arg("searchsorted", x2, "x2")
+    be = same_device("searchsorted", x1, x2)
+    if x1.ndim != 1:
+        raise ValueError(f"searchsorted: x1 must be 1-D, not of shape {x1.shape}")
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side={side!r}; use 'left' or 'right'")
+    ct = compute_dtype(promote("searchsorted", x1._t.dtype, x2._t.dtype))
+    order = None
+    if sorter is not None:
+        sorter = array_arg("searchsorted", sorter, "sorter")
+        same_device("searchsorted", x1, sorter)
+        if INFO[sorter._t.dtype].kind not in ("signed", "unsigned"):
+            raise TypeError(f"searchsorted: sorter must have an integer dtype, not "
+                            f"{sorter.dtype.name}")
+        if sorter.shape != x1.shape:
+            raise ValueError(f"searchsorted: sorter has shape {sorter.shape}, x1 {x1.shape}")
+        order = sorter._values()
+    v1, v2 = operand(x1, ct), operand(x2, ct)
+    with computing(be) as lib:
+        out = lib.searchsorted(v1, v2, side=side, sorter=order)
+    return index_result(out, x1)
+
+
+def where(condition: Array, x1: Array | bool | int | float | complex,
+          x2: Array | bool | int | float | complex, /) -> Array:
+    """x1 where condition is true, x2 elsewhere (all three broadcast), in the promoted dtype
+    of x1 and x2 (array_api rule set; a Python scalar takes the other branch's dtype where
+    the standard says so). x2 is written by InplaceCopy (broadcast + conversion), then the
+    library copies x1's bits where condition holds. A non-bool condition means non-zero."""
+    from ._calls import convert
+    from ._elementwise import PyScalar, operands, promote, scalar_array
+    from ._manipulation import copy_into
+    cond = array_arg("where", condition, "condition")
+    a, b = operands("where", x1, x2)
+    arrays = [cond] + [o for o in (a, b) if isinstance(o, Array)]
+    be = same_device("where", *arrays)
+    dt = promote("where", *(o._t.dtype if isinstance(o, Array) else o.dtype for o in (a, b)))
+    shape = cond.shape
+    for o, name in ((a, "x1"), (b, "x2")):
+        if isinstance(o, Array):
+            shape = broadcast_shapes(shape, o.shape, "condition", name)
+    branches = []
+    for o in (a, b):
+        if isinstance(o, PyScalar):
+            o = scalar_array(o.value, dt, be)
+        elif o._t.dtype != dt:
+            o = convert(o, dt)
+        branches.append(o)
+    out = empty_array(shape, dt, be)
+    if out.size == 0:
+        return out
+    copy_into(out, branches[1])
+    mask = values(cond)
+    with computing(be) as lib:
+        if INFO[cond._t.dtype].kind != BOOL:
+            mask = mask != 0
+        lib.copyto(out._raw(), branches[0]._raw(), where=mask)
+    return out
+
+
+__all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]

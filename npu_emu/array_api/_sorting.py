@@ -1,0 +1,76 @@
+"""Sorting functions: sort and argsort, always stable (stable=False may take the same sort),
+on the backend's library over the array's memory, the narrow floats compared in float32 (the
+NPU's computation type; exact, so the order is theirs). NaNs sort after every number
+ascending, before them descending.
+
+Descending and stable: the library's stable ascending sort of x reversed along the axis,
+reversed back, gives equal elements in their original order; its indices count from the
+other end. sort(descending=True) gathers x's own bits with those indices, so equal values
+that differ in their bits (-0.0 and 0.0) keep their order too.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._array import Array
+from ._creation import raw_result
+from ._library import computing, result
+from ._manipulation import _axis
+from ._searching import index_result, ordered_arg, values
+
+
+def _sort_axis(x: Array, axis: int) -> int:
+    # A 0-d array sorts as one element (axis -1 or 0 name it).
+    return _axis(axis, max(x.ndim, 1))
+
+
+def _stable(lib: Any) -> dict[str, str]:
+    # CuPy's sorts are always stable (radix sort) and older CuPy takes no `kind`.
+    return {"kind": "stable"} if lib is np else {}
+
+
+def _argsort(lib: Any, v: Any, axis: int, descending: bool) -> Any:
+    if not descending:
+        return lib.argsort(v, axis=axis, **_stable(lib))
+    backwards = lib.argsort(lib.flip(v, axis=axis), axis=axis, **_stable(lib))
+    return (v.shape[axis] - 1) - lib.flip(backwards, axis=axis)
+
+
+def argsort(x: Array, /, *, axis: int = -1, descending: bool = False,
+            stable: bool = True) -> Array:
+    """The indices that sort x along `axis` (ascending, or descending), stable: equal
+    elements keep their order. Default index dtype (int64)."""
+    x = ordered_arg("argsort", x)
+    a = _sort_axis(x, axis)
+    v = values(x)
+    with computing(x._st.backend) as lib:
+        if x.ndim == 0:
+            v = v.reshape(1)
+        out = _argsort(lib, v, a, bool(descending))
+        if x.ndim == 0:
+            out = out.reshape(())
+    return index_result(out, x)
+
+
+def sort(x: Array, /, *, axis: int = -1, descending: bool = False,
+         stable: bool = True) -> Array:
+    """x sorted along `axis` (ascending, or descending), stable, in x's dtype."""
+    x = ordered_arg("sort", x)
+    a = _sort_axis(x, axis)
+    be = x._st.backend
+    if x.ndim == 0:
+        from ._calls import copy
+        return copy(x)
+    v = values(x)
+    if not descending:
+        with computing(be) as lib:
+            out = lib.sort(v, axis=a, **_stable(lib))
+        return result(out, x._t.dtype, be)     # float32 back to a narrow float is exact
+    with computing(be) as lib:
+        out = lib.take_along_axis(x._raw(), _argsort(lib, v, a, True), axis=a)
+    return raw_result(out, x._t.dtype, be)
+
+
+__all__ = ["argsort", "sort"]
