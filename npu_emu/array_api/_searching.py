@@ -123,13 +123,23 @@ def searchsorted(x1: Array, x2: Array, /, *, side: Literal["left", "right"] = "l
     return index_result(out, x1)
 
 
-def where(condition: Array, x1: Array | bool | int | float | complex,
-          x2: Array | bool | int | float | complex, /) -> Array:
+_NO_BRANCH = object()
+
+
+def where(condition: Array, x1: object = _NO_BRANCH, x2: object = _NO_BRANCH, /):
     """x1 where condition is true, x2 elsewhere (all three broadcast), in the promoted dtype
     of x1 and x2 (array_api rule set; a Python scalar takes the other branch's dtype where
     the standard says so). x2 is written by InplaceCopy (broadcast + conversion), then the
-    library copies x1's bits where condition holds. A non-bool condition means non-zero."""
+    library copies x1's bits where condition holds. A non-bool condition means non-zero.
+
+    Note: `where(condition)` alone is NumPy's and CuPy's spelling of nonzero(condition);
+    clients use it (scikit-learn's roc_curve), so it is accepted here too."""
     from ._calls import convert
+    if x1 is _NO_BRANCH and x2 is _NO_BRANCH:
+        return nonzero(condition)
+    if x1 is _NO_BRANCH or x2 is _NO_BRANCH:
+        raise TypeError("where takes condition and both x1 and x2 (or condition alone, as "
+                        "nonzero)")
     from ._elementwise import PyScalar, operands, promote, scalar_array
     from ._manipulation import copy_into
     cond = array_arg("where", condition, "condition")

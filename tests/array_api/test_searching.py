@@ -184,3 +184,12 @@ def test_where_with_python_scalars_and_numeric_conditions():
         xp.where(x > 0, 1, 2)
     with pytest.raises(ValueError):
         xp.where(xp.asarray([True, False]), i, i)
+
+
+def test_where_with_the_condition_alone_is_nonzero():
+    c = xp.asarray([[True, False], [False, True]])
+    got = xp.where(c)
+    want = np.nonzero(np.asarray(c))
+    assert len(got) == 2 and all(np.array_equal(np.asarray(g), w) for g, w in zip(got, want))
+    with pytest.raises(TypeError):
+        xp.where(c, xp.asarray(1.0))
