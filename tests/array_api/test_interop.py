@@ -307,3 +307,14 @@ def test_torch_cuda_zero_copy():
     assert t[0].item() == 7
     u = torch.from_dlpack(x + 1)
     assert u.device.type == "cuda" and u.tolist() == [8, 2, 3, 4, 5, 6]
+
+
+def test_from_dlpack_imports_a_jax_array_without_a_copy(cpu_backend):
+    jax = pytest.importorskip("jax")
+    j = jax.numpy.arange(12.0, dtype=jax.numpy.float32).reshape(3, 4)
+    x = xp.from_dlpack(j)
+    assert x.dtype == xp.float32 and x.shape == (3, 4)
+    np.testing.assert_array_equal(np.asarray(x), np.arange(12, dtype=np.float32).reshape(3, 4))
+    assert x._t.data == j.unsafe_buffer_pointer()          # the same memory, not a copy
+    y = x + 1                                              # our operators accept it
+    np.testing.assert_array_equal(np.asarray(y), np.arange(1, 13, dtype=np.float32).reshape(3, 4))
