@@ -496,6 +496,44 @@ def gen_bench_goals() -> str:
     return md_table(["backend", "goal", "cases", "metric", "target", "cases from (output)"], rows)
 
 
+@generator("bench-summary")
+def gen_bench_summary() -> str:
+    """README's table: representative cases of the newest run in benchmarks/results/."""
+    import json
+    results = DOCS.parent / "benchmarks" / "results"
+    runs = sorted(p for p in results.glob("*.json") if "history" not in p.name) if results.is_dir() else []
+    if not runs:
+        raise DocgenError(f"no benchmark JSON in {results}")
+    data = json.loads(runs[-1].read_text())
+    goal_lines = _need("npu_emu.bench", "goal_lines")
+    prov = data.get("provenance", {})
+    wanted = [("expand", "broadcast", "f32"), ("view_copy", "contiguous", "f32"),
+              ("view_copy", "transposed", "f32"), ("cast", "f32->x", "f16"),
+              ("cast", "f32->x", "hif8"), ("format_cast", "ND->NZ", "f16"),
+              ("add", "contiguous", "f32"), ("array_api", "add", "f32")]
+    largest: dict[tuple, dict] = {}
+    for case in data.get("cases", []):
+        key = (case.get("op"), case.get("variant"), case.get("dtype"))
+        if key in wanted and (key not in largest or case["numel"] > largest[key]["numel"]):
+            largest[key] = case
+    rows = []
+    for key in wanted:
+        c = largest.get(key)
+        if c is None:
+            continue
+        ratios = c.get("ratios") or {}
+        cell = lambda k: f"{ratios[k]:.2f}" if ratios.get(k) else "-"   # noqa: E731
+        rows.append([f"{key[0]} {key[1]} {key[2]}", _need("npu_emu.bench", "format_count")(c["numel"]),
+                     f"{c['ours']['gbps']:.1f}", cell("numpy"), cell("torch")])
+    head = (f"{prov.get('backend')} backend, {str(prov.get('date'))[:10]}, {prov.get('cpu_model')} "
+            f"({prov.get('cpu_count')} CPUs), the largest size of each case from "
+            f"`benchmarks/results/{runs[-1].name}` (full table: "
+            f"[benchmarks/RESULTS.md](benchmarks/RESULTS.md)):")
+    table = md_table(["case", "elements", "GB/s", "x NumPy", "x PyTorch"], rows)
+    goals = "\n".join(f"- {line}" for line in goal_lines(data))
+    return f"{head}\n\n{table}\n\nGoals, as measured in that run:\n\n{goals}"
+
+
 # --------------------------------------------------------------------------- driver
 
 def render(text: str, where: str = "") -> str:
@@ -511,9 +549,11 @@ def render(text: str, where: str = "") -> str:
 
 
 def doc_files(docs: Path = DOCS) -> list[Path]:
+    """The pages with generated blocks: docs/*.md, and the README beside docs/."""
     if not docs.is_dir():
         raise DocgenError(f"{docs} does not exist: run from a source checkout of npu_emu")
-    return sorted(docs.glob("*.md"))
+    readme = docs.parent / "README.md"
+    return sorted(docs.glob("*.md")) + ([readme] if readme.is_file() else [])
 
 
 def stale(docs: Path = DOCS) -> list[str]:

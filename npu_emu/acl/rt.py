@@ -324,6 +324,14 @@ def _host_buffer(obj: object, need: int, name: str, writable: bool) -> tuple[int
     return addr, None
 
 
+def _host_bytes(obj: object, need: int, name: str, writable: bool) -> np.ndarray:
+    """The first `need` bytes of a host buffer (checked by _host_buffer) as a uint8 array."""
+    addr, arr = _host_buffer(obj, need, name, writable)
+    if arr is not None:
+        return arr.reshape(-1).view(np.uint8)[:need]
+    return np.ctypeslib.as_array((ctypes.c_uint8 * max(need, 1)).from_address(addr))[:need]
+
+
 def _device_range(be, ptr: object, count: int, name: str) -> int:
     p = as_pointer(ptr, name)
     if p == 0 or not be.allocator.contains(p, count):
@@ -362,20 +370,14 @@ def _memcpy(dst, dest_max, src, count, kind, stream) -> None:
             (_is_device(be, src), _is_device(be, dst))]
     if k == K.ACL_MEMCPY_HOST_TO_DEVICE:
         d = _device_range(be, dst, n, "dst")
-        s_addr, s_arr = _host_buffer(src, n, "src", False)
-        if n == 0:
-            return
-        view = (s_arr.reshape(-1).view(np.uint8)[:n] if s_arr is not None else
-                np.ctypeslib.as_array((ctypes.c_uint8 * n).from_address(s_addr)))
-        be.copy_from_host(d, view, stream)
+        view = _host_bytes(src, n, "src", False)
+        if n:
+            be.copy_from_host(d, view, stream)
     elif k == K.ACL_MEMCPY_DEVICE_TO_HOST:
         s = _device_range(be, src, n, "src")
-        d_addr, d_arr = _host_buffer(dst, n, "dst", True)
-        if n == 0:
-            return
-        view = (d_arr.reshape(-1).view(np.uint8)[:n] if d_arr is not None else
-                np.ctypeslib.as_array((ctypes.c_uint8 * n).from_address(d_addr)))
-        be.copy_to_host(view, s, stream)
+        view = _host_bytes(dst, n, "dst", True)
+        if n:
+            be.copy_to_host(view, s, stream)
     elif k == K.ACL_MEMCPY_DEVICE_TO_DEVICE:
         d, s = _device_range(be, dst, n, "dst"), _device_range(be, src, n, "src")
         if n:

@@ -591,9 +591,22 @@ class Backend(ABC):
     @abstractmethod
     def create_stream(self) -> Stream: ...
 
+    # Set by the backends' __init__: the default stream, made on first use under _lock.
+    _default: "Stream | None" = None
+    _lock: Any = None
+
     @property
-    @abstractmethod
-    def default_stream(self) -> Stream: ...
+    def default_stream(self) -> Stream:
+        """The stream of work given no stream (made on first use; it cannot be destroyed)."""
+        default = self._default
+        if default is None:
+            with self._lock:
+                if self._default is None:
+                    stream = self.create_stream()
+                    stream.is_default = True   # type: ignore[attr-defined]
+                    self._default = stream
+                default = self._default
+        return default
 
     @abstractmethod
     def create_event(self, timing: bool = False) -> Event:

@@ -468,18 +468,6 @@ class CpuBackend(Backend):
             self._streams.add(stream)
         return stream
 
-    @property
-    def default_stream(self) -> CpuStream:
-        default = self._default
-        if default is None:
-            with self._lock:
-                if self._default is None:
-                    stream = self.create_stream()
-                    stream.is_default = True
-                    self._default = stream
-                default = self._default
-        return default
-
     def create_event(self, timing: bool = False) -> CpuEvent:
         return CpuEvent()
 

@@ -438,18 +438,6 @@ class CudaBackend(Backend):
             self._streams.append(stream)
         return stream
 
-    @property
-    def default_stream(self) -> CudaStream:
-        default = self._default
-        if default is None:
-            with self._lock:
-                if self._default is None:
-                    stream = self.create_stream()
-                    stream.is_default = True
-                    self._default = stream
-                default = self._default
-        return default
-
     def create_event(self, timing: bool = False) -> CudaEvent:
         return CudaEvent(self._cupy, timing)
 
