@@ -1588,6 +1588,77 @@ class Bench:
             result["torch_expand_contiguous_us"] = s.median_s * 1e6
         return result
 
+    def array_layer(self) -> dict:
+        """What the array API adds over the aclnn path doing the same work, on 64 MiB of
+        float32 (16M elements; 1M with --quick), both synchronized, medians: broadcast_to +
+        copy (x[...] = broadcast_to(row) vs aclnnExpand), astype to float16 (vs aclnnCast),
+        format_cast to FRACTAL_NZ (vs aclnnNpuFormatCast), and the DLPack round trip
+        NumPy -> from_dlpack -> np.from_dlpack, which copies nothing (its time does not grow
+        with the size: compare the two sizes)."""
+        import npu_emu.array_api as xp
+        from npu_emu import device, runtime
+        aclnn, acl = _aclnn(), _acl()
+        be = runtime.current()
+        rows, cols = (256, 4096) if self.settings.quick else (2048, 8192)
+        policy = TimingPolicy(repeat=self.settings.policy.repeat, warmup=2, min_sample_s=2e-3,
+                              budget_s=min(self.settings.policy.budget_s, 10.0))
+        rng = np.random.default_rng(3)
+        host = rng.standard_normal((rows, cols)).astype(np.float32)
+
+        def timed(fn: Callable[[], Any]) -> float:
+            def work() -> None:
+                fn()
+                be.synchronize()
+            return measure(host_sampler(work), policy).median_s
+
+        def pair(case: str, op: str, ours: Callable[[], Any], theirs: Callable[[], Any]) -> dict:
+            # Interleaved (ours, theirs, ours, theirs), the better median of each: a drift of
+            # the machine between the two measurements does not read as overhead.
+            a, b = [], []
+            for _ in range(2):
+                a.append(timed(ours))
+                b.append(timed(theirs))
+            return {"case": case, "aclnn": op, "array_api_s": min(a), "aclnn_s": min(b)}
+
+        def repeatable(first, second, *args) -> Callable[[], None]:
+            ws, ex, ret = first(*args)
+            ok(ret, first.__name__)
+            ok(aclnn.aclSetAclOpExecutorRepeatable(ex), "aclSetAclOpExecutorRepeatable")
+            wbuf = device.empty([ws], "u8") if ws else None
+            return lambda: ok(second(wbuf.data if wbuf else None, ws, ex, None), second.__name__)
+
+        out: list[dict] = []
+        x = xp.asarray(host, copy=True)
+        xt = device.from_numpy(host)
+        # broadcast_to + copy
+        row = xp.asarray(host[:1], copy=True)
+        y = xp.empty((rows, cols))
+
+        def assign() -> None:
+            y[...] = xp.broadcast_to(row, (rows, cols))
+        rt, ot = device.from_numpy(host[:1]), device.empty([rows, cols], "f32")
+        expand = repeatable(aclnn.aclnnExpandGetWorkspaceSize, aclnn.aclnnExpand, rt,
+                            aclnn.aclCreateIntArray([rows, cols]), ot)
+        out.append(pair("x[...] = broadcast_to(row)", "aclnnExpand", assign, expand))
+        # astype
+        h16 = device.empty([rows, cols], "f16")
+        cast = repeatable(aclnn.aclnnCastGetWorkspaceSize, aclnn.aclnnCast, xt, "f16", h16)
+        out.append(pair("astype(x, float16)", "aclnnCast", lambda: xp.astype(x, xp.float16), cast))
+        # format_cast
+        shape, fmt, ret = aclnn.aclnnNpuFormatCastCalculateSizeAndFormat(xt, 29, -1)
+        ok(ret, "aclnnNpuFormatCastCalculateSizeAndFormat")
+        nz = device.empty([rows, cols], "f32", format=fmt, storage_shape=shape)
+        fcast = repeatable(aclnn.aclnnNpuFormatCastGetWorkspaceSize, aclnn.aclnnNpuFormatCast, xt, nz)
+        out.append(pair("format_cast(x, 'FRACTAL_NZ')", "aclnnNpuFormatCast",
+                        lambda: xp.format_cast(x, "FRACTAL_NZ"), fcast))
+        for r in out:
+            r["ratio"] = r["array_api_s"] / r["aclnn_s"]
+        # DLPack round trips: the time of a small and a large array (no copy: about equal)
+        small = np.ones(1024, np.float32)
+        trips = {n.size * 4: timed(lambda n=n: np.from_dlpack(xp.from_dlpack(n))) for n in (small, host)}
+        return {"bytes": rows * cols * 4, "cases": out,
+                "dlpack_round_trip_s": {str(k): v for k, v in trips.items()}}
+
     def result(self) -> dict:
         data = {"schema": SCHEMA,
                 "provenance": provenance(self.backend, self.peers, self.peer_notes,
@@ -1718,6 +1789,8 @@ def print_summary(data: dict) -> None:
         print(f"skipped: {s['op']} {s['variant']} {s['dtype']} {format_count(s['numel'])}: {s['reason']}")
     if "host_overhead" in data:
         print(f"host overhead: {_overhead_text(data['host_overhead'])}")
+    for line in array_layer_lines(data):
+        print(f"array layer: {line}")
     for line in goal_lines(data):
         print(f"goal {line}")
 
@@ -1727,6 +1800,20 @@ def _plain_table(head: list[str], rows: list[list[str]]) -> str:
     fmt = lambda r: "  ".join(c.ljust(w) if i < 3 else c.rjust(w)   # noqa: E731
                               for i, (c, w) in enumerate(zip(r, widths)))
     return "\n".join([fmt(head), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
+
+
+def array_layer_lines(data: dict) -> list[str]:
+    """What the array API costs over the aclnn path (bench.array_layer), one line each."""
+    layer = data.get("array_layer")
+    if not layer:
+        return []
+    size = format_bytes(layer["bytes"])
+    lines = [f"{c['case']}: {c['ratio']:.2f}x the time of {c['aclnn']} on {size}" for c in layer["cases"]]
+    trips = layer["dlpack_round_trip_s"]
+    lines.append("DLPack round trip NumPy -> from_dlpack -> np.from_dlpack: "
+                 + ", ".join(f"{v * 1e6:.0f} us at {format_bytes(int(k))}" for k, v in trips.items())
+                 + " (no copy)")
+    return lines
 
 
 def _overhead_text(h: dict) -> str:
@@ -1784,6 +1871,9 @@ def render_report(datasets: Sequence[dict]) -> str:
         out += [_md_table(head, rows), ""]
         if d.get("host_overhead"):
             out += [f"Host overhead: {_overhead_text(d['host_overhead'])}.", ""]
+        if d.get("array_layer"):
+            out += ["The array API over the aclnn path (same work, same run):", ""]
+            out += [f"- {line}" for line in array_layer_lines(d)] + [""]
         if d["skipped"]:
             out += ["Skipped: " + "; ".join(f"{s['op']} {s['variant']} {s['dtype']} "
                                            f"{format_count(s['numel'])} ({s['reason']})"
@@ -2029,11 +2119,14 @@ def _main(args: argparse.Namespace) -> int:
         bench = Bench(settings, out)
         bench.run()
         overhead = bench.host_overhead() if "expand" in settings.ops else None
+        layer = bench.array_layer() if "array_api" in settings.ops and not settings.stress else None
     finally:
         out.close()
     data = bench.result()
     if overhead is not None:
         data["host_overhead"] = overhead
+    if layer is not None:
+        data["array_layer"] = layer
     print_summary(data)
     if args.json:
         path = Path(args.json)

@@ -102,6 +102,12 @@ def test_every_ratio_is_a_positive_number(quick):
     for c in data["cases"]:
         assert _positive(c["of_ceiling"])
         assert c["ratios"] and all(_positive(v) for v in c["ratios"].values())
+    layer = data["array_layer"]        # the array API against the aclnn path, same work
+    assert [c["aclnn"] for c in layer["cases"]] == ["aclnnExpand", "aclnnCast", "aclnnNpuFormatCast"]
+    for c in layer["cases"]:
+        assert _positive(c["array_api_s"]) and _positive(c["aclnn_s"])
+        assert c["ratio"] == pytest.approx(c["array_api_s"] / c["aclnn_s"])
+    assert all(_positive(v) for v in layer["dlpack_round_trip_s"].values())
 
 
 def test_hifloat8_and_fp8_casts_run_where_the_soc_has_them(quick):
