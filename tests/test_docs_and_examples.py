@@ -37,3 +37,13 @@ def test_example_runs(example):
 def test_demo_lists_every_example():
     from npu_emu.cli import DEMO_ORDER
     assert sorted(DEMO_ORDER) == sorted(p.name for p in (ROOT / "examples").glob("*.py"))
+
+
+def test_npu_emu_demo_runs_every_example_to_the_end():
+    """The main job, as the README's first command runs it (the CANN samples finalize the
+    runtime: each example must still start clean)."""
+    r = subprocess.run([sys.executable, "-m", "npu_emu", "demo"], capture_output=True, text=True,
+                       env=dict(os.environ, NPU_EMU_DEVICE="cpu"), timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    from npu_emu.cli import DEMO_ORDER
+    assert f"npu-emu demo: {len(DEMO_ORDER)}/{len(DEMO_ORDER)} examples ran" in r.stdout
