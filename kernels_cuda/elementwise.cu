@@ -1,4 +1,4 @@
-// Elementwise binary kernels of aclnnAdd / aclnnMul (SPEC §11): out = a (op) b over a
+// Elementwise binary kernels of aclnnAdd / aclnnMul (docs/operators.md): out = a (op) b over a
 // broadcast iteration space (IterParams<3>: operand 0 = out, 1 = a, 2 = b), all three of one
 // storage type T (the operator casts inputs to the promoted type first, as CANN does).
 //

@@ -1,4 +1,4 @@
-// The cube unit (SPEC §13), fractal by fractal: C (Nz, 16x16 fractals, as in L0C) = A x B,
+// The cube unit (docs/operators.md#aclnnmatmul), fractal by fractal: C (Nz, 16x16 fractals, as in L0C) = A x B,
 // A in 16 x K0 fractals (Zz, or Nz on Ascend950: the host passes A's fractal strides), B in
 // Zn (16 x K0 fractals holding B transposed, column-major inside), batched with broadcasting.
 //

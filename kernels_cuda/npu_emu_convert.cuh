@@ -21,7 +21,7 @@
 //   uint64_t double_as_bits(double), double bits_as_double(uint64_t)   bit casts
 //   (namespace detail is internal: Store/load, the rounding helpers.)
 //
-// Rounding and special values (SPEC §14; decisions documented in npu_emu/runtime/cast.py):
+// Rounding and special values (docs/conversions.md#hifloat8; decisions documented in npu_emu/runtime/cast.py):
 //   f16, bf16, e5m2, e4m3fn: round to nearest, ties to even; denormals kept; overflow -> inf
 //     (e4m3fn has no inf: overflow and +-inf -> NaN 0x7F | sign). NaN -> f16: sign | 0x7C00 |
 //     top payload bits (at least 1), as NumPy; -> bf16 sign | 0x7FC0, -> e5m2 sign | 0x7E,
@@ -264,7 +264,7 @@ template <> NPU_EMU_HD fp8_e8m0 from_float<fp8_e8m0>(float x) {
 }
 
 namespace detail {
-// HiFloat8's layout for an exponent e, |e| <= 15 (SPEC §14): D = exponent bits (0 for e = 0,
+// HiFloat8's layout for an exponent e, |e| <= 15 (docs/conversions.md#hifloat8): D = exponent bits (0 for e = 0,
 // else bit length of |e|), M = mantissa bits (3, 3, 3, 2, 1 for D = 0..4); the code is
 // prefix(D) | sign(e) << (D - 1 + M) | (|e| without its leading 1) << M | mantissa. Written
 // with arithmetic instead of selects so that g++ vectorizes it.

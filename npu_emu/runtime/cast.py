@@ -7,8 +7,8 @@ them for users and tests are in `npu_emu/codecs.py`. Decisions, with their sourc
 
 - f16, bf16, FP8 E5M2 / E4M3FN: IEEE round to nearest even, denormals kept, overflow -> inf
   (E4M3FN: overflow and +-inf -> NaN), bit for bit as NumPy (f16) and ml_dtypes (the rest),
-  NaN payloads included (SPEC §14). FP8 E8M0 as ml_dtypes' float8_e8m0fnu.
-- HiFloat8: SPEC §14 (round half away from zero, |x| >= 40960 -> inf); the same result as
+  NaN payloads included (docs/conversions.md#hifloat8). FP8 E8M0 as ml_dtypes' float8_e8m0fnu.
+- HiFloat8: docs/conversions.md#hifloat8 (round half away from zero, |x| >= 40960 -> inf); the same result as
   CANN's AICPU encoder (cast_aicpu.cpp, Fp32ToHif8Rtne), whose 49152 threshold plus its
   rounding carry gives 40960.
 - double -> f16 / bf16 / FP8 / HiFloat8 / E8M0 goes through float32 (double rounding): CANN's
@@ -17,7 +17,7 @@ them for users and tests are in `npu_emu/codecs.py`. Decisions, with their sourc
   rounds once; we differ from it there, on purpose.)
 - integer -> f16 / bf16 / FP8 / HiFloat8 / E8M0 goes through float32 as well (CANN arch35
   castMap: int32 -> bf16, int64 -> f16/bf16 via DT_FLOAT; ml_dtypes and Eigen alike).
-- float -> integer truncates toward zero (SPEC §10); NaN -> 0; out of range saturates the
+- float -> integer truncates toward zero (docs/operators.md#aclnninplacecopy); NaN -> 0; out of range saturates the
   intermediate the NPU converts to and keeps its low bits: int8/int16/int32 via a saturated
   int32 (arch35: Cast f32 -> s32 with SatMode::SAT, then a pack that keeps the low bits),
   uint8/uint16/uint32 via a saturated int64 (arch35 f32 -> u8 goes through DT_INT64), int64

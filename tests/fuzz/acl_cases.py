@@ -1,7 +1,7 @@
 """acl runtime cases (worker side): init/finalize, set/reset device, malloc/free, memcpy,
 memcpy_async, memset, streams, events.
 
-Expected codes (SPEC §8, issue 9, the lead's decisions): success 0; any bad parameter,
+Expected codes (docs/two-phase.md#the-two-phase-interface, issue 9, the lead's decisions): success 0; any bad parameter,
 destroyed handle or wrong argument count 100000; calls before acl.init or after
 acl.finalize 100001; an allocation that cannot be satisfied 200000 (or 100000 for a size
 past int64); never an aclnn code, never 500000 for a user error. Host int pointers are

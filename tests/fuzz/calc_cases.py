@@ -1,6 +1,6 @@
 """aclnnNpuFormatCastCalculateSizeAndFormat cases (worker side): the destination's storage
 shape and format against the reference layout's shape (tests/test_fractal.ref_to_layout),
-and hostile dstFormat / additionalDtype / srcTensor values (SPEC §12: 161001 for a null
+and hostile dstFormat / additionalDtype / srcTensor values (docs/formats.md#private-layouts: 161001 for a null
 source, 161002 for bad values, 361001 on a SoC without the operator)."""
 from __future__ import annotations
 

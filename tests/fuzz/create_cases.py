@@ -1,7 +1,7 @@
 """Cases of the handle constructors and destructors (worker side): aclCreateTensor (and its
 getters), aclCreateScalar, aclCreateIntArray / FloatArray / BoolArray / TensorList.
 
-Expected behaviour (SPEC §6, issue 9): a valid call returns the handle and the getters give
+Expected behaviour (docs/views.md#tensors-and-views, issue 9): a valid call returns the handle and the getters give
 back what went in; NumPy integers (and tuples, integer arrays for lists) act as the plain
 ints; bools, floats, strings, sizes past int64, negative sizes/strides/offsets and views past
 the storage return None with a message; a wrong argument count returns None; destroying a
@@ -132,7 +132,7 @@ def create_tensor(ctx: Ctx) -> None:
             accept, what = False, "storage_dims whose product is past int64"
         else:
             params.update(offset=2**63 - 1)
-            # an empty view reaches no element: nothing to check (SPEC §6)
+            # an empty view reaches no element: nothing to check (docs/views.md#tensors-and-views)
             accept = None if any(n == 0 for n in params["view_dims"]) else False
             what = "offset 2**63-1"
     elif kind == "arg_count":

@@ -1,5 +1,5 @@
 """Executor cases (worker side): aclSetAclOpExecutorRepeatable / phase two / aclDestroyAclOpExecutor
-sequences, and aclSetInputTensorAddr / aclSetOutputTensorAddr rebinding (SPEC §8).
+sequences, and aclSetInputTensorAddr / aclSetOutputTensorAddr rebinding (docs/two-phase.md#the-two-phase-interface).
 
 Rules checked: a repeatable executor runs as often as asked and is freed by its destroy; a
 second run of a non-repeatable one is 561102; a destroyed executor (run, destroy, repeatable

@@ -1,7 +1,7 @@
 """Operator cases (worker side): build the tensors of a valid call in guarded blocks, apply
 the case's mutation, run both phases, and check codes, bytes and values.
 
-Expected codes follow SPEC §8 and the lead's decisions for issue 9: null handles 161001;
+Expected codes follow docs/two-phase.md#the-two-phase-interface and the lead's decisions for issue 9: null handles 161001;
 wrong types, wrong argument counts, destroyed handles, aliasing outputs (a stride 0 on a dim
 > 1), sizes past int64, memory that is not (or no longer) a live allocation, private formats
 with an offset: 161002; a second run of a non-repeatable executor 561102.

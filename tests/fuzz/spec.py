@@ -1,4 +1,4 @@
-"""What the fuzzer knows of the API, as data written from SPEC §2-§15 and the lead's decisions
+"""What the fuzzer knows of the API, as data written from the documents (docs/) and the lead's decisions
 for issue 9 (independent of the library's own tables): dtype and format values, the dtype
 lists the valid cases draw from, the promotion pairs and conversion rules they rely on, the
 status-code families, and the signatures of the operators.
@@ -7,7 +7,7 @@ Shared by the case generator (strategies.py, parent process) and the harness (wo
 """
 from __future__ import annotations
 
-# ------------------------------------------------------------------ aclDataType (SPEC §2)
+# ------------------------------------------------------------------ aclDataType (docs/dtypes.md#data-types)
 F32, F16, S8, S32, U8, S16, U16, U32, S64, U64, F64, BOOL = 0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12
 STRING, C64, C128, BF16, INT4, C32, HIF8, E5M2, E4M3, E8M0 = 13, 16, 17, 27, 29, 33, 34, 35, 36, 37
 UNDEFINED_DT = -1
@@ -22,7 +22,7 @@ INTS = SIGNED | UNSIGNED
 COMPLEX = frozenset({C32, C64, C128})
 ALL_DTYPES = tuple(sorted(ITEMSIZE))
 
-# ------------------------------------------------------------------- aclFormat (SPEC §7)
+# ------------------------------------------------------------------- aclFormat (docs/formats.md#formats)
 NCHW, NHWC, ND, NC1HWC0, FRACTAL_Z, NC1HWC0_C04, HWCN = 0, 1, 2, 3, 4, 12, 16
 NDHWC, FRACTAL_NZ, NCDHW, NDC1HWC0, FRACTAL_Z_3D, NC, NCL = 27, 29, 30, 32, 33, 35, 47
 NZ_C0 = {50: 16, 51: 32, 52: 2, 53: 4, 54: 8}            # FRACTAL_NZ_C0_x -> C0
@@ -35,7 +35,7 @@ LAYOUT_NAME = {FRACTAL_NZ: "FRACTAL_NZ", NC1HWC0: "NC1HWC0", FRACTAL_Z: "FRACTAL
                NDC1HWC0: "NDC1HWC0", FRACTAL_Z_3D: "FRACTAL_Z_3D", **{f: "FRACTAL_NZ" for f in NZ_C0}}
 FORMAT_LETTERS = {NCHW: "NCHW", NHWC: "NHWC", HWCN: "HWCN", NCDHW: "NCDHW", NDHWC: "NDHWC"}
 
-# ------------------------------------------------------------------------ SoCs (SPEC §15)
+# ------------------------------------------------------------------------ SoCs (docs/socs.md#socs)
 SOCS = ("Ascend910", "Ascend910B", "Ascend910_93", "Ascend310P", "Ascend310B", "Ascend950")
 DEFAULT_SOC = "Ascend910B"
 BF16_SOCS = frozenset({"Ascend910B", "Ascend910_93", "Ascend950"})
@@ -47,22 +47,22 @@ def with_bf16(base: tuple, soc: str) -> tuple:
     return base + ((BF16,) if soc in BF16_SOCS else ())
 
 
-EXPAND_DTYPES = (F16, F32, U8, S8, S32, S64, BOOL)                    # SPEC §9 (+BF16)
-CAST_DTYPES = (F16, F32, F64, S8, U8, S16, S32, S64, U16, U32, U64, BOOL, C64, C128)  # §11
+EXPAND_DTYPES = (F16, F32, U8, S8, S32, S64, BOOL)                    # docs/operators.md#aclnnexpand (+BF16)
+CAST_DTYPES = (F16, F32, F64, S8, U8, S16, S32, S64, U16, U32, U64, BOOL, C64, C128)  # docs/operators.md
 CAST_950_EXTRA = (HIF8, E5M2, E4M3)                                   # (COMPLEX32 left out)
 COPY_DTYPES = (S8, S16, S32, S64, U8, U16, U32, U64, F16, F32, BOOL, F64, C64, C128, BF16,
-               E5M2, E4M3, HIF8, E8M0)                                # SPEC §10
-ADD_DTYPES = (F32, S32, S64, F16, S16, S8, U8, F64, BOOL, C64, C128)  # §11 (+BF16)
+               E5M2, E4M3, HIF8, E8M0)                                # docs/operators.md#aclnninplacecopy
+ADD_DTYPES = (F32, S32, S64, F16, S16, S8, U8, F64, BOOL, C64, C128)  # docs/operators.md (+BF16)
 FORMAT_CAST_DTYPES = {"A2A3": (S8, U8, F32, F16, BF16, S32, U32),
                       "950": (S8, U8, S32, U32, F32, F16, BF16, E4M3, HIF8)}
 FORMAT_CAST_GROUP = {"Ascend910B": "A2A3", "Ascend910_93": "A2A3", "Ascend950": "950"}
-# (source format, private format, source rank) of the A2/A3 table (SPEC §12, CANN's table).
+# (source format, private format, source rank) of the A2/A3 table (docs/formats.md#private-layouts, CANN's table).
 FORMAT_CAST_PAIRS_A2A3 = ((ND, FRACTAL_NZ, None), (NCL, FRACTAL_NZ, 3), (NCHW, FRACTAL_NZ, 4),
                           (NCDHW, FRACTAL_NZ, 5), (NCHW, NC1HWC0, 4), (NHWC, NC1HWC0, 4),
                           (NCHW, FRACTAL_Z, 4), (HWCN, FRACTAL_Z, 4), (NCDHW, NDC1HWC0, 5),
                           (NDHWC, NDC1HWC0, 5), (NCDHW, FRACTAL_Z_3D, 5))
 
-# SPEC §3, documented table: pairs the valid Add/Mul cases mix (both orders), -> promoted.
+# docs/dtypes.md#type-promotion, documented table: pairs the valid Add/Mul cases mix (both orders), -> promoted.
 PROMOTED_PAIRS = {(F16, F32): F32, (S8, U8): S16, (S32, S64): S64, (F32, S32): F32,
                   (BF16, F16): F32, (S16, F16): F16, (BOOL, F32): F32, (BOOL, S32): S32,
                   (U8, S32): S32, (F64, F32): F64, (C64, F32): C64, (S8, S16): S16,
@@ -76,7 +76,7 @@ def promote(a: int, b: int) -> int | None:
 
 
 def castable(src: int, dst: int) -> bool:
-    """SPEC §4, documented rules (result conversion of computing operators)."""
+    """docs/dtypes.md#result-conversion, documented rules (result conversion of computing operators)."""
     if src == dst or src == BOOL:
         return True
     if dst == BOOL:
@@ -88,7 +88,7 @@ def castable(src: int, dst: int) -> bool:
     return dst in INTS or dst in FLOATS            # integers -> integers, floats
 
 
-# SPEC §13: cube_math_type values each SoC accepts, per computed dtype (two 1-D operands:
+# docs/operators.md#aclnnmatmul: cube_math_type values each SoC accepts, per computed dtype (two 1-D operands:
 # any of 0..4).
 MATMUL_MATH = {
     "old": {F32: (1, 2, 4), F16: (0, 1, 2, 4)},                       # Ascend910, Ascend310P
@@ -100,7 +100,7 @@ def matmul_math_group(soc: str) -> str:
     return "hf32" if soc in HF32_SOCS else "old"
 
 
-# ----------------------------------------------------------------- status codes (SPEC §8)
+# ----------------------------------------------------------------- status codes (docs/two-phase.md#the-two-phase-interface)
 SUCCESS = 0
 NULLPTR, INVALID, RUNTIME = 161001, 161002, 361001
 INNER, FIND_KERNEL, NOT_TRANS_EXECUTOR = 561000, 561003, 561102

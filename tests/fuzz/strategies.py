@@ -146,7 +146,7 @@ def copy_args(draw, soc: str) -> dict:
     dst_dt = draw(st.sampled_from(S.COPY_DTYPES))
     src_dt = draw(st.sampled_from(S.COPY_DTYPES))
     shape = draw(shapes(0, 3))
-    both_complex = dst_dt in S.COMPLEX and src_dt in S.COMPLEX   # contiguous selfRef (SPEC §10)
+    both_complex = dst_dt in S.COMPLEX and src_dt in S.COMPLEX   # contiguous selfRef (docs/operators.md#aclnninplacecopy)
     return {"tensors": {"selfRef": draw(nd_tensor(dst_dt, shape, out=True, contiguous=both_complex)),
                         "src": draw(nd_tensor(src_dt, broadcast_source(draw, shape)))}}
 
