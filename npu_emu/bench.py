@@ -1016,54 +1016,47 @@ def stream_sampler(fn: Callable[[], None], stream: object, backend: str) -> Call
         import cupy
         # The acl stream wraps a CUDA stream; the events are recorded on it (by its handle).
         cuda_stream = cupy.cuda.ExternalStream(stream.ptr)   # type: ignore[attr-defined]
+        return _event_sampler(fn, lambda: cuda_stream)
+    return _synced_sampler(fn, lambda: ok(acl.rt.synchronize_stream(stream), "aclrtSynchronizeStream"))
 
-        def sample(k: int) -> float:
-            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-            start.record(cuda_stream)
-            for _ in range(k):
-                fn()
-            stop.record(cuda_stream)
-            stop.synchronize()
-            return cupy.cuda.get_elapsed_time(start, stop) / 1e3
-        return sample
 
+def _synced_sampler(fn: Callable[[], Any], sync: Callable[[], None]) -> Callable[[int], float]:
+    """Host time of k calls between two synchronizations (what a user waits for)."""
     def sample(k: int) -> float:
-        ok(acl.rt.synchronize_stream(stream), "aclrtSynchronizeStream")
+        sync()
         t0 = time.perf_counter()
         for _ in range(k):
             fn()
-        ok(acl.rt.synchronize_stream(stream), "aclrtSynchronizeStream")
+        sync()
         return time.perf_counter() - t0
+    return sample
+
+
+def _event_sampler(fn: Callable[[], Any], stream: Callable[[], Any]) -> Callable[[int], float]:
+    """Device time of k calls between two CUDA events recorded on `stream()`."""
+    import cupy
+
+    def sample(k: int) -> float:
+        s = stream()
+        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record(s)
+        for _ in range(k):
+            fn()
+        stop.record(s)
+        stop.synchronize()
+        return cupy.cuda.get_elapsed_time(start, stop) / 1e3
     return sample
 
 
 def device_sampler(fn: Callable[[], Any]) -> Callable[[int], float]:
     """Time k calls that enqueue on streams of their own, up to acl.rt.synchronize_device."""
     acl = _acl()
-
-    def sample(k: int) -> float:
-        ok(acl.rt.synchronize_device(), "aclrtSynchronizeDevice")
-        t0 = time.perf_counter()
-        for _ in range(k):
-            fn()
-        ok(acl.rt.synchronize_device(), "aclrtSynchronizeDevice")
-        return time.perf_counter() - t0
-    return sample
+    return _synced_sampler(fn, lambda: ok(acl.rt.synchronize_device(), "aclrtSynchronizeDevice"))
 
 
 def cupy_sampler(fn: Callable[[], Any]) -> Callable[[int], float]:
     import cupy
-
-    def sample(k: int) -> float:
-        stream = cupy.cuda.get_current_stream()
-        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-        start.record(stream)
-        for _ in range(k):
-            fn()
-        stop.record(stream)
-        stop.synchronize()
-        return cupy.cuda.get_elapsed_time(start, stop) / 1e3
-    return sample
+    return _event_sampler(fn, cupy.cuda.get_current_stream)
 
 
 def torch_cuda_sampler(fn: Callable[[], Any]) -> Callable[[int], float]:
