@@ -202,13 +202,33 @@ def test_nvcc_builds_sm90_cubin(source, tmp_path):
 @pytest.mark.skipif(shutil.which("objdump") is None, reason="objdump (binutils) is not installed")
 @pytest.mark.parametrize("source", SOURCES)
 def test_cpu_kernels_contain_no_fused_multiply_add(source):
-    """The GPU compiles with --fmad=false; the CPU build must not fuse either (GCC's complex
-    multiply pattern emits vfmaddsub even under -ffp-contract=off, hence -mno-fma)."""
+    """The GPU compiles with --fmad=false; the CPU build must not fuse either, on any ISA:
+    x86 FMA3/FMA4/AVX-512 (vfmadd..., vfmaddsub..., vfnmadd...), aarch64 (fmadd, fmla,
+    fcmla, ...). GCC's complex-multiply pattern emits vfmaddsub even under
+    -ffp-contract=off, so the x86 build takes FMA3, FMA4 and AVX-512F away from the target."""
     from npu_emu import runtime
     be = runtime.backend("cpu")
     be._modules.load(source)
     path = be._modules.library_path(source)
     asm = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(path)], capture_output=True,
                          text=True).stdout
-    fused = [line for line in asm.splitlines() if "\tvfm" in line or "\tvfnm" in line]
+    fused = [line for line in asm.splitlines() if FUSED_CPU.search(line)]
     assert not fused, fused[:5]
+
+
+# x86: vfmadd*, vfmsub*, vfnmadd*, vfnmsub*, vfmaddsub*, vfmsubadd*, FMA4's vfmaddps...;
+# aarch64: fmadd/fmsub/fnmadd/fnmsub (scalar), fmla/fmls (vector), fcmla (complex), bfmla.
+FUSED_CPU = re.compile(r"\t(?:vfn?m(?:add|sub)|f(?:n?m(?:add|sub)|ml[as]|cmla)\b|bfml)")
+
+
+def test_fused_pattern_recognizes_both_isas():
+    """The pattern above is what the check rests on: it must see each fused mnemonic and
+    none of the plain ones."""
+    fused = ["\tvfmaddsub132ps %zmm3,%zmm27,%zmm0", "\tvfmadd231sd %xmm1,%xmm2,%xmm3",
+             "\tvfnmsub213ps %ymm1,%ymm2,%ymm3", "\tfmadd d0, d1, d2, d3",
+             "\tfmla v0.4s, v1.4s, v2.4s", "\tfcmla v0.4s, v1.4s, v2.4s, #90",
+             "\tbfmlalb v0.4s, v1.8h, v2.8h"]
+    plain = ["\tvmulps %ymm1,%ymm2,%ymm3", "\tvaddsubps %ymm1,%ymm2,%ymm3", "\tfmul d0, d1, d2",
+             "\tfmov d0, d1", "\tfadd v0.4s, v1.4s, v2.4s", "\tvfixupimmps $0,%zmm1,%zmm2,%zmm3"]
+    assert all(FUSED_CPU.search(line) for line in fused)
+    assert not any(FUSED_CPU.search(line) for line in plain)

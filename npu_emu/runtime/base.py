@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import os
+import re
 import sys
 import threading
 import time
@@ -43,14 +44,35 @@ def kernel_sources() -> list[str]:
     return sorted(p.name for p in kernels_dir().glob("*.cu"))
 
 
+_INCLUDE = re.compile(rb'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def module_sources(module: str) -> list[Path]:
+    """`module` and every header of kernels_dir() it includes, directly or through another
+    header (`#include "..."`), in a fixed order: what a build of that module reads."""
+    folder = kernels_dir()
+    seen: dict[str, Path] = {}
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        path = folder / name
+        if name in seen or not path.is_file():
+            continue
+        seen[name] = path
+        todo.extend(m.decode() for m in _INCLUDE.findall(path.read_bytes()))
+    return [seen[name] for name in sorted(seen)]
+
+
 def kernel_sources_hash(module: str = "", extra: str = "") -> str:
-    """Hash of a module's source and every shared header (all sources when module is ""):
-    a change to any of them rebuilds the module."""
+    """Hash of a module's source and the headers it includes (all sources when module is
+    ""), plus `extra` (the toolchain): a change to any of them rebuilds that module, and only
+    that module."""
     h = hashlib.sha256(extra.encode())
-    for path in sorted(kernels_dir().iterdir()):
-        if path.suffix in (".cuh", ".h") or path.name == module or (not module and path.suffix == ".cu"):
-            h.update(path.name.encode())
-            h.update(path.read_bytes())
+    paths = module_sources(module) if module else sorted(
+        p for p in kernels_dir().iterdir() if p.suffix in (".cu", ".cuh", ".h"))
+    for path in paths:
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
     return h.hexdigest()[:24]
 
 
@@ -436,8 +458,8 @@ def _say(message: str) -> None:
 class ModuleCache(ABC):
     """Compiled kernel modules of one backend: on disk (keyed by the sources, the flags and
     the toolchain) and loaded in memory. On the first need of a module that is not on disk,
-    every missing module is compiled, in parallel, saying so once on stderr; a warm cache is
-    silent. Thread safe, and no lock is held while compiling except the build's own (so
+    that module alone is compiled, saying so on stderr; `build_all` compiles every missing
+    one in parallel. A warm cache is silent. Thread safe, and no lock is held while compiling except the build's own (so
     streams and the pool are never blocked by a compile)."""
 
     backend_name = "?"
@@ -484,18 +506,25 @@ class ModuleCache(ABC):
         modules = kernel_sources()
         missing = [m for m in modules if not self.path(m).exists()]
         if missing:
-            self._build_missing(missing[0])
+            try:
+                self._build_missing(missing)
+            except KernelBuildError:
+                pass          # reported below, module by module
         for m in modules:
             if not self.path(m).exists():   # it failed in the batch: again, for its error
                 self._build(m, self.path(m))
         return [self.path(m) for m in modules]
 
-    def _build_missing(self, module: str) -> None:
+    def _build_missing(self, module: "str | list[str]") -> None:
+        """Compile `module` (or a list of modules, in parallel); the first one asked for
+        decides the exception."""
         with self._build_lock:
-            if self.path(module).exists():   # another thread built it meanwhile
+            wanted = [module] if isinstance(module, str) else list(module)
+            wanted = [m for m in wanted if not self.path(m).exists()]  # built meanwhile?
+            if not wanted:
                 return
-            batch = [module] + [m for m in kernel_sources()
-                                if m != module and not self.path(m).exists()]
+            module = wanted[0]
+            batch = wanted
             folder = self.path(module).parent
             folder.mkdir(parents=True, exist_ok=True)
             _say(f"compiling {len(batch)} kernel module{'s' if len(batch) > 1 else ''} for "

@@ -31,15 +31,31 @@ from .base import (ALIGN, Allocator, Backend, Event, Kernel, KernelBuildError, L
                    ModuleCache, Stream, Workspace, cache_dir, host_destination, kernel_sources_hash,
                    kernels_dir, refuse_default_destroy, size_class, stream_destroyed)
 
-__all__ = ["CXX_FLAGS", "CompileError", "CpuBackend", "CpuEvent", "CpuModuleCache", "CpuStream",
+__all__ = ["CXX_FLAGS", "CompileError", "cxx_flags", "CpuBackend", "CpuEvent", "CpuModuleCache", "CpuStream",
            "HostPool", "cache_dir", "sanitize_flags", "size_class"]
 
-# No fused multiply-add anywhere (results must match the GPU's --fmad=false bit for bit):
-# -ffp-contract=off stops contraction, and on x86 -mno-fma also stops GCC's complex-multiply
-# pattern (vfmaddsub), which ignores -ffp-contract=off.
-CXX_FLAGS = ("-x", "c++", "-std=c++17", "-O3", "-fopenmp", "-fPIC", "-shared", "-march=native",
-             "-ffp-contract=off", "-fno-strict-aliasing", "-DNPU_EMU_CPU=1",
-             *(("-mno-fma", "-mno-fma4") if platform.machine() in ("x86_64", "AMD64", "i686") else ()))
+_X86 = platform.machine() in ("x86_64", "AMD64", "i686")
+
+# No fused multiply-add anywhere: results must match the GPU's --fmad=false bit for bit, on
+# every host. -ffp-contract=off stops contraction; it is not enough on x86, where GCC's
+# complex-multiply pattern emits vfmaddsub regardless. So the fused instructions are taken
+# away from the target instead: -mno-fma/-mno-fma4 (FMA3, FMA4), and -mno-avx512f, because
+# AVX-512F carries FMA encodings of its own that -mno-fma leaves on. The kernels are
+# bandwidth-bound, so AVX2 is the widest vector they lose nothing by. (tests/
+# test_kernels_compile.py reads the machine code; tests/test_bits_identical.py compares the
+# outputs of builds for two ISA levels.)
+NO_FUSED = ("-mno-fma", "-mno-fma4", "-mno-avx512f") if _X86 else ()
+
+
+def cxx_flags(march: str | None = None) -> tuple[str, ...]:
+    """The cpu backend's compiler flags for `march` (default NPU_EMU_CPU_MARCH, else "native":
+    the host's own ISA, fused instructions excepted)."""
+    march = march or os.environ.get("NPU_EMU_CPU_MARCH", "").strip() or "native"
+    return ("-x", "c++", "-std=c++17", "-O3", "-fopenmp", "-fPIC", "-shared", f"-march={march}",
+            "-ffp-contract=off", "-fno-strict-aliasing", "-DNPU_EMU_CPU=1", *NO_FUSED)
+
+
+CXX_FLAGS = cxx_flags("native")
 # NPU_EMU_SANITIZE=address: AddressSanitizer at -O1 (its recommended level; builds 2x faster).
 SANITIZERS = {"address": ("-fsanitize=address", "-fno-omit-frame-pointer", "-O1")}
 
@@ -56,14 +72,18 @@ def sanitize_flags() -> tuple[str, ...]:
 
 
 def _cpu_model() -> str:
+    """What the CPU is and every feature it has (model name and flags lines): part of the
+    kernel cache key, so a cache shared between machines never loads a build for another
+    CPU."""
     try:
         with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith(("model name", "flags")):
-                    return line
+            lines = [line.strip() for line in f
+                     if line.startswith(("model name", "flags", "Features", "CPU part"))]
+        if lines:
+            return "\n".join(dict.fromkeys(lines))   # the first core's lines, once each
     except OSError:
         pass
-    return platform.processor()
+    return f"{platform.machine()} {platform.processor()}"
 
 
 # ------------------------------------------------------------------------------ allocator
@@ -342,7 +362,7 @@ class CpuModuleCache(ModuleCache):
     def _resolve_toolchain(self) -> str:
         if self._toolchain is None:
             cxx = _compiler()
-            flags = CXX_FLAGS + sanitize_flags()
+            flags = cxx_flags() + sanitize_flags()
             self.cxx, self.flags = cxx, flags
             self._toolchain = "|".join(flags) + _compiler_version(cxx) + _cpu_model()
         return self._toolchain
@@ -534,9 +554,9 @@ class CpuBackend(Backend):
     def info(self) -> dict[str, str]:
         cxx = self._modules.cxx or shutil.which(os.environ.get("CXX", "g++")) or "not found"
         try:
-            flags = " ".join(CXX_FLAGS + sanitize_flags())
+            flags = " ".join(cxx_flags() + sanitize_flags())
         except ValueError as exc:
-            flags = f"{' '.join(CXX_FLAGS)} ({exc})"
+            flags = f"{' '.join(cxx_flags())} ({exc})"
         return {
             "backend": "cpu",
             "device": f"{platform.processor() or platform.machine()} "
