@@ -26,9 +26,9 @@
 //     (e4m3fn has no inf: overflow and +-inf -> NaN 0x7F | sign). NaN -> f16: sign | 0x7C00 |
 //     top payload bits (at least 1), as NumPy; -> bf16 sign | 0x7FC0, -> e5m2 sign | 0x7E,
 //     -> e4m3fn sign | 0x7F, as ml_dtypes.
-//   e8m0 (ml_dtypes float8_e8m0fnu): nearest power of two, the implicit significand bit taking
-//     part in ties-to-even (normal inputs round 1.5 * 2^e up, f32-denormal inputs round the
-//     exact midpoint down); zero, negatives, inf, NaN and overflow -> 0xFF (NaN).
+//   e8m0 (the layout of ml_dtypes' float8_e8m0fnu): the nearest power of two, ties (1.5 * 2^k)
+//     up, float32 denormals included (the nearest of 2^-127 and 2^-126, by value); zero,
+//     negatives, inf, NaN and overflow -> 0xFF (NaN).
 //   HiFloat8: round half away from zero at the mantissa width of the value's exponent;
 //     |x| >= 40960 and +-inf -> S|0x6F; NaN -> 0x80; |x| < 2^-23 -> 0x00; [2^-23, 2^-22) -> 2^-22.
 //   double -> any format narrower than float: first rounded to float (as Eigen/CANN's AICPU
@@ -257,8 +257,11 @@ template <> NPU_EMU_HD fp8_e4m3fn from_float<fp8_e4m3fn>(float x) {
 template <> NPU_EMU_HD fp8_e8m0 from_float<fp8_e8m0>(float x) {
     const uint32_t b = float_as_bits(x);
     const uint32_t e = b >> 23, m = b & 0x7FFFFFu;
-    const uint32_t tie_up = e ? 0x400000u : 0x400001u;   // the implicit bit takes part in ties
-    const uint32_t code = e + (m >= tie_up ? 1u : 0u);
+    // The nearest power of two, a tie (1.5 * 2^k) going up. A normal input 2^(e-127) * (1 + f)
+    // rounds up from f = 1/2 (m >= 0x400000). A float32 denormal m * 2^-149 lies between the
+    // codes 0 (2^-127, m = 0x400000) and 1 (2^-126): the midpoint is m = 0x600000; below
+    // 2^-127 the nearest code is 0, the smallest.
+    const uint32_t code = e ? e + (m >= 0x400000u ? 1u : 0u) : (m >= 0x600000u ? 1u : 0u);
     // zero, negative, inf, NaN, overflow -> 0xFF (NaN)
     return fp8_e8m0{static_cast<uint8_t>((b == 0 || b >= 0x7F800000u || code > 254u) ? 0xFFu : code)};
 }

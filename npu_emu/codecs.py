@@ -1,16 +1,16 @@
 """Host side of the low-precision types: NumPy arrays to and from the raw elements stored on the
-device. ml_dtypes has bf16 and the FP8 types; HiFloat8 (docs/conversions.md#hifloat8) and complex32 (two fp16
-halves) have no library, so they are encoded here with vectorized integer arithmetic, by the
-same rules as `kernels_cuda/npu_emu_convert.cuh`.
+device, by the rules of `kernels_cuda/npu_emu_convert.cuh` (docs/conversions.md), in vectorized
+integer arithmetic: the encoders are ours, not a library's, so the bits do not change with the
+version of ml_dtypes or NumPy installed. ml_dtypes supplies only the NumPy dtypes of bf16 and the
+FP8 types (and is a second opinion in the tests).
 
     raw = encode(values, dtype)      # values: any NumPy array; raw: INFO[dtype].storage
     values = decode(raw, dtype)      # INFO[dtype].host (float32 for HiFloat8, complex64 for
                                      # complex32)
 
-Types with a host dtype convert with NumPy/ml_dtypes `astype` (e.g. float64 -> float16 rounds
-once, as NumPy does). HiFloat8 encodes from float32; other inputs are first converted to
-float32 with `astype`, which is what the cast kernel does for them (double rounding for
-float64, see npu_emu/runtime/cast.py). complex32 encodes through complex64 likewise.
+Every type narrower than float32 (f16, bf16, FP8, HiFloat8; complex32 part by part) encodes
+from float32: other inputs are converted to float32 first, which is what the cast kernel does
+(double rounding for float64, docs/conversions.md). Decoding is exact.
 """
 from __future__ import annotations
 
@@ -32,10 +32,12 @@ def encode(array: object, dtype: object) -> np.ndarray:
     dt = as_dtype(dtype)
     info = INFO[dt]
     a = np.asarray(array)
-    if dt == aclDataType.ACL_HIFLOAT8:
-        return hif8_from_float32(_as_float32(a, dt))
     if dt == aclDataType.ACL_COMPLEX32:
         return complex32_from_complex64(a)
+    encoder = _FROM_FLOAT32.get(dt)
+    if encoder is not None:
+        raw = encoder(_as_float32(a, dt).view(np.uint32))
+        return raw.view(info.storage).reshape(a.shape)
     if info.host is None:
         raise ValueError(f"{dt_name(dt)} has no per-element storage to encode into")
     if a.dtype != info.host:
@@ -67,10 +69,70 @@ def decode(raw: object, dtype: object) -> np.ndarray:
 def _as_float32(a: np.ndarray, dt: aclDataType) -> np.ndarray:
     if a.dtype.kind == "c":
         raise ValueError(f"cannot encode complex values as {dt_name(dt)}")
-    if a.dtype == np.float32:
-        return a
     with np.errstate(invalid="ignore", over="ignore"):
-        return a.astype(np.float32)
+        return np.ascontiguousarray(a, dtype=np.float32)
+
+
+# -------------------------------------------------------- IEEE-like formats from float32 bits
+# The same arithmetic as npu_emu_convert.cuh (uint32 wraps as C's unsigned does).
+
+def _magnitude_to_small(a: np.ndarray, eb: int, mb: int) -> np.ndarray:
+    """|x| (float32 bits, sign cleared) -> the magnitude code of a format with eb exponent and
+    mb mantissa bits: round to nearest, ties to even, denormals kept; past the largest finite
+    code on overflow (the callers clamp)."""
+    bias = (1 << (eb - 1)) - 1
+    sh = 23 - mb
+    min_normal_e = 127 - bias + 1
+    a = a.astype(np.uint32)
+    r = a - np.uint32((127 - bias) << 23)
+    normal = (r + np.uint32((1 << (sh - 1)) - 1) + ((r >> sh) & 1)) >> sh
+    sig = (a & 0x7FFFFF) | 0x800000
+    dsh = np.minimum(np.uint32(sh + min_normal_e) - (a >> 23), 31).astype(np.uint32)
+    denormal = (sig + ((np.uint32(1) << (dsh - 1)) - 1) + ((sig >> dsh) & 1)) >> dsh
+    return np.where(a >= np.uint32(min_normal_e << 23), normal, denormal).astype(np.uint32)
+
+
+def f16_from_float32_bits(b: np.ndarray) -> np.ndarray:
+    """Round to nearest even, denormals kept, overflow -> inf; NaN keeps its sign and top
+    payload bits (at least one), as NumPy."""
+    a = b & 0x7FFFFFFF
+    code = np.minimum(_magnitude_to_small(a, 5, 10), 0x7C00)
+    p = (a & 0x7FFFFF) >> 13
+    nan = 0x7C00 | p | (p == 0)
+    code = np.where(a > 0x7F800000, nan, code)
+    return (((b >> 16) & 0x8000) | code).astype(np.uint16)
+
+
+def bf16_from_float32_bits(b: np.ndarray) -> np.ndarray:
+    """Round to nearest even (overflow -> inf); NaN -> sign | 0x7FC0."""
+    rounded = (b + 0x7FFF + ((b >> 16) & 1)) >> 16
+    nan = ((b >> 16) & 0x8000) | 0x7FC0
+    return np.where((b & 0x7FFFFFFF) > 0x7F800000, nan, rounded).astype(np.uint16)
+
+
+def e5m2_from_float32_bits(b: np.ndarray) -> np.ndarray:
+    """Round to nearest even, overflow -> inf; NaN -> sign | 0x7E."""
+    a = b & 0x7FFFFFFF
+    code = np.minimum(_magnitude_to_small(a, 5, 2), 0x7C)
+    code = np.where(a > 0x7F800000, 0x7E, code)
+    return (((b >> 24) & 0x80) | code).astype(np.uint8)
+
+
+def e4m3fn_from_float32_bits(b: np.ndarray) -> np.ndarray:
+    """Round to nearest even; no infinity: overflow, +-inf and NaN -> sign | 0x7F (NaN)."""
+    a = b & 0x7FFFFFFF
+    code = _magnitude_to_small(a, 4, 3)
+    code = np.where((code > 0x7E) | (a >= 0x7F800000), 0x7F, code)
+    return (((b >> 24) & 0x80) | code).astype(np.uint8)
+
+
+def e8m0_from_float32_bits(b: np.ndarray) -> np.ndarray:
+    """The nearest power of two, ties (1.5 * 2^k) up, float32 denormals by value (the nearest
+    of 2^-127 and 2^-126); zero, negatives, inf, NaN and overflow -> 0xFF (NaN)."""
+    e, m = b >> 23, b & 0x7FFFFF
+    code = np.where(e != 0, e + (m >= 0x400000), (m >= 0x600000).astype(np.uint32))
+    nan = (b == 0) | (b >= 0x7F800000) | (code > 254)
+    return np.where(nan, 0xFF, code).astype(np.uint8)
 
 
 # ------------------------------------------------------------------------------ HiFloat8
@@ -160,8 +222,8 @@ def complex32_from_complex64(values: np.ndarray) -> np.ndarray:
     c = np.asarray(values)
     with np.errstate(invalid="ignore", over="ignore"):
         c = c if c.dtype == np.complex64 else c.astype(np.complex64)
-        re = c.real.astype(np.float16).view(np.uint16).astype(np.uint32)
-        im = c.imag.astype(np.float16).view(np.uint16).astype(np.uint32)
+    re = f16_from_float32_bits(np.ascontiguousarray(c.real).view(np.uint32)).astype(np.uint32)
+    im = f16_from_float32_bits(np.ascontiguousarray(c.imag).view(np.uint32)).astype(np.uint32)
     return re | (im << 16)
 
 
@@ -172,3 +234,14 @@ def complex32_to_complex64(words: np.ndarray) -> np.ndarray:
     out.real = (w & 0xFFFF).astype(np.uint16).view(np.float16).astype(np.float32)
     out.imag = (w >> 16).astype(np.uint16).view(np.float16).astype(np.float32)
     return out
+
+
+# float32 bits -> raw codes, one encoder per type (the table encode() reads).
+_FROM_FLOAT32 = {
+    aclDataType.ACL_FLOAT16: f16_from_float32_bits,
+    aclDataType.ACL_BF16: bf16_from_float32_bits,
+    aclDataType.ACL_FLOAT8_E5M2: e5m2_from_float32_bits,
+    aclDataType.ACL_FLOAT8_E4M3FN: e4m3fn_from_float32_bits,
+    aclDataType.ACL_FLOAT8_E8M0: e8m0_from_float32_bits,
+    aclDataType.ACL_HIFLOAT8: lambda b: hif8_from_float32(b.view(np.float32)),
+}
