@@ -3,6 +3,7 @@
   npu-emu demo    run the examples (the CANN documentation's samples, ported)
   npu-emu info    backend, device, compiler/NVRTC versions, cache dir, SoC in use
   npu-emu bench   operator throughput against the device copy and NumPy/PyTorch/CuPy
+  npu-emu bitcheck  one digest per case of a seeded battery over every kernel family
   npu-emu --version
 """
 from __future__ import annotations
@@ -117,6 +118,13 @@ def main(argv: list[str] | None = None) -> int:
         description=_bench.__doc__.split("\n\n")[0].replace("\n", " "))
     _bench.add_arguments(p_bench)
     p_bench.set_defaults(func=bench)
+    sub.add_parser(   # its own parser: `npu-emu bitcheck ARGS` is `python -m npu_emu.bitcheck ARGS`
+        "bitcheck", add_help=False,
+        help="digests of a seeded battery over every kernel family (compare hosts, threads, backends)")
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["bitcheck"]:
+        from . import bitcheck
+        return bitcheck.main(words[1:])
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)   # what the user typed (bench's JSON)
     return int(args.func(args))
