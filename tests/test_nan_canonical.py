@@ -1,4 +1,4 @@
-"""NaN results of the arithmetic kernels (kernels_cuda/elementwise.cu) are canonical on every
+"""NaN results of the arithmetic kernels (kernels_cuda/elementwise.cuh) are canonical on every
 backend: whatever the payloads and signs of the NaN inputs (quiet or signalling, positive or
 negative, CuPy's/NVIDIA's 0x7FFFFFFF), a NaN result is stored as the positive quiet NaN of its
 type, each part of a complex on its own; results that are not NaN are the IEEE results.

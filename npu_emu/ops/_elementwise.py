@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import INFO, aclDataType as DT, dt_name
+from ..dtypes import INFO, aclDataType as DT
+from ..kernels import elementwise
 from ..runtime.base import Backend, Launch
 from ..runtime.cast import plan_cast
 from ..runtime.copy import pointer_arg
@@ -21,14 +22,9 @@ from ._checks import overlaps
 from ._core import Plan, Touch, view_touch
 from ._plans import WorkspaceLayout, tensor_view
 
-MODULE = "elementwise.cu"
-# Storage type names of the kernels (kernels_cuda/elementwise.cu).
-KERNEL_TYPES = {
-    DT.ACL_FLOAT: "f32", DT.ACL_DOUBLE: "f64", DT.ACL_FLOAT16: "f16", DT.ACL_BF16: "bf16",
-    DT.ACL_INT8: "s8", DT.ACL_UINT8: "u8", DT.ACL_INT16: "s16", DT.ACL_INT32: "s32",
-    DT.ACL_INT64: "s64", DT.ACL_BOOL: "bool", DT.ACL_COMPLEX64: "c64", DT.ACL_COMPLEX128: "c128",
-}
-AXPY_TYPES = frozenset({DT.ACL_FLOAT16, DT.ACL_BF16, DT.ACL_FLOAT, DT.ACL_INT32})
+# The kernels' storage type spellings, for callers that ask which types have kernels (the
+# array API); the catalog itself is npu_emu/kernels/elementwise.py.
+KERNEL_TYPES = {dt: name for dt, (name, _ctype) in elementwise.TYPES.items()}
 
 
 def same_view(a: Tensor, b: Tensor) -> bool:
@@ -54,8 +50,7 @@ def plan_binary(be: Backend, op: str, a: Tensor, b: Tensor, out: Tensor, compute
                 touches: list[Touch], alpha: np.generic | None = None,
                 alpha_f: float = 0.0) -> Plan:
     """Launches computing out = a (op) b in `compute` (op: add, mul, muladd, axpy)."""
-    if compute not in KERNEL_TYPES:
-        raise ValueError(f"no {op} kernel for {dt_name(compute)}")
+    module, name = elementwise.kernel(op, compute, "i32")   # ValueError when there is none
     ws = WorkspaceLayout()
     launches: list[Launch] = []
     inputs = []
@@ -78,8 +73,9 @@ def plan_binary(be: Backend, op: str, a: Tensor, b: Tensor, out: Tensor, compute
     item = INFO[compute].itemsize
     grid, block, run = be.space_geometry(space, item, pointers=(
         (0, result.ptr, item), (1, inputs[0].ptr, item), (2, inputs[1].ptr, item)))
-    index = "i32" if space.fits_32bit() else "i64"
-    kernel = be.function(MODULE, f"{op}_{KERNEL_TYPES[compute]}_{index}")
+    if not space.fits_32bit():
+        module, name = elementwise.kernel(op, compute, "i64")
+    kernel = be.function(module, name)
     alpha_arg = alpha if alpha is not None else scalar_as(0, compute)
     launches.append(Launch(kernel, (grid, 1, 1), (block, 1, 1),
                            (pack_params(space, run), pointer_arg(inputs[0].ptr),

@@ -23,6 +23,7 @@
 // backends canonicalize explicitly, after each rounding to the storage type (muladd: after
 // its final add; axpy: after the conversion back). Conversions (npu_emu_convert.cuh) are not
 // arithmetic and keep their own documented NaN rules.
+#pragma once
 #include "npu_emu_common.cuh"
 #include "npu_emu_index.cuh"
 #include "npu_emu_convert.cuh"
@@ -171,6 +172,9 @@ __device__ __forceinline__ void binary_body(const IterParams<3>& p, const T* a, 
 
 }  // namespace
 
+// One kernel: OPNAME_TN_IN (e.g. add_f32_i32), exported for the cpu backend. The units
+// elementwise_<group>.cu instantiate these from their generated lists
+// (elementwise_<group>.inc, written by npu_emu/kernels/elementwise.py from its catalog).
 #define NPU_EMU_BINARY(OPNAME, OP, T, TN, I, IN)                                                 \
     extern "C" __global__ void OPNAME##_##TN##_##IN(const IterParams<3> p, const T* a, const T* b, \
                                                     T* out, const T alpha, const float alpha_f) {  \
@@ -178,32 +182,3 @@ __device__ __forceinline__ void binary_body(const IterParams<3>& p, const T* a, 
     }                                                                                           \
     NPU_EMU_EXPORT(OPNAME##_##TN##_##IN)
 
-#define NPU_EMU_BINARY_ALL(T, TN)                            \
-    NPU_EMU_BINARY(add, ADD, T, TN, uint32_t, i32)           \
-    NPU_EMU_BINARY(add, ADD, T, TN, uint64_t, i64)           \
-    NPU_EMU_BINARY(mul, MUL, T, TN, uint32_t, i32)           \
-    NPU_EMU_BINARY(mul, MUL, T, TN, uint64_t, i64)           \
-    NPU_EMU_BINARY(muladd, MULADD, T, TN, uint32_t, i32)     \
-    NPU_EMU_BINARY(muladd, MULADD, T, TN, uint64_t, i64)
-
-NPU_EMU_BINARY_ALL(float, f32)
-NPU_EMU_BINARY_ALL(double, f64)
-NPU_EMU_BINARY_ALL(npu_emu::f16, f16)
-NPU_EMU_BINARY_ALL(npu_emu::bf16, bf16)
-NPU_EMU_BINARY_ALL(int8_t, s8)
-NPU_EMU_BINARY_ALL(uint8_t, u8)
-NPU_EMU_BINARY_ALL(int16_t, s16)
-NPU_EMU_BINARY_ALL(int32_t, s32)
-NPU_EMU_BINARY_ALL(int64_t, s64)
-NPU_EMU_BINARY_ALL(npu_emu::boolean, bool)
-NPU_EMU_BINARY_ALL(npu_emu::c64, c64)
-NPU_EMU_BINARY_ALL(npu_emu::c128, c128)
-
-NPU_EMU_BINARY(axpy, AXPY, npu_emu::f16, f16, uint32_t, i32)
-NPU_EMU_BINARY(axpy, AXPY, npu_emu::f16, f16, uint64_t, i64)
-NPU_EMU_BINARY(axpy, AXPY, npu_emu::bf16, bf16, uint32_t, i32)
-NPU_EMU_BINARY(axpy, AXPY, npu_emu::bf16, bf16, uint64_t, i64)
-NPU_EMU_BINARY(axpy, AXPY, float, f32, uint32_t, i32)
-NPU_EMU_BINARY(axpy, AXPY, float, f32, uint64_t, i64)
-NPU_EMU_BINARY(axpy, AXPY, int32_t, s32, uint32_t, i32)
-NPU_EMU_BINARY(axpy, AXPY, int32_t, s32, uint64_t, i64)
