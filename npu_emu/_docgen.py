@@ -431,9 +431,10 @@ MEANINGS = {
 def _raised_as(code: int) -> str:
     error = _need("npu_emu.status", "AclnnError")
     e = error(code, "")
+    also = _need("npu_emu.status", "ALSO_RAISED_AS").get(code)
     for kind in (TypeError, ValueError, MemoryError, RuntimeError):
         if isinstance(e, kind):
-            return kind.__name__
+            return kind.__name__ + (f" (also {also[0].__name__} {also[1]})" if also else "")
     return "-"
 
 

@@ -99,3 +99,44 @@ def test_recent_error_message_is_per_thread():
     worker.join()
     assert seen == [""]
     assert status.recent_error() == "main thread message"
+
+
+def _documented_kinds() -> dict[int, tuple[str, ...]]:
+    """code -> the exception kinds docs/status-codes.md's table says the Python layers raise."""
+    import re
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "docs" / "status-codes.md").read_text()
+    out = {}
+    for row in re.findall(r"^\| `\w+` \| (\d+) \| \w+ \| ([^|]+) \|", text, re.M):
+        out[int(row[0])] = tuple(re.findall(r"\b(TypeError|ValueError|RuntimeError|MemoryError)\b", row[1]))
+    return out
+
+
+KINDS = {k.__name__: k for k in (TypeError, ValueError, RuntimeError, MemoryError)}
+
+
+def test_every_code_raises_the_kinds_its_row_documents():
+    import pickle
+    from npu_emu.status import ALSO_RAISED_AS, STATUS_NAMES
+    documented = _documented_kinds()
+    assert set(documented) >= set(STATUS_NAMES) - {0}
+    for code, kinds in documented.items():
+        if code == 0:
+            continue
+        assert isinstance(status.AclnnError(code, "x"), KINDS[kinds[0]]), code
+        if code in ALSO_RAISED_AS:
+            both = status.AclnnError(code, "x", ALSO_RAISED_AS[code][0])
+            assert all(isinstance(both, KINDS[k]) for k in kinds), (code, kinds)
+            again = pickle.loads(pickle.dumps(both))
+            assert type(again) is type(both) and again.code == code
+
+
+def test_a_dtype_refusal_is_caught_as_the_documented_value_error():
+    # issue 23: `except ValueError` (161002's row) must catch Expand's refusal of float64.
+    import npu_emu.array_api as xp
+    x = xp.asarray([[1.0]], dtype=xp.float64)
+    with pytest.raises(ValueError, match="DT_DOUBLE") as info:
+        xp.expand(x, (2, 2))
+    assert isinstance(info.value, TypeError) and info.value.code == status.ACLNN_ERR_PARAM_INVALID
+    with pytest.raises(TypeError):
+        xp.expand(x, (2, 2))
