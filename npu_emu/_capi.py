@@ -19,8 +19,10 @@ import os
 import threading
 from typing import Any, Callable
 
+import numpy as np
+
 from . import status
-from .runtime.base import KernelBuildError
+from .runtime.base import KernelBuildError, Stream
 from .status import ACL, ACLNN, AclnnError
 
 log = logging.getLogger("npu_emu")
@@ -113,17 +115,15 @@ def resolve_stream(stream: object):
     """None or 0 -> the default stream (None); otherwise a live stream from
     acl.rt.create_stream. Both families refuse anything else (161002, read as 100000 by
     acl.rt)."""
-    import numpy as np
-
-    from .runtime.base import Stream
-    if stream is None or (isinstance(stream, (int, np.integer)) and not isinstance(stream, bool)
-                          and int(stream) == 0):
+    if stream is None:
         return None
-    if not isinstance(stream, Stream):
-        raise AclnnError(status.ACLNN_ERR_PARAM_INVALID,
-                         f"stream={stream!r} is not a stream from acl.rt.create_stream (or None "
-                         f"for the default stream)", TypeError)
-    if getattr(stream, "destroyed", False):
-        raise AclnnError(status.ACLNN_ERR_PARAM_INVALID,
-                         "stream was destroyed (acl.rt.destroy_stream); create a new one")
-    return stream
+    if isinstance(stream, Stream):
+        if stream.destroyed:
+            raise AclnnError(status.ACLNN_ERR_PARAM_INVALID,
+                             "stream was destroyed (acl.rt.destroy_stream); create a new one")
+        return stream
+    if isinstance(stream, (int, np.integer)) and not isinstance(stream, bool) and int(stream) == 0:
+        return None
+    raise AclnnError(status.ACLNN_ERR_PARAM_INVALID,
+                     f"stream={stream!r} is not a stream from acl.rt.create_stream (or None "
+                     f"for the default stream)", TypeError)

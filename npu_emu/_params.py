@@ -31,6 +31,10 @@ def as_int(value: object, name: str, lo: int | None = None, hi: int | None = Non
            what: str = "an integer") -> int:
     """`value` as a Python int: an int, a NumPy integer, a 0-d integer array or any object
     with __index__ (operator.index), never a bool, float or string; within [lo, hi]."""
+    if type(value) is int:   # the common case, first: no bool (a subclass), no conversion
+        number = value
+        if (lo is None or number >= lo) and (hi is None or number <= hi):
+            return number
     if isinstance(value, (bool, np.bool_)):
         raise _invalid(f"{name}={value!r} is a bool, but {name} must be {what}", TypeError)
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":

@@ -60,15 +60,22 @@ def _phase_one(aclnn_name: str, op: OpDef):
     sig = inspect.Signature(params, return_annotation=tuple[int, Executor | None, int])
     fname = aclnn_name + "GetWorkspaceSize"
 
+    # Where each role's arguments sit in CANN's order (computed once, not per call).
+    position = {p.name: i for i, p in enumerate(op.params)}
+    in_at = [position[n] for n in op.input_names]
+    out_at = [position[n] for n in op.output_names]
+    attr_at = [(n, position[n]) for n in op.attr_names]
+    tensor_at = [(p.name, i) for i, p in enumerate(op.params) if p.role != ATTR]
+
     def get_workspace_size(*args: Any) -> tuple[int, Executor]:
         _require_runtime(fname)
-        values = dict(zip((p.name for p in op.params), args))
-        ins, outs, attrs = op.split(values)
+        ins = tuple([args[i] for i in in_at])
+        outs = tuple([args[i] for i in out_at])
+        attrs = {n: args[i] for n, i in attr_at}
         ctx = current_context()
         plan = prepare(op, ins, outs, attrs, ctx)
-        tensors = {p.name: values[p.name] for p in op.params if p.role != ATTR}
-        ex = Executor(op, tensors, attrs, ctx, plan)
-        return ex.workspace_size, ex
+        ex = Executor(op, {n: args[i] for n, i in tensor_at}, attrs, ctx, plan)
+        return plan.workspace_size, ex
 
     get_workspace_size.__name__ = get_workspace_size.__qualname__ = fname
     get_workspace_size.__doc__ = _doc(aclnn_name, op)

@@ -46,9 +46,19 @@ class Context:
     rules: RuleSet
 
 
+_last_context: "Context | None" = None
+
+
 def current_context() -> Context:
-    """The context the user's switches select now (NPU_EMU_DEVICE, set_soc, set_promotion_rules)."""
-    return Context(runtime.current(), current_soc(), current_rules())
+    """The context the user's switches select now (NPU_EMU_DEVICE, set_soc, set_promotion_rules).
+    The same object while the switches stay as they are (a frozen dataclass costs a
+    microsecond to build, on every call)."""
+    global _last_context
+    be, soc, rules = runtime.current(), current_soc(), current_rules()
+    ctx = _last_context
+    if ctx is None or ctx.backend is not be or ctx.soc is not soc or ctx.rules is not rules:
+        ctx = _last_context = Context(be, soc, rules)
+    return ctx
 
 
 @dataclass(frozen=True)
@@ -235,25 +245,30 @@ def _attr_key(value: Any) -> Any:
     raise TypeError("not a cacheable attribute")
 
 
-def _tensor_key(t: Any) -> tuple:
-    if not isinstance(t, Tensor):
-        raise TypeError("not a tensor")
-    return t.plan_key
-
-
 def _plan_key(op: OpDef, ins: Sequence, outs: Sequence, attrs: dict, ctx: Context) -> tuple | None:
+    """The cache key of a call, or None when it has no key (an argument that is not a
+    Tensor, or an attribute of no cacheable kind: the full checks then report it)."""
     try:
         key = (op.name, id(op), id(ctx.backend), ctx.soc.name, ctx.rules.name,
-               tuple(_tensor_key(t) for t in ins), tuple(_tensor_key(t) for t in outs),
-               tuple((k, _attr_key(v)) for k, v in attrs.items()))
+               tuple([t.plan_key if isinstance(t, Tensor) else _no_key() for t in ins]),
+               tuple([t.plan_key if isinstance(t, Tensor) else _no_key() for t in outs]),
+               tuple([(k, _attr_key(v)) for k, v in attrs.items()]))
         hash(key)
     except TypeError:
         return None
     return key
 
 
-def _any_destroyed(values: Iterable[Any]) -> bool:
-    return any(isinstance(v, Handle) and v.destroyed for v in values)
+def _no_key() -> Any:
+    raise TypeError("not a tensor")
+
+
+def _any_destroyed(*groups: Iterable[Any]) -> bool:
+    for group in groups:
+        for v in group:
+            if isinstance(v, Handle) and getattr(v, "_destroyed", False):
+                return True
+    return False
 
 
 def prepare(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dict[str, Any],
@@ -262,7 +277,7 @@ def prepare(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dic
     the plan, and the memory it touches (from the plan cache for a call seen before). Raises
     AclnnError."""
     key = _plan_key(op, ins, outs, attrs, ctx)
-    if key is not None and not _any_destroyed([*ins, *outs, *attrs.values()]):
+    if key is not None and not _any_destroyed(ins, outs, attrs.values()):
         with _plan_cache_lock:
             cached = _plan_cache.get(key)
             if cached is not None:
@@ -270,7 +285,13 @@ def prepare(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dic
         if cached is not None:
             plan = Plan(cached.launches, cached.workspace_size, cached.touches)
             if plan.launches:
-                resolve_memory(plan, ctx)
+                memory, generation = cached.memory, cached.generation
+                if generation == ctx.backend.allocator.generation:
+                    # Nothing was freed since those blocks were checked: each is still the
+                    # same live block (serials change only through a free).
+                    plan.memory, plan.generation = memory, generation
+                else:
+                    resolve_memory(plan, ctx)
             return plan
     plan = _prepare(op, ins, outs, attrs, ctx)
     if key is not None:
