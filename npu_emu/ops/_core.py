@@ -101,17 +101,23 @@ class OpDef:
 
 @dataclass(frozen=True)
 class Touch:
-    """Device memory a plan reads or writes: `nbytes` from `ptr`, the memory of tensor `name`."""
+    """Device memory a plan reads or writes: `nbytes` from `ptr`, the memory of tensor `name`
+    (an operator parameter: its role says read, write or both). `view` is (shape, strides in
+    bytes, itemsize) when the elements touched are a view's, not the whole range (the
+    sanitizer's exact element sets); None: every byte of the range."""
     name: str
     ptr: int
     nbytes: int
     align: int
+    view: tuple | None = None
 
 
 def view_touch(t: Tensor, name: str) -> Touch:
     """The bytes of t's view, from its first element to the end of its last."""
     start = t.data + t.storage_offset * t.itemsize
-    return Touch(name, start, (t.extent - t.storage_offset) * t.itemsize, min(t.itemsize, 8))
+    item = t.itemsize
+    return Touch(name, start, (t.extent - t.storage_offset) * item, min(item, 8),
+                 (t.view_shape, tuple(s * item for s in t.view_strides), item))
 
 
 def storage_touch(t: Tensor, name: str, numel: int) -> Touch:
@@ -128,6 +134,7 @@ class Plan:
     touches: list[Touch] = field(default_factory=list)
     memory: list[tuple[Touch, int]] = field(default_factory=list)  # (touch, block serial)
     generation: int = -1
+    op: "OpDef | None" = None        # set by prepare: whose parameters the touches name
 
 
 # ------------------------------------------------------------------- shared checks
@@ -283,7 +290,7 @@ def prepare(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dic
             if cached is not None:
                 _plan_cache.move_to_end(key)
         if cached is not None:
-            plan = Plan(cached.launches, cached.workspace_size, cached.touches)
+            plan = Plan(cached.launches, cached.workspace_size, cached.touches, op=op)
             if plan.launches:
                 memory, generation = cached.memory, cached.generation
                 if generation == ctx.backend.allocator.generation:
@@ -294,6 +301,7 @@ def prepare(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dic
                     resolve_memory(plan, ctx)
             return plan
     plan = _prepare(op, ins, outs, attrs, ctx)
+    plan.op = op
     if key is not None:
         with _plan_cache_lock:
             _plan_cache[key] = plan
