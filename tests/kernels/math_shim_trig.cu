@@ -1,0 +1,28 @@
+// Test shim for kernels_cuda/npu_emu_math_trig.cuh: one contiguous loop per function and
+// type, `name_f32` / `name_f64`. The grid-stride loop is a plain loop on the cpu build (one
+// block of one thread) and a kernel under NVRTC, so both compilers see the same code.
+#include "npu_emu_math_trig.cuh"
+
+#define NPU_EMU_SHIM_LOOP_BODY(expr)                                                      \
+    for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;         \
+         i += static_cast<long>(blockDim.x) * gridDim.x) {                                 \
+        y[i] = expr;                                                                      \
+    }
+#define NPU_EMU_SHIM_UNARY(fn, T, suffix)                                                 \
+    extern "C" __global__ void fn##_##suffix(const T* x, T* y, long n) {                  \
+        NPU_EMU_SHIM_LOOP_BODY(npu_emu::math::fn(x[i]))                                   \
+    }
+#define NPU_EMU_SHIM_BINARY(fn, T, suffix)                                                \
+    extern "C" __global__ void fn##_##suffix(const T* x, const T* x2, T* y, long n) {     \
+        NPU_EMU_SHIM_LOOP_BODY(npu_emu::math::fn(x[i], x2[i]))                            \
+    }
+#define NPU_EMU_SHIM_BOTH(kind, fn) kind(fn, float, f32) kind(fn, double, f64)
+
+NPU_EMU_SHIM_BOTH(NPU_EMU_SHIM_UNARY, sin)
+NPU_EMU_SHIM_BOTH(NPU_EMU_SHIM_UNARY, cos)
+NPU_EMU_SHIM_BOTH(NPU_EMU_SHIM_UNARY, tan)
+NPU_EMU_SHIM_BOTH(NPU_EMU_SHIM_UNARY, asin)
+NPU_EMU_SHIM_BOTH(NPU_EMU_SHIM_UNARY, acos)
+NPU_EMU_SHIM_BOTH(NPU_EMU_SHIM_UNARY, atan)
+NPU_EMU_SHIM_BOTH(NPU_EMU_SHIM_BINARY, atan2)
+NPU_EMU_SHIM_BOTH(NPU_EMU_SHIM_BINARY, hypot)
