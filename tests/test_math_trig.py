@@ -43,14 +43,18 @@ CANON_NAN = {"f32": 0x7FC00000, "f64": 0x7FF8000000000000}
 
 # ------------------------------------------------------------------------------ the shim
 
-@pytest.fixture(scope="module")
-def shim(tmp_path_factory):
-    """The shim built by the cpu backend's compiler with its flags, loaded."""
-    out = tmp_path_factory.mktemp("math_trig") / "math_shim_trig.so"
-    cmd = [cpu._compiler(), *cpu.cxx_flags(), f"-I{base.kernels_dir()}", str(SHIM), "-o", str(out)]
+def build_shim(folder: Path, march: str | None = None) -> ctypes.CDLL:
+    """The shim built by the cpu backend's compiler with its flags (for `march`), loaded."""
+    out = folder / f"math_shim_trig_{march or 'default'}.so"
+    cmd = [cpu._compiler(), *cpu.cxx_flags(march), f"-I{base.kernels_dir()}", str(SHIM), "-o", str(out)]
     res = subprocess.run(cmd, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr[-4000:]
     return ctypes.CDLL(str(out))
+
+
+@pytest.fixture(scope="module")
+def shim(tmp_path_factory):
+    return build_shim(tmp_path_factory.mktemp("math_trig"))
 
 
 def run(shim, name: str, fmt: str, *args: np.ndarray) -> np.ndarray:
@@ -338,6 +342,17 @@ def test_nan_inputs_give_the_canonical_nan(shim):
             args = [nans] + [np.ones_like(nans)] * (arity - 1)
             got = run(shim, name, fmt, *args).view(utype)
             assert (got == CANON_NAN[fmt]).all(), (name, fmt, [hex(int(v)) for v in got])
+
+
+@pytest.mark.skipif(not cpu._X86, reason="compares two x86-64 ISA levels")
+def test_same_bits_at_another_isa_level(shim, tmp_path):
+    """The build for x86-64-v2 (SSE only) gives the default build's bytes on every sample."""
+    other = build_shim(tmp_path, "x86-64-v2")
+    for fmt in FORMATS:
+        for name in FUNCS:
+            args = samples(name, fmt)
+            a, b = run(shim, name, fmt, *args), run(other, name, fmt, *args)
+            assert a.tobytes() == b.tobytes(), f"{name}_{fmt} differs between ISA levels"
 
 
 # ------------------------------------------------------------------------------ GPU compile path
