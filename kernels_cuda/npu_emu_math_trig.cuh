@@ -5,7 +5,8 @@
 // API (namespace npu_emu::math), each within 1 ulp of the correctly rounded result for every
 // finite input (tests/test_math_trig.py; docs/math.md#trigonometric-functions):
 //   sin cos tan asin acos atan (float, double), atan2(y, x), hypot(x, y)
-// float versions evaluate the double algorithm on the exact widened input and round once.
+// float versions evaluate in double (shorter polynomials, plain double arithmetic, the same
+// Payne-Hanek reduction) and round once.
 // Special values follow C99 Annex F; every NaN result is the canonical quiet NaN
 // (0x7FC00000, 0x7FF8000000000000).
 //
@@ -19,7 +20,8 @@
 //                c = j/16, and a short odd polynomial; asin and acos go through it with
 //                sqrt(1 - x^2) formed exactly.
 //   hypot        exact scaling by a power of two, a^2 + b^2 as a double-double, its sqrt.
-// Constants between the GENERATED markers come from tools/gen_trig_coeffs.py (mpmath).
+// Constants between the GENERATED markers come from tools/gen_trig_coeffs.py (mpmath;
+// tests/test_math_trig.py checks they are what it makes).
 #pragma once
 #include "npu_emu_common.cuh"
 #include "npu_emu_convert.cuh"
@@ -42,11 +44,19 @@ NPU_EMU_TRIG_TABLE double SIN_C[8] = {-0x1.5555555555555p-3, 0x1.1111111111111p-
 NPU_EMU_TRIG_TABLE double COS_C[7] = {0x1.5555555555555p-5, -0x1.6c16c16c16c16p-10, 0x1.a01a01a019d0ap-16, -0x1.27e4fb7712bdfp-22, 0x1.1eed8deb6d561p-29, -0x1.9394b9c9c20a4p-37, 0x1.ab783376962cfp-45};
 // ATAN: max relative error of the polynomial 2^-65.6
 NPU_EMU_TRIG_TABLE double ATAN_C[6] = {-0x1.5555555555555p-2, 0x1.999999999999ap-3, -0x1.249249249210dp-3, 0x1.c71c71bf9e109p-4, -0x1.745cdd90d1c8bp-4, 0x1.3a46d0741d5bdp-4};
+// SINF: max relative error of the polynomial 2^-45.6
+NPU_EMU_TRIG_TABLE double SINF_C[5] = {-0x1.555555555516ap-3, 0x1.1111110fd3935p-7, -0x1.a019fd9a9838bp-13, 0x1.71d9a97cd3c34p-19, -0x1.aa28204b8cc64p-26};
+// COSF: max relative error of the polynomial 2^-49.7
+NPU_EMU_TRIG_TABLE double COSF_C[5] = {0x1.5555555555437p-5, -0x1.6c16c16b612abp-10, 0x1.a019ff534c684p-16, -0x1.27e25f0776cc1p-22, 0x1.1c81a3b8d462fp-29};
+// ATANF: max relative error of the polynomial 2^-48.2
+NPU_EMU_TRIG_TABLE double ATANF_C[3] = {-0x1.55555555470afp-2, 0x1.99999193c578bp-3, -0x1.243cdbcba1155p-3};
 // pi/2 = PIO2_1 + PIO2_2 + PIO2_3 (33 bits each: k * PIO2_i is exact for k < 2^20) + PIO2_4
 constexpr double PIO2_1 = 0x1.921fb54400000p+0;
 constexpr double PIO2_2 = 0x1.0b4611a600000p-34;
 constexpr double PIO2_3 = 0x1.3198a2e000000p-69;
 constexpr double PIO2_4 = 0x1.b839a252049c1p-104;
+// float reduction: pi/2 = PIO2_1 + PIO2_1T (to 2^-86)
+constexpr double PIO2_1T = 0x1.0b4611a626331p-34;
 constexpr double PIO2_HI = 0x1.921fb54442d18p+0, PIO2_LO = 0x1.1a62633145c07p-54;
 constexpr double PI_HI = 0x1.921fb54442d18p+1, PI_LO = 0x1.1a62633145c07p-53;
 constexpr double PIO4_HI = 0x1.921fb54442d18p-1, PIO4_LO = 0x1.1a62633145c07p-55;
@@ -276,6 +286,68 @@ NPU_EMU_HD dd sqrt_one_minus_sq(double a) {
     return dd_sqrt(fast_two_sum(h.hi, h.lo - p.lo));
 }
 
+// ------------------------------------------------------------------ float paths
+// A float's result needs ~2^-30 relative accuracy to round within 1 ulp: plain double
+// arithmetic with shorter polynomials gives 2^-45 and more, except where Payne-Hanek is needed.
+
+// n mod 4 and r = a - n*pi/2 for a float-valued a >= pi/4. Below 2^20 the floats stay at least
+// 2^-32 away from a multiple of pi/2, and a - k*PIO2_1 - k*PIO2_1T errs by under 2^-66.
+NPU_EMU_HD int reduce_f(double a, double& r) {
+    if (a < 1048576.0) {
+        const double shifter = 6755399441055744.0;
+        double kd = (a * INV_PIO2_HI + shifter) - shifter;
+        r = (a - kd * PIO2_1) - kd * PIO2_1T;
+        return static_cast<int>(static_cast<int64_t>(kd) & 3);
+    }
+    reduced red = reduce_payne_hanek(a);
+    r = red.r.hi;
+    return red.n;
+}
+NPU_EMU_HD double sin_poly_f(double r) {
+    double z = r * r;
+    double s = SINF_C[4];
+    for (int i = 3; i >= 0; --i) s = s * z + SINF_C[i];
+    return r + r * (z * s);
+}
+NPU_EMU_HD double cos_poly_f(double r) {
+    double z = r * r;
+    double c = COSF_C[4];
+    for (int i = 3; i >= 0; --i) c = c * z + COSF_C[i];
+    return (1.0 - 0.5 * z) + (z * z) * c;
+}
+// sin (which = 0), cos (1), tan (2) of a finite float, in double.
+NPU_EMU_HD double sincostan_f(double x, int which) {
+    double a = fabs_(x);
+    double r = a;
+    int n = a <= PIO4_HI ? 0 : reduce_f(a, r);
+    double result;
+    if (which == 2) {
+        double s = sin_poly_f(r), c = cos_poly_f(r);
+        result = (n & 1) ? -c / s : s / c;
+    } else {
+        int q = (n + which) & 3;
+        double v = (q & 1) ? cos_poly_f(r) : sin_poly_f(r);
+        result = (q & 2) ? -v : v;
+        if (which == 1) return result;
+    }
+    return sign_bit(x) ? -result : result;
+}
+// atan(u), 0 <= u <= 1, and atan(y / x) for y, x >= 0 (not both 0; ratios of floats: no
+// overflow or underflow in double), each in double to about 2^-50.
+NPU_EMU_HD double atan_unit_f(double u) {
+    int j = static_cast<int>(u * 16.0 + 0.5);
+    double c = j * 0.0625;
+    double t = (u - c) / (1.0 + u * c);              // u - c is exact (Sterbenz)
+    double z = t * t;
+    double s = ATANF_C[2];
+    for (int i = 1; i >= 0; --i) s = s * z + ATANF_C[i];
+    return ATAN_J16_HI[j] + (t + t * (z * s));
+}
+NPU_EMU_HD double atan_ratio_f(double y, double x) {
+    if (y <= x) return atan_unit_f(y / x);
+    return PIO2_HI + (PIO2_LO - atan_unit_f(x / y));
+}
+
 }  // namespace trig_detail
 
 // ------------------------------------------------------------------ double
@@ -377,15 +449,51 @@ NPU_EMU_HD double hypot(double x, double y) {
     return r * pow2(half) * pow2(ea - half) * pre;
 }
 
-// ------------------------------------------------------------------ float: the double algorithm, one rounding
-NPU_EMU_HD float sin(float x) { return trig_detail::to_f32(sin(static_cast<double>(x))); }
-NPU_EMU_HD float cos(float x) { return trig_detail::to_f32(cos(static_cast<double>(x))); }
-NPU_EMU_HD float tan(float x) { return trig_detail::to_f32(tan(static_cast<double>(x))); }
-NPU_EMU_HD float asin(float x) { return trig_detail::to_f32(asin(static_cast<double>(x))); }
-NPU_EMU_HD float acos(float x) { return trig_detail::to_f32(acos(static_cast<double>(x))); }
-NPU_EMU_HD float atan(float x) { return trig_detail::to_f32(atan(static_cast<double>(x))); }
+// ------------------------------------------------------------------ float: in double, one rounding
+NPU_EMU_HD float sin(float x) {
+    using namespace trig_detail;
+    double d = x;
+    return (is_nan(d) || is_inf(d)) ? bits_as_float(0x7FC00000u) : static_cast<float>(sincostan_f(d, 0));
+}
+NPU_EMU_HD float cos(float x) {
+    using namespace trig_detail;
+    double d = x;
+    return (is_nan(d) || is_inf(d)) ? bits_as_float(0x7FC00000u) : static_cast<float>(sincostan_f(d, 1));
+}
+NPU_EMU_HD float tan(float x) {
+    using namespace trig_detail;
+    double d = x;
+    return (is_nan(d) || is_inf(d)) ? bits_as_float(0x7FC00000u) : static_cast<float>(sincostan_f(d, 2));
+}
+NPU_EMU_HD float atan(float x) {
+    using namespace trig_detail;
+    double d = x;
+    if (is_nan(d)) return bits_as_float(0x7FC00000u);
+    double a = fabs_(d);                             // +-inf: pi/2 - atan(0)
+    return static_cast<float>(copysign_(a <= 1.0 ? atan_unit_f(a) : atan_ratio_f(a, 1.0), d));
+}
+NPU_EMU_HD float asin(float x) {
+    using namespace trig_detail;
+    double d = x, a = fabs_(d);
+    if (is_nan(d) || a > 1.0) return bits_as_float(0x7FC00000u);
+    return static_cast<float>(copysign_(atan_ratio_f(a, sqrt(1.0 - a * a)), d));   // a*a is exact
+}
+NPU_EMU_HD float acos(float x) {
+    using namespace trig_detail;
+    double d = x, a = fabs_(d);
+    if (is_nan(d) || a > 1.0) return bits_as_float(0x7FC00000u);
+    double angle = atan_ratio_f(sqrt(1.0 - a * a), a);
+    return static_cast<float>(sign_bit(d) ? PI_HI + (PI_LO - angle) : angle);
+}
 NPU_EMU_HD float atan2(float y, float x) {
-    return trig_detail::to_f32(atan2(static_cast<double>(y), static_cast<double>(x)));
+    using namespace trig_detail;
+    double dy = y, dx = x;
+    if (dy == 0.0 || dx == 0.0 || is_nan(dy) || is_nan(dx) || is_inf(dy) || is_inf(dx)) {
+        return to_f32(atan2(dy, dx));                // the special-value table, once
+    }
+    double angle = atan_ratio_f(fabs_(dy), fabs_(dx));
+    if (sign_bit(dx)) angle = PI_HI + (PI_LO - angle);
+    return static_cast<float>(copysign_(angle, dy));
 }
 // float: a^2 + b^2 in double is exact to 2^-53 and cannot overflow or underflow.
 NPU_EMU_HD float hypot(float x, float y) {

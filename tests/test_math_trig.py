@@ -14,6 +14,7 @@ import hashlib
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import mpmath as mp
@@ -353,6 +354,13 @@ def test_same_bits_at_another_isa_level(shim, tmp_path):
             args = samples(name, fmt)
             a, b = run(shim, name, fmt, *args), run(other, name, fmt, *args)
             assert a.tobytes() == b.tobytes(), f"{name}_{fmt} differs between ISA levels"
+
+
+def test_generated_constants_are_fresh():
+    """The header's polynomial coefficients and tables are what tools/gen_trig_coeffs.py makes."""
+    tool = Path(__file__).resolve().parent.parent / "tools" / "gen_trig_coeffs.py"
+    res = subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
 
 
 # ------------------------------------------------------------------------------ GPU compile path
