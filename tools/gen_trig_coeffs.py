@@ -18,7 +18,7 @@ END = "// ---- GENERATED: end\n"
 # arrays read with a computed index live in GPU constant memory (see the header)
 TABLE = "NPU_EMU_TRIG_TABLE"
 
-mp.mp.prec = 1400   # the 2/pi table needs 1216 correct bits
+mp.mp.prec = 200
 
 
 def dbl(v) -> float:
@@ -95,8 +95,8 @@ def block() -> str:
     out.append(f"constexpr double THREE_PIO4 = {hexd(dbl(3 * mp.pi / 4))};")
     # bits of 2/pi, after two zero words (so that windows starting left of the binary point read 0)
     words = 38
-    frac = 2 / mp.pi
-    ints = int(mp.floor(frac * mp.mpf(2) ** (32 * words)))
+    with mp.workprec(32 * words + 64):
+        ints = int(mp.floor(2 / mp.pi * mp.mpf(2) ** (32 * words)))
     table = [0, 0] + [(ints >> (32 * (words - 1 - i))) & 0xFFFFFFFF for i in range(words)]
     out.append(f"// 2/pi = 0.{{bits of TWO_OVER_PI_BITS[2..]}}: {32 * words} bits, two zero words first")
     rows = [", ".join(f"0x{w:08X}u" for w in table[i:i + 8]) for i in range(0, len(table), 8)]

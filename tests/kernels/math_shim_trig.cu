@@ -18,6 +18,19 @@
     }
 #define NPU_EMU_SHIM_BOTH(kind, fn) kind(fn, float, f32) kind(fn, double, f64)
 
+// float through the float64 algorithm, rounded: the second opinion of the float32 sweep
+#define NPU_EMU_SHIM_VIA_F64(fn)                                                          \
+    extern "C" __global__ void fn##_f32_via_f64(const float* x, float* y, long n) {       \
+        NPU_EMU_SHIM_LOOP_BODY(static_cast<float>(npu_emu::math::fn(static_cast<double>(x[i])))) \
+    }
+
+NPU_EMU_SHIM_VIA_F64(sin)
+NPU_EMU_SHIM_VIA_F64(cos)
+NPU_EMU_SHIM_VIA_F64(tan)
+NPU_EMU_SHIM_VIA_F64(asin)
+NPU_EMU_SHIM_VIA_F64(acos)
+NPU_EMU_SHIM_VIA_F64(atan)
+
 NPU_EMU_SHIM_BOTH(NPU_EMU_SHIM_UNARY, sin)
 NPU_EMU_SHIM_BOTH(NPU_EMU_SHIM_UNARY, cos)
 NPU_EMU_SHIM_BOTH(NPU_EMU_SHIM_UNARY, tan)
