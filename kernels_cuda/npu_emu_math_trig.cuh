@@ -18,7 +18,7 @@
 //   atan family  one core atan(y/x) for y, x >= 0 in double-double: the ratio (or its
 //                reciprocal, from pi/2) is reduced by atan(u) = atan(c) + atan((u-c)/(1+uc)),
 //                c = j/16, and a short odd polynomial; asin and acos go through it with
-//                sqrt(1 - x^2) formed exactly.
+//                sqrt_rn(1 - x^2) formed exactly.
 //   hypot        exact scaling by a power of two, a^2 + b^2 as a double-double, its sqrt.
 // Constants between the GENERATED markers come from tools/gen_trig_coeffs.py (mpmath;
 // tests/test_math_trig.py checks they are what it makes).
@@ -84,6 +84,14 @@ NPU_EMU_HD double copysign_(double mag, double sgn) {
                           (double_as_bits(sgn) & 0x8000000000000000ull));
 }
 NPU_EMU_HD bool sign_bit(double x) { return (double_as_bits(x) >> 63) != 0; }
+// IEEE's correctly rounded square root, named so no other math header's sqrt is picked up.
+NPU_EMU_HD double sqrt_rn(double x) {
+#if defined(__CUDA_ARCH__)
+    return ::sqrt(x);                                // sqrt.rn.f64 under -prec-sqrt=true
+#else
+    return __builtin_sqrt(x);
+#endif
+}
 // 2^k for a normal exponent (-1022 <= k <= 1023).
 NPU_EMU_HD double pow2(int k) { return bits_as_double(static_cast<uint64_t>(k + 1023) << 52); }
 
@@ -135,7 +143,7 @@ NPU_EMU_HD dd dd_div(dd a, dd b) {
     return fast_two_sum(q, rem / b.hi);
 }
 NPU_EMU_HD dd dd_sqrt(dd a) {                       // a.hi > 0
-    double s = sqrt(a.hi);
+    double s = sqrt_rn(a.hi);
     dd p = two_prod(s, s);
     return fast_two_sum(s, (((a.hi - p.hi) - p.lo) + a.lo) / (s + s));
 }
@@ -279,7 +287,7 @@ NPU_EMU_HD dd atan_ratio(dd y, dd x) {
     return dd_add({PIO2_HI, PIO2_LO}, dd_neg(atan_unit(dd_div(x, y))));
 }
 
-// sqrt(1 - a^2) for 0 <= a < 1, as a double-double: 1 - a^2 is formed exactly.
+// sqrt_rn(1 - a^2) for 0 <= a < 1, as a double-double: 1 - a^2 is formed exactly.
 NPU_EMU_HD dd sqrt_one_minus_sq(double a) {
     dd p = two_prod(a, a);
     dd h = two_sum(1.0, -p.hi);
@@ -476,13 +484,13 @@ NPU_EMU_HD float asin(float x) {
     using namespace trig_detail;
     double d = x, a = fabs_(d);
     if (is_nan(d) || a > 1.0) return bits_as_float(0x7FC00000u);
-    return static_cast<float>(copysign_(atan_ratio_f(a, sqrt(1.0 - a * a)), d));   // a*a is exact
+    return static_cast<float>(copysign_(atan_ratio_f(a, sqrt_rn(1.0 - a * a)), d));   // a*a is exact
 }
 NPU_EMU_HD float acos(float x) {
     using namespace trig_detail;
     double d = x, a = fabs_(d);
     if (is_nan(d) || a > 1.0) return bits_as_float(0x7FC00000u);
-    double angle = atan_ratio_f(sqrt(1.0 - a * a), a);
+    double angle = atan_ratio_f(sqrt_rn(1.0 - a * a), a);
     return static_cast<float>(sign_bit(d) ? PI_HI + (PI_LO - angle) : angle);
 }
 NPU_EMU_HD float atan2(float y, float x) {
@@ -501,7 +509,7 @@ NPU_EMU_HD float hypot(float x, float y) {
     double a = x, b = y;
     if (is_inf(a) || is_inf(b)) return bits_as_float(0x7F800000u);
     if (is_nan(a) || is_nan(b)) return bits_as_float(0x7FC00000u);
-    return static_cast<float>(sqrt(a * a + b * b));
+    return static_cast<float>(sqrt_rn(a * a + b * b));
 }
 
 }  // namespace math
