@@ -5,6 +5,10 @@
 // API (namespace npu_emu::math), each within 1 ulp of the correctly rounded result for every
 // finite input (tests/test_math_trig.py; docs/math.md#trigonometric-functions):
 //   sin cos tan asin acos atan (float, double), atan2(y, x), hypot(x, y)
+//   float only, branch-free (a loop over them vectorizes), the full function's bits on a range:
+//   sin_small cos_small tan_small (where trig_small(x): finite, |x| < 2^20), atan_small (not
+//   NaN), asin_small acos_small (|x| <= 1), atan2_small (both finite and nonzero). A kernel can
+//   run one over every element and redo the elements outside the range with the full function.
 // float versions evaluate in double (shorter polynomials, plain double arithmetic, the same
 // Payne-Hanek reduction) and round once.
 // Special values follow C99 Annex F; every NaN result is the canonical quiet NaN
@@ -296,64 +300,76 @@ NPU_EMU_HD dd sqrt_one_minus_sq(double a) {
 
 // ------------------------------------------------------------------ float paths
 // A float's result needs ~2^-30 relative accuracy to round within 1 ulp: plain double
-// arithmetic with shorter polynomials gives 2^-45 and more, except where Payne-Hanek is needed.
+// arithmetic with shorter polynomials gives 2^-45 and more. The paths for the common range
+// (the *_small functions below) have no branch: choices are bit masks and a table read, so
+// a loop over them vectorizes on the CPU (and does not diverge on the GPU).
 
-// n mod 4 and r = a - n*pi/2 for a float-valued a >= pi/4. Below 2^20 the floats stay at least
-// 2^-32 away from a multiple of pi/2, and a - k*PIO2_1 - k*PIO2_1T errs by under 2^-66.
-NPU_EMU_HD int reduce_f(double a, double& r) {
-    if (a < 1048576.0) {
-        const double shifter = 6755399441055744.0;
-        double kd = (a * INV_PIO2_HI + shifter) - shifter;
-        r = (a - kd * PIO2_1) - kd * PIO2_1T;
-        return static_cast<int>(static_cast<int64_t>(kd) & 3);
-    }
-    reduced red = reduce_payne_hanek(a);
-    r = red.r.hi;
-    return red.n;
+NPU_EMU_HD double select(uint64_t mask, double if_set, double if_clear) {   // mask: all 0 or all 1
+    return bits_as_double((double_as_bits(if_set) & mask) | (double_as_bits(if_clear) & ~mask));
 }
-NPU_EMU_HD double sin_poly_f(double r) {
+NPU_EMU_HD double flip_sign(double v, uint64_t bit63) { return bits_as_double(double_as_bits(v) ^ bit63); }
+NPU_EMU_HD uint64_t mask_if(bool c) { return 0 - static_cast<uint64_t>(c); }
+NPU_EMU_HD uint64_t sign_of(double x) { return double_as_bits(x) & 0x8000000000000000ull; }
+
+// sin (WHICH = 0), cos (1), tan (2) of float-valued d from r = |d| - n*pi/2 (n mod 4 in the
+// low bits of n).
+template <int WHICH>
+NPU_EMU_HD float finish_sincostan_f(double d, double r, uint64_t n) {
     double z = r * r;
-    double s = SINF_C[4];
-    for (int i = 3; i >= 0; --i) s = s * z + SINF_C[i];
-    return r + r * (z * s);
-}
-NPU_EMU_HD double cos_poly_f(double r) {
-    double z = r * r;
-    double c = COSF_C[4];
-    for (int i = 3; i >= 0; --i) c = c * z + COSF_C[i];
-    return (1.0 - 0.5 * z) + (z * z) * c;
-}
-// sin (which = 0), cos (1), tan (2) of a finite float, in double.
-NPU_EMU_HD double sincostan_f(double x, int which) {
-    double a = fabs_(x);
-    double r = a;
-    int n = a <= PIO4_HI ? 0 : reduce_f(a, r);
-    double result;
-    if (which == 2) {
-        double s = sin_poly_f(r), c = cos_poly_f(r);
-        result = (n & 1) ? -c / s : s / c;
-    } else {
-        int q = (n + which) & 3;
-        double v = (q & 1) ? cos_poly_f(r) : sin_poly_f(r);
-        result = (q & 2) ? -v : v;
-        if (which == 1) return result;
+    double s = r + r * (z * (SINF_C[0] + z * (SINF_C[1] + z * (SINF_C[2] + z * (SINF_C[3] + z * SINF_C[4])))));
+    double c = (1.0 - 0.5 * z) + (z * z) * (COSF_C[0] + z * (COSF_C[1] + z * (COSF_C[2] + z * (COSF_C[3] + z * COSF_C[4]))));
+    double v;
+    uint64_t flip;
+    if (WHICH == 2) {                                // tan: s/c, in odd quadrants -c/s
+        uint64_t odd = mask_if((n & 1) != 0);
+        v = select(odd, c, s) / select(odd, s, c);
+        flip = ((n & 1) << 63) ^ sign_of(d);
+    } else {                                         // cos x = sin(x + pi/2)
+        uint64_t q = n + WHICH;
+        v = select(mask_if((q & 1) != 0), c, s);
+        flip = (((q >> 1) & 1) << 63) ^ (WHICH == 0 ? sign_of(d) : 0);
     }
-    return sign_bit(x) ? -result : result;
+    return static_cast<float>(flip_sign(v, flip));
 }
-// atan(u), 0 <= u <= 1, and atan(y / x) for y, x >= 0 (not both 0; ratios of floats: no
-// overflow or underflow in double), each in double to about 2^-50.
-NPU_EMU_HD double atan_unit_f(double u) {
+
+// |x| < 2^20, finite: Cody-Waite in double. Below 2^20 the floats stay at least 2^-32 from a
+// multiple of pi/2, and |x| - k*PIO2_1 - k*PIO2_1T errs by under 2^-66. Up to pi/4, k = 0.
+template <int WHICH>
+NPU_EMU_HD float sincostan_small_f(float x) {
+    double d = x, a = fabs_(d);
+    const double shifter = 6755399441055744.0;      // 1.5 * 2^52: k ends up in the low bits
+    double ks = a * INV_PIO2_HI + shifter;
+    double kd = ks - shifter;
+    double r = (a - kd * PIO2_1) - kd * PIO2_1T;     // a - kd*PIO2_1 is exact (Sterbenz)
+    return finish_sincostan_f<WHICH>(d, r, double_as_bits(ks));
+}
+
+// Any float: the branch-free path, Payne-Hanek from 2^20 up, NaN for NaN and +-inf.
+template <int WHICH>
+NPU_EMU_HD float sincostan_f(float x) {
+    uint32_t abs_bits = float_as_bits(x) & 0x7FFFFFFFu;
+    if (abs_bits < 0x49800000u) return sincostan_small_f<WHICH>(x);   // 2^20
+    if (abs_bits >= 0x7F800000u) return bits_as_float(0x7FC00000u);
+    double d = x;
+    reduced red = reduce_payne_hanek(fabs_(d));
+    return finish_sincostan_f<WHICH>(d, red.r.hi, static_cast<uint64_t>(red.n));
+}
+
+// atan(num / den) for 0 <= num <= den, den > 0, as double to about 2^-50: the table step
+// atan(j/16) + atan((u - j/16) / (1 + u j/16)) and an odd polynomial.
+NPU_EMU_HD double atan_unit_f(double num, double den) {
+    double u = num / den;
     int j = static_cast<int>(u * 16.0 + 0.5);
     double c = j * 0.0625;
     double t = (u - c) / (1.0 + u * c);              // u - c is exact (Sterbenz)
     double z = t * t;
-    double s = ATANF_C[2];
-    for (int i = 1; i >= 0; --i) s = s * z + ATANF_C[i];
-    return ATAN_J16_HI[j] + (t + t * (z * s));
+    return ATAN_J16_HI[j] + (t + t * (z * (ATANF_C[0] + z * (ATANF_C[1] + z * ATANF_C[2]))));
 }
+// atan(y / x) in [0, pi/2] for y, x >= 0, not both 0 (float values: no overflow or underflow).
 NPU_EMU_HD double atan_ratio_f(double y, double x) {
-    if (y <= x) return atan_unit_f(y / x);
-    return PIO2_HI + (PIO2_LO - atan_unit_f(x / y));
+    uint64_t swap = mask_if(y > x);                  // then pi/2 - atan(x / y)
+    double t = atan_unit_f(select(swap, x, y), select(swap, y, x));
+    return select(swap, PIO2_HI + (PIO2_LO - t), t);
 }
 
 }  // namespace trig_detail
@@ -458,40 +474,49 @@ NPU_EMU_HD double hypot(double x, double y) {
 }
 
 // ------------------------------------------------------------------ float: in double, one rounding
-NPU_EMU_HD float sin(float x) {
+// The *_small functions give the same bits as the full ones on the range they name, without
+// a branch: a loop can run them over all elements, vectorized, and redo the rest with the full
+// function. trig_small(x): finite and |x| < 2^20; the others hold for all but NaN (asin, acos:
+// |x| <= 1; atan2: both finite and nonzero).
+NPU_EMU_HD bool trig_small(float x) { return (float_as_bits(x) & 0x7FFFFFFFu) < 0x49800000u; }
+NPU_EMU_HD float sin_small(float x) { return trig_detail::sincostan_small_f<0>(x); }
+NPU_EMU_HD float cos_small(float x) { return trig_detail::sincostan_small_f<1>(x); }
+NPU_EMU_HD float tan_small(float x) { return trig_detail::sincostan_small_f<2>(x); }
+NPU_EMU_HD float sin(float x) { return trig_detail::sincostan_f<0>(x); }
+NPU_EMU_HD float cos(float x) { return trig_detail::sincostan_f<1>(x); }
+NPU_EMU_HD float tan(float x) { return trig_detail::sincostan_f<2>(x); }
+
+NPU_EMU_HD float atan_small(float x) {               // +-inf too: pi/2 - atan(1 / inf)
     using namespace trig_detail;
     double d = x;
-    return (is_nan(d) || is_inf(d)) ? bits_as_float(0x7FC00000u) : static_cast<float>(sincostan_f(d, 0));
+    return static_cast<float>(flip_sign(atan_ratio_f(fabs_(d), 1.0), sign_of(d)));
 }
-NPU_EMU_HD float cos(float x) {
+NPU_EMU_HD float asin_small(float x) {
     using namespace trig_detail;
-    double d = x;
-    return (is_nan(d) || is_inf(d)) ? bits_as_float(0x7FC00000u) : static_cast<float>(sincostan_f(d, 1));
+    double d = x, a = fabs_(d);
+    return static_cast<float>(flip_sign(atan_ratio_f(a, sqrt_rn(1.0 - a * a)), sign_of(d)));   // a*a is exact
 }
-NPU_EMU_HD float tan(float x) {
+NPU_EMU_HD float acos_small(float x) {
     using namespace trig_detail;
-    double d = x;
-    return (is_nan(d) || is_inf(d)) ? bits_as_float(0x7FC00000u) : static_cast<float>(sincostan_f(d, 2));
+    double d = x, a = fabs_(d);
+    double angle = atan_ratio_f(sqrt_rn(1.0 - a * a), a);
+    return static_cast<float>(select(mask_if(sign_bit(d)), PI_HI + (PI_LO - angle), angle));
+}
+NPU_EMU_HD float atan2_small(float y, float x) {
+    using namespace trig_detail;
+    double dy = y, dx = x;
+    double angle = atan_ratio_f(fabs_(dy), fabs_(dx));
+    angle = select(mask_if(sign_bit(dx)), PI_HI + (PI_LO - angle), angle);
+    return static_cast<float>(flip_sign(angle, sign_of(dy)));
 }
 NPU_EMU_HD float atan(float x) {
-    using namespace trig_detail;
-    double d = x;
-    if (is_nan(d)) return bits_as_float(0x7FC00000u);
-    double a = fabs_(d);                             // +-inf: pi/2 - atan(0)
-    return static_cast<float>(copysign_(a <= 1.0 ? atan_unit_f(a) : atan_ratio_f(a, 1.0), d));
+    return trig_detail::is_nan(x) ? bits_as_float(0x7FC00000u) : atan_small(x);
 }
 NPU_EMU_HD float asin(float x) {
-    using namespace trig_detail;
-    double d = x, a = fabs_(d);
-    if (is_nan(d) || a > 1.0) return bits_as_float(0x7FC00000u);
-    return static_cast<float>(copysign_(atan_ratio_f(a, sqrt_rn(1.0 - a * a)), d));   // a*a is exact
+    return (trig_detail::is_nan(x) || trig_detail::fabs_(x) > 1.0) ? bits_as_float(0x7FC00000u) : asin_small(x);
 }
 NPU_EMU_HD float acos(float x) {
-    using namespace trig_detail;
-    double d = x, a = fabs_(d);
-    if (is_nan(d) || a > 1.0) return bits_as_float(0x7FC00000u);
-    double angle = atan_ratio_f(sqrt_rn(1.0 - a * a), a);
-    return static_cast<float>(sign_bit(d) ? PI_HI + (PI_LO - angle) : angle);
+    return (trig_detail::is_nan(x) || trig_detail::fabs_(x) > 1.0) ? bits_as_float(0x7FC00000u) : acos_small(x);
 }
 NPU_EMU_HD float atan2(float y, float x) {
     using namespace trig_detail;
@@ -499,9 +524,7 @@ NPU_EMU_HD float atan2(float y, float x) {
     if (dy == 0.0 || dx == 0.0 || is_nan(dy) || is_nan(dx) || is_inf(dy) || is_inf(dx)) {
         return to_f32(atan2(dy, dx));                // the special-value table, once
     }
-    double angle = atan_ratio_f(fabs_(dy), fabs_(dx));
-    if (sign_bit(dx)) angle = PI_HI + (PI_LO - angle);
-    return static_cast<float>(copysign_(angle, dy));
+    return atan2_small(y, x);
 }
 // float: a^2 + b^2 in double is exact to 2^-53 and cannot overflow or underflow.
 NPU_EMU_HD float hypot(float x, float y) {

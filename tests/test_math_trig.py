@@ -300,6 +300,46 @@ def test_float32_over_every_binade_agrees_with_the_float64_algorithm(shim, name)
     assert dist.max() <= 1, (name, x[int(np.argmax(dist))])
 
 
+# the range on which each branch-free float path is documented to give the full function's bits
+SMALL = {
+    "sin": lambda x: np.abs(x) < 2.0 ** 20, "cos": lambda x: np.abs(x) < 2.0 ** 20,
+    "tan": lambda x: np.abs(x) < 2.0 ** 20, "atan": lambda x: ~np.isnan(x),
+    "asin": lambda x: np.abs(x) <= 1, "acos": lambda x: np.abs(x) <= 1,
+    "atan2": lambda y, x: (y != 0) & (x != 0),
+}
+EDGES = np.array([0.0, -0.0, 2.0 ** 20 - 0.0625, -(2.0 ** 20), 1.0, -1.0, np.inf, -np.inf],
+                 dtype=np.float32)
+
+
+@pytest.mark.parametrize("name", list(SMALL))
+def test_branch_free_float_paths_give_the_full_functions_bits(shim, name):
+    """name_small (a loop over it vectorizes) equals name bit for bit on its documented range."""
+    args = samples(name, "f32")
+    if len(args) == 1:
+        args = (np.concatenate([args[0], EDGES]),)
+    args = tuple(a[SMALL[name](*args)] for a in args)
+    full = run(shim, name, "f32", *args)
+    small = run(shim, f"{name}_small", "f32", *args)
+    assert full.tobytes() == small.tobytes(), name
+
+
+@pytest.mark.skipif(not cpu._X86, reason="reads GCC's x86 vectorizer report")
+def test_loops_over_the_branch_free_paths_vectorize(tmp_path):
+    """GCC vectorizes a loop over sin/cos/tan/atan/atan2 _small with the cpu flags (asin and
+    acos need -fno-math-errno too: with errno, GCC keeps sqrt's library fallback)."""
+    flags = cpu.cxx_flags()
+    cmd = [cpu._compiler(), *flags, "-fopt-info-vec-optimized", f"-I{base.kernels_dir()}", str(SHIM),
+           "-o", str(tmp_path / "shim.so")]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-4000:]
+    lines = SHIM.read_text().splitlines()
+    want = ["sin", "cos", "tan", "atan"] + (["asin", "acos"] if "-fno-math-errno" in flags else [])
+    for fn in want + ["atan2"]:
+        needle = f"NPU_EMU_SHIM_SMALL({fn})" if fn != "atan2" else "NPU_EMU_SHIM_BINARY(atan2_small"
+        line = next(i for i, ln in enumerate(lines, 1) if ln.startswith(needle))
+        assert re.search(rf"{SHIM.name}:{line}:\d+: optimized: loop vectorized", res.stderr), fn
+
+
 INF, NAN = float("inf"), float("nan")
 PIO2, PI, PIO4 = np.pi / 2, np.pi, np.pi / 4
 # C99 Annex F and the array API's special cases: (function, arguments, result). A NaN result
