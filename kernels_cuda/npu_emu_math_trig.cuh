@@ -22,7 +22,7 @@
 //   atan family  one core atan(y/x) for y, x >= 0 in double-double: the ratio (or its
 //                reciprocal, from pi/2) is reduced by atan(u) = atan(c) + atan((u-c)/(1+uc)),
 //                c = j/16, and a short odd polynomial; asin and acos go through it with
-//                sqrt_rn(1 - x^2) formed exactly.
+//                sqrt(1 - x^2), 1 - x^2 formed exactly.
 //   hypot        exact scaling by a power of two, a^2 + b^2 as a double-double, its sqrt.
 // Constants between the GENERATED markers come from tools/gen_trig_coeffs.py (mpmath;
 // tests/test_math_trig.py checks they are what it makes).

@@ -305,7 +305,7 @@ SMALL = {
     "sin": lambda x: np.abs(x) < 2.0 ** 20, "cos": lambda x: np.abs(x) < 2.0 ** 20,
     "tan": lambda x: np.abs(x) < 2.0 ** 20, "atan": lambda x: ~np.isnan(x),
     "asin": lambda x: np.abs(x) <= 1, "acos": lambda x: np.abs(x) <= 1,
-    "atan2": lambda y, x: (y != 0) & (x != 0),
+    "atan2": lambda y, x: np.isfinite(y) & np.isfinite(x) & (y != 0) & (x != 0),
 }
 EDGES = np.array([0.0, -0.0, 2.0 ** 20 - 0.0625, -(2.0 ** 20), 1.0, -1.0, np.inf, -np.inf],
                  dtype=np.float32)
@@ -445,3 +445,40 @@ def test_nvrtc_build_has_no_approximate_ftz_fused_or_library_code():
     assert not re.findall(r"^\s*call\b", ptx, re.M)   # everything inlined: no library routine
     # the only square root is IEEE's correctly rounded one
     assert set(re.findall(r"\bsqrt\.[\w.]+", ptx)) <= {"sqrt.rn.f64", "sqrt.rn.f32"}
+
+
+@pytest.mark.cuda
+def test_gpu_gives_the_cpu_bits(shim):
+    """On a GPU: the shim compiled by the cuda backend's NVRTC path and run there gives the cpu
+    build's bytes for every function, sample and special value (both dtypes, the float32
+    branch-free paths too)."""
+    import cupy
+    from cupy.cuda import nvrtc
+    from npu_emu.runtime import cuda
+    props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+    arch, real = cuda.pick_arch(int(props["major"]) * 10 + int(props["minor"]),
+                                tuple(nvrtc.getSupportedArchs()))
+    image, _ = cuda.compile_source(SHIM.read_text(), "math_shim_trig.cu", arch, real)
+    module = cupy.cuda.function.Module()
+    module.load(image)
+    differ = []
+    for fmt in FORMATS:
+        dtype = FORMATS[fmt][0]
+        names = list(FUNCS) + ([f"{n}_small" for n in SMALL] if fmt == "f32" else [])
+        for name in names:
+            base_name = name.removesuffix("_small")
+            args = samples(base_name, fmt)
+            pairs = [a for f, a, _ in SPECIAL if f == base_name]
+            args = tuple(np.concatenate([a, np.array([p[i] for p in pairs], dtype=dtype)])
+                         for i, a in enumerate(args))
+            if name.endswith("_small"):
+                args = tuple(a[SMALL[base_name](*args)] for a in args)
+            want = run(shim, name, fmt, *args)
+            dev = [cupy.asarray(a) for a in args]
+            out = cupy.empty_like(dev[0])
+            module.get_function(f"{name}_{fmt}")((1,), (256,), (*dev, out, np.int64(out.size)))
+            got = cupy.asnumpy(out)
+            if got.tobytes() != want.tobytes():
+                bad = int(np.count_nonzero(got.view(FORMATS[fmt][1]) != want.view(FORMATS[fmt][1])))
+                differ.append(f"{name}_{fmt}: {bad} of {got.size} differ")
+    assert not differ, "\n".join(differ)
