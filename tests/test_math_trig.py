@@ -1,0 +1,484 @@
+"""kernels_cuda/npu_emu_math_trig.cuh: sin cos tan asin acos atan atan2 hypot for float32 and
+float64, each within 1 ulp of the correctly rounded result, measured against mpmath 1.3
+(references at 160 bits, rounded to the format exactly: subnormals and overflow included).
+
+A shim (tests/kernels/math_shim_trig.cu) is built with the cpu backend's exact flags and
+loaded with ctypes; the same shim is compiled by NVRTC and its PTX checked for anything that
+would let the GPU's bits differ. NPU_EMU_MATH_SWEEP=1 runs a much larger sample.
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+from npu_emu.runtime import base, cpu
+
+SHIM = Path(__file__).parent / "kernels" / "math_shim_trig.cu"
+SWEEP = os.environ.get("NPU_EMU_MATH_SWEEP", "") == "1"
+N_RANDOM = 40000 if SWEEP else 3000
+REF_PREC = 160   # bits: far above the 2^-120 a near-tie of a double result would need
+
+# (mpmath function, arity); mpmath's atan2 is (y, x), as ours.
+FUNCS = {
+    "sin": (mp.sin, 1), "cos": (mp.cos, 1), "tan": (mp.tan, 1),
+    "asin": (mp.asin, 1), "acos": (mp.acos, 1), "atan": (mp.atan, 1),
+    "atan2": (mp.atan2, 2), "hypot": (mp.hypot, 2),
+}
+# (numpy dtype, unsigned view, precision p, smallest exponent of an ulp, largest exponent)
+FORMATS = {
+    "f32": (np.float32, np.uint32, 24, -149, 127),
+    "f64": (np.float64, np.uint64, 53, -1074, 1023),
+}
+CANON_NAN = {"f32": 0x7FC00000, "f64": 0x7FF8000000000000}
+
+
+# ------------------------------------------------------------------------------ the shim
+
+def build_shim(folder: Path, march: str | None = None) -> ctypes.CDLL:
+    """The shim built by the cpu backend's compiler with its flags (for `march`), loaded."""
+    out = folder / f"math_shim_trig_{march or 'default'}.so"
+    cmd = [cpu._compiler(), *cpu.cxx_flags(march), f"-I{base.kernels_dir()}", str(SHIM), "-o", str(out)]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-4000:]
+    return ctypes.CDLL(str(out))
+
+
+@pytest.fixture(scope="module")
+def shim(tmp_path_factory):
+    return build_shim(tmp_path_factory.mktemp("math_trig"))
+
+
+def run(shim, name: str, fmt: str, *args: np.ndarray) -> np.ndarray:
+    dtype = FORMATS[fmt][0]
+    args = [np.ascontiguousarray(a, dtype=dtype) for a in args]
+    out = np.empty_like(args[0])
+    fn = getattr(shim, f"{name}_{fmt}")
+    fn.restype = None
+    fn(*(a.ctypes.data_as(ctypes.c_void_p) for a in args), out.ctypes.data_as(ctypes.c_void_p),
+       ctypes.c_long(out.size))
+    return out
+
+
+# ------------------------------------------------------------------------------ references
+
+def round_to_format(v: mp.mpf, fmt: str) -> float:
+    """v rounded to nearest (ties to even) in the format: exact, subnormals and overflow too."""
+    _, _, p, emin, emax = FORMATS[fmt]
+    if v == 0:
+        return 0.0
+    _, e = mp.frexp(v)                      # |v| = m * 2^e, 1/2 <= m < 1
+    q = max(int(e) - p, emin)               # exponent of an ulp at v
+    r = mp.nint(mp.ldexp(v, -q))            # mpmath's nint rounds half to even
+    out = mp.ldexp(r, q)
+    if abs(out) >= mp.ldexp(1, emax + 1):   # IEEE overflow: after rounding
+        return float("inf") if out > 0 else float("-inf")
+    return float(out)                        # exact: out is representable
+
+
+def _reference_uncached(name: str, fmt: str, args: tuple[np.ndarray, ...]) -> np.ndarray:
+    fn, _ = FUNCS[name]
+    dtype = FORMATS[fmt][0]
+    out = np.empty(args[0].size, dtype=np.float64)
+    with mp.workprec(REF_PREC):
+        for i, vals in enumerate(zip(*(a.tolist() for a in args))):
+            out[i] = round_to_format(fn(*(mp.mpf(v) for v in vals)), fmt)
+    return out.astype(dtype)
+
+
+def reference(name: str, fmt: str, *args: np.ndarray) -> np.ndarray:
+    """Correctly rounded results, cached on disk by the inputs' bytes and mpmath's version."""
+    key = hashlib.sha256(f"{name}|{fmt}|{REF_PREC}|{mp.__version__}|v1".encode() +
+                         b"".join(np.ascontiguousarray(a).tobytes() for a in args)).hexdigest()[:32]
+    path = base.cache_dir() / "math_ref" / f"{name}_{fmt}_{key}.npy"
+    if path.is_file():
+        return np.load(path)
+    ref = _reference_uncached(name, fmt, args)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
+    np.save(tmp, ref)
+    os.replace(tmp, path)
+    return ref
+
+
+def ulp_distance(got: np.ndarray, want: np.ndarray, fmt: str) -> np.ndarray:
+    """How many representable values lie between got and want (0: the same value; the
+    special-value test checks zeros' signs)."""
+    _, utype, *_ = FORMATS[fmt]
+    nbits = np.dtype(utype).itemsize * 8
+    sign = np.uint64(1) << np.uint64(nbits - 1)
+
+    def split(a):   # (is negative, magnitude's bits) as uint64
+        b = a.view(utype).astype(np.uint64)
+        return (b & sign) != 0, b & (sign - np.uint64(1))
+    gn, gm = split(got)
+    wn, wm = split(want)
+    same = np.maximum(gm, wm) - np.minimum(gm, wm)
+    return np.where(gn == wn, same, gm + wm).astype(np.float64)
+
+
+# ------------------------------------------------------------------------------ samples
+
+def _bits_to(dtype, utype, raw):
+    return raw.astype(utype).view(dtype)
+
+
+def random_finite(rng, fmt: str, n: int) -> np.ndarray:
+    """n finite values uniform over bit patterns: every binade equally, subnormals included."""
+    dtype, utype, *_ = FORMATS[fmt]
+    nbits = np.dtype(utype).itemsize * 8
+    raw = rng.integers(0, 2 ** nbits, n, dtype=np.uint64 if nbits == 64 else np.int64)
+    x = _bits_to(dtype, utype, raw)
+    return x[np.isfinite(x)]
+
+
+@functools.lru_cache(maxsize=None)
+def near_multiples_of_pio2(fmt: str, exponents: tuple[int, ...]) -> np.ndarray:
+    """The values q * 2^E closest to a multiple of pi/2 for each E: q runs over the
+    continued-fraction convergents' denominators of frac(2^E * 2/pi) below 2^p (the best
+    approximations: the hardest cases for argument reduction), with their neighbours."""
+    dtype, _, p, *_ = FORMATS[fmt]
+    out = []
+    with mp.workprec(1400):
+        two_over_pi = 2 / mp.pi
+        for e in exponents:
+            e = int(e)
+            alpha = mp.frac(mp.ldexp(two_over_pi, e))
+            # convergents p_k / q_k of alpha
+            q_prev, q_cur, a = 0, 1, alpha
+            qs = []
+            for _ in range(80):
+                ai = int(mp.floor(1 / a)) if a != 0 else 0
+                if ai == 0:
+                    break
+                a = 1 / a - ai
+                q_prev, q_cur = q_cur, ai * q_cur + q_prev
+                if q_cur >= 2 ** p:
+                    break
+                qs.append(q_cur)
+            for q in qs[-3:]:
+                for d in (-1, 0, 1):
+                    if 0 < q + d < 2 ** p:
+                        out.append(float(mp.ldexp(q + d, e)))
+    x = np.array(out, dtype=np.float64).astype(dtype)
+    return x[np.isfinite(x)]
+
+
+def trig_samples(fmt: str, rng) -> np.ndarray:
+    dtype, _, p, emin, emax = FORMATS[fmt]
+    all_e = list(range(-p, emax - p + 1))
+    exps = tuple(all_e) if (fmt == "f32" or SWEEP) else tuple(sorted(set(
+        all_e[:40] + list(rng.choice(all_e, 60, replace=False)) + all_e[-10:])))
+    k = np.arange(1, 2000)
+    parts = [
+        random_finite(rng, fmt, N_RANDOM),
+        rng.uniform(-10, 10, N_RANDOM // 2),
+        (k * (np.pi / 2)).astype(dtype),                     # multiples of pi/2, rounded
+        np.nextafter((k * (np.pi / 2)).astype(dtype), dtype(0)),
+        near_multiples_of_pio2(fmt, exps),
+        np.array([np.finfo(dtype).max, np.finfo(dtype).tiny, np.finfo(dtype).smallest_subnormal,
+                  1048576.0, np.nextafter(dtype(1048576.0), dtype(0)), 0.7853981633974483,
+                  6381956970095103.0 * 2.0 ** 797 if fmt == "f64" else 1e38]),
+    ]
+    x = np.concatenate([np.asarray(a, dtype=np.float64).astype(dtype) for a in parts])
+    x = x[np.isfinite(x)]
+    return np.concatenate([x, -x])
+
+
+def unit_samples(fmt: str, rng) -> np.ndarray:
+    """Arguments of asin / acos: [-1, 1] by value and by bits, near +-1 and 0, subnormals."""
+    dtype = FORMATS[fmt][0]
+    one = dtype(1)
+    below_one = [one]
+    for _ in range(64):
+        below_one.append(np.nextafter(below_one[-1], dtype(0)))
+    x = np.concatenate([
+        rng.uniform(-1, 1, N_RANDOM).astype(dtype),
+        np.array(below_one, dtype=dtype),
+        (one - np.geomspace(1e-16 if fmt == "f64" else 1e-7, 0.5, 200)).astype(dtype),
+        random_finite(rng, fmt, 4 * N_RANDOM),
+        np.array([0.5, np.finfo(dtype).smallest_subnormal, 2.0 ** -27, 2.0 ** -26], dtype=dtype),
+    ])
+    x = x[np.abs(x) <= 1]
+    return np.concatenate([x, -x])
+
+
+def atan_samples(fmt: str, rng) -> np.ndarray:
+    dtype = FORMATS[fmt][0]
+    j16 = np.arange(0, 17) / 16
+    x = np.concatenate([
+        random_finite(rng, fmt, N_RANDOM),
+        rng.uniform(-4, 4, N_RANDOM),
+        j16, j16 + 1 / 32, j16 - 1 / 32, 1 / np.maximum(j16[1:], 1 / 16),   # table breakpoints
+        [2.0 ** 60, 2.0 ** 61, 2.0 ** -27, np.finfo(dtype).max],
+    ]).astype(dtype)
+    x = x[np.isfinite(x)]
+    return np.concatenate([x, -x])
+
+
+def pair_samples(fmt: str, rng) -> tuple[np.ndarray, np.ndarray]:
+    """(y, x) / (x, y) pairs: bits uniform, moderate values, ratios around 2^+-62, both large,
+    both subnormal, every sign."""
+    dtype = FORMATS[fmt][0]
+    n = N_RANDOM
+    a = [random_finite(rng, fmt, n)[: n // 2], rng.normal(size=n) * 10]
+    b = [random_finite(rng, fmt, n)[: n // 2], rng.normal(size=n) * 10]
+    base_v = rng.uniform(0.5, 2, 200)
+    for scale in (2.0 ** 62, 2.0 ** -62, 2.0 ** 61.5, 2.0 ** 60):
+        a.append(base_v * scale)
+        b.append(rng.uniform(0.5, 2, 200))
+    big = np.finfo(dtype).max / 4
+    sub = np.finfo(dtype).smallest_subnormal
+    a += [rng.uniform(0.5, 4, 200) * big, rng.integers(1, 1000, 200) * sub]
+    b += [rng.uniform(0.5, 4, 200) * big, rng.integers(1, 1000, 200) * sub]
+    m = min(sum(map(len, a)), sum(map(len, b)))
+    y = np.concatenate(a)[:m].astype(dtype)
+    x = np.concatenate(b)[:m].astype(dtype)
+    keep = np.isfinite(x) & np.isfinite(y)
+    y, x = y[keep], x[keep]
+    sy, sx = rng.choice([-1, 1], y.size).astype(dtype), rng.choice([-1, 1], x.size).astype(dtype)
+    return y * sy, x * sx
+
+
+def samples(name: str, fmt: str):
+    rng = np.random.default_rng(20261201 + sum(map(ord, name + fmt)))
+    if name in ("sin", "cos", "tan"):
+        return (trig_samples(fmt, rng),)
+    if name in ("asin", "acos"):
+        return (unit_samples(fmt, rng),)
+    if name == "atan":
+        return (atan_samples(fmt, rng),)
+    return pair_samples(fmt, rng)
+
+
+# ------------------------------------------------------------------------------ tests
+
+# the measured maximum (docs/math.md); the contract is <= 1 ulp
+MAX_ULP = 1
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+@pytest.mark.parametrize("name", list(FUNCS))
+def test_within_one_ulp_of_correct_rounding(shim, name, fmt):
+    args = samples(name, fmt)
+    got = run(shim, name, fmt, *args)
+    want = reference(name, fmt, *args)
+    dist = ulp_distance(got, want, fmt)
+    worst = int(np.argmax(dist))
+    print(f"{name} {fmt}: max {int(dist.max())} ulp over {dist.size} inputs, "
+          f"{int(np.count_nonzero(dist))} not correctly rounded")
+    assert dist.max() <= MAX_ULP, (
+        f"{name}_{fmt}{tuple(a[worst] for a in args)} = {got[worst]!r}, correctly rounded "
+        f"{want[worst]!r}: {int(dist[worst])} ulp")
+
+
+@pytest.mark.parametrize("name", ["sin", "cos", "tan", "asin", "acos", "atan"])
+def test_float32_over_every_binade_agrees_with_the_float64_algorithm(shim, name):
+    """Every 65521st float32 bit pattern (every 641st with the sweep: 6.7 million), through the
+    float32 path and through the float64 one rounded to float32 (a separate reduction below
+    2^20, separate polynomials and arithmetic): at most 1 ulp apart."""
+    step = 641 if SWEEP else 65521
+    x = np.arange(0, 2 ** 32, step, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    x = x[np.isfinite(x)]
+    if name in ("asin", "acos"):
+        x = x[np.abs(x) <= 1]
+    got = run(shim, name, "f32", x)
+    fn = getattr(shim, f"{name}_f32_via_f64")
+    fn.restype = None
+    other = np.empty_like(x)
+    fn(x.ctypes.data_as(ctypes.c_void_p), other.ctypes.data_as(ctypes.c_void_p), ctypes.c_long(x.size))
+    dist = ulp_distance(got, other, "f32")
+    assert dist.max() <= 1, (name, x[int(np.argmax(dist))])
+
+
+# the range on which each branch-free float path is documented to give the full function's bits
+SMALL = {
+    "sin": lambda x: np.abs(x) < 2.0 ** 20, "cos": lambda x: np.abs(x) < 2.0 ** 20,
+    "tan": lambda x: np.abs(x) < 2.0 ** 20, "atan": lambda x: ~np.isnan(x),
+    "asin": lambda x: np.abs(x) <= 1, "acos": lambda x: np.abs(x) <= 1,
+    "atan2": lambda y, x: np.isfinite(y) & np.isfinite(x) & (y != 0) & (x != 0),
+}
+EDGES = np.array([0.0, -0.0, 2.0 ** 20 - 0.0625, -(2.0 ** 20), 1.0, -1.0, np.inf, -np.inf],
+                 dtype=np.float32)
+
+
+@pytest.mark.parametrize("name", list(SMALL))
+def test_branch_free_float_paths_give_the_full_functions_bits(shim, name):
+    """name_small (a loop over it vectorizes) equals name bit for bit on its documented range."""
+    args = samples(name, "f32")
+    if len(args) == 1:
+        args = (np.concatenate([args[0], EDGES]),)
+    args = tuple(a[SMALL[name](*args)] for a in args)
+    full = run(shim, name, "f32", *args)
+    small = run(shim, f"{name}_small", "f32", *args)
+    assert full.tobytes() == small.tobytes(), name
+
+
+@pytest.mark.skipif(not cpu._X86, reason="reads GCC's x86 vectorizer report")
+def test_loops_over_the_branch_free_paths_vectorize(tmp_path):
+    """GCC vectorizes a loop over sin/cos/tan/atan/atan2 _small with the cpu flags (asin and
+    acos need -fno-math-errno too: with errno, GCC keeps sqrt's library fallback)."""
+    flags = cpu.cxx_flags()
+    cmd = [cpu._compiler(), *flags, "-fopt-info-vec-optimized", f"-I{base.kernels_dir()}", str(SHIM),
+           "-o", str(tmp_path / "shim.so")]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-4000:]
+    lines = SHIM.read_text().splitlines()
+    want = ["sin", "cos", "tan", "atan"] + (["asin", "acos"] if "-fno-math-errno" in flags else [])
+    for fn in want + ["atan2"]:
+        needle = f"NPU_EMU_SHIM_SMALL({fn})" if fn != "atan2" else "NPU_EMU_SHIM_BINARY(atan2_small"
+        line = next(i for i, ln in enumerate(lines, 1) if ln.startswith(needle))
+        assert re.search(rf"{SHIM.name}:{line}:\d+: optimized: loop vectorized", res.stderr), fn
+
+
+INF, NAN = float("inf"), float("nan")
+PIO2, PI, PIO4 = np.pi / 2, np.pi, np.pi / 4
+# C99 Annex F and the array API's special cases: (function, arguments, result). A NaN result
+# must be the canonical quiet NaN; zeros must have the sign given.
+SPECIAL = [
+    ("sin", (0.0,), 0.0), ("sin", (-0.0,), -0.0), ("sin", (INF,), NAN), ("sin", (-INF,), NAN),
+    ("sin", (NAN,), NAN),
+    ("cos", (0.0,), 1.0), ("cos", (-0.0,), 1.0), ("cos", (INF,), NAN), ("cos", (-INF,), NAN),
+    ("cos", (NAN,), NAN),
+    ("tan", (0.0,), 0.0), ("tan", (-0.0,), -0.0), ("tan", (INF,), NAN), ("tan", (-INF,), NAN),
+    ("tan", (NAN,), NAN),
+    ("asin", (0.0,), 0.0), ("asin", (-0.0,), -0.0), ("asin", (1.5,), NAN), ("asin", (-1.5,), NAN),
+    ("asin", (INF,), NAN), ("asin", (NAN,), NAN), ("asin", (1.0,), PIO2), ("asin", (-1.0,), -PIO2),
+    ("acos", (1.0,), 0.0), ("acos", (-1.0,), PI), ("acos", (1.5,), NAN), ("acos", (-INF,), NAN),
+    ("acos", (NAN,), NAN), ("acos", (0.0,), PIO2), ("acos", (-0.0,), PIO2),
+    ("atan", (0.0,), 0.0), ("atan", (-0.0,), -0.0), ("atan", (INF,), PIO2),
+    ("atan", (-INF,), -PIO2), ("atan", (NAN,), NAN),
+    ("atan2", (0.0, -0.0), PI), ("atan2", (-0.0, -0.0), -PI), ("atan2", (0.0, 0.0), 0.0),
+    ("atan2", (-0.0, 0.0), -0.0), ("atan2", (0.0, -1.0), PI), ("atan2", (-0.0, -1.0), -PI),
+    ("atan2", (0.0, 1.0), 0.0), ("atan2", (-0.0, 1.0), -0.0), ("atan2", (-1.0, 0.0), -PIO2),
+    ("atan2", (-1.0, -0.0), -PIO2), ("atan2", (1.0, 0.0), PIO2), ("atan2", (1.0, -0.0), PIO2),
+    ("atan2", (1.0, -INF), PI), ("atan2", (-1.0, -INF), -PI), ("atan2", (1.0, INF), 0.0),
+    ("atan2", (-1.0, INF), -0.0), ("atan2", (INF, 1.0), PIO2), ("atan2", (-INF, 1.0), -PIO2),
+    ("atan2", (INF, -INF), 3 * PIO4), ("atan2", (-INF, -INF), -3 * PIO4),
+    ("atan2", (INF, INF), PIO4), ("atan2", (-INF, INF), -PIO4), ("atan2", (NAN, 1.0), NAN),
+    ("atan2", (1.0, NAN), NAN), ("atan2", (INF, 0.0), PIO2), ("atan2", (0.0, INF), 0.0),
+    ("atan2", (0.0, -INF), PI), ("atan2", (-0.0, -INF), -PI),
+    ("hypot", (INF, NAN), INF), ("hypot", (NAN, -INF), INF), ("hypot", (-INF, 1.0), INF),
+    ("hypot", (NAN, 1.0), NAN), ("hypot", (1.0, NAN), NAN), ("hypot", (-0.0, 0.0), 0.0),
+    ("hypot", (-3.0, -0.0), 3.0), ("hypot", (3.0, 4.0), 5.0),
+]
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_special_values(shim, fmt):
+    dtype, utype, *_ = FORMATS[fmt]
+    wrong = []
+    for name, args, want in SPECIAL:
+        got = run(shim, name, fmt, *(np.array([a], dtype=dtype) for a in args))
+        # pi-based results: the format's correctly rounded value (mpmath), the rest as given
+        want_v = dtype(want)
+        if np.isfinite(want) and want not in (0.0, 1.0, 3.0, 5.0):
+            with mp.workprec(REF_PREC):
+                want_v = dtype(round_to_format(mp.mpf(want / np.pi) * mp.pi, fmt))
+        gbits = int(got.view(utype)[0])
+        wbits = CANON_NAN[fmt] if np.isnan(want) else int(np.array([want_v], dtype).view(utype)[0])
+        if gbits != wbits:
+            wrong.append(f"{name}{args} = {got[0]!r} (0x{gbits:x}), want 0x{wbits:x}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_nan_inputs_give_the_canonical_nan(shim):
+    """Payload and sign of a NaN input are not passed on."""
+    for fmt, (dtype, utype, *_) in FORMATS.items():
+        nans = np.array([0xFFC00001, 0x7F800001, 0x7FFFFFFF] if fmt == "f32" else
+                        [0xFFF8000000000001, 0x7FF0000000000001], dtype=utype).view(dtype)
+        for name, (_, arity) in FUNCS.items():
+            if name == "hypot":
+                continue    # hypot(inf, NaN) is inf; its NaN cases are in SPECIAL
+            args = [nans] + [np.ones_like(nans)] * (arity - 1)
+            got = run(shim, name, fmt, *args).view(utype)
+            assert (got == CANON_NAN[fmt]).all(), (name, fmt, [hex(int(v)) for v in got])
+
+
+@pytest.mark.skipif(not cpu._X86, reason="compares two x86-64 ISA levels")
+def test_same_bits_at_another_isa_level(shim, tmp_path):
+    """The build for x86-64-v2 (SSE only) gives the default build's bytes on every sample."""
+    other = build_shim(tmp_path, "x86-64-v2")
+    for fmt in FORMATS:
+        for name in FUNCS:
+            args = samples(name, fmt)
+            a, b = run(shim, name, fmt, *args), run(other, name, fmt, *args)
+            assert a.tobytes() == b.tobytes(), f"{name}_{fmt} differs between ISA levels"
+
+
+def test_generated_constants_are_fresh():
+    """The header's polynomial coefficients and tables are what tools/gen_trig_coeffs.py makes."""
+    tool = Path(__file__).resolve().parent.parent / "tools" / "gen_trig_coeffs.py"
+    res = subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+# ------------------------------------------------------------------------------ GPU compile path
+
+def test_nvrtc_build_has_no_approximate_ftz_fused_or_library_code():
+    """The shim under NVRTC with the cuda backend's options: what the GPU would run contains
+    no approximate instruction, no flush to zero, no fused multiply-add and no libdevice call,
+    so its results are the cpu build's bits (both round every operation as IEEE says)."""
+    from npu_emu.runtime import cuda
+    try:
+        cuda.import_cupy()
+        cuda.nvrtc_version()
+    except Exception as exc:  # CudaUnavailable, or NVRTC's library missing
+        pytest.skip(f"CuPy with NVRTC is not installed ({exc}); pip install -e '.[test]'")
+    _, ptx = cuda.compile_source(SHIM.read_text(), "math_shim_trig.cu", 90)
+    for fmt in FORMATS:
+        for name in FUNCS:
+            assert f".entry {name}_{fmt}(" in ptx, f"{name}_{fmt} missing from the PTX"
+    assert not re.findall(r"^\s*[a-z][\w.]*\.approx\b.*$", ptx, re.M)
+    assert not re.findall(r"^\s*[a-z][\w.]*\.ftz\b.*$", ptx, re.M)
+    assert not re.findall(r"^\s*(?:fma|mad)\.[\w.]*\b(?:f32|f64)\b.*$", ptx, re.M)
+    assert "__nv_" not in ptx
+    assert not re.findall(r"^\s*call\b", ptx, re.M)   # everything inlined: no library routine
+    # the only square root is IEEE's correctly rounded one
+    assert set(re.findall(r"\bsqrt\.[\w.]+", ptx)) <= {"sqrt.rn.f64", "sqrt.rn.f32"}
+
+
+@pytest.mark.cuda
+def test_gpu_gives_the_cpu_bits(shim):
+    """On a GPU: the shim compiled by the cuda backend's NVRTC path and run there gives the cpu
+    build's bytes for every function, sample and special value (both dtypes, the float32
+    branch-free paths too)."""
+    import cupy
+    from cupy.cuda import nvrtc
+    from npu_emu.runtime import cuda
+    props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+    arch, real = cuda.pick_arch(int(props["major"]) * 10 + int(props["minor"]),
+                                tuple(nvrtc.getSupportedArchs()))
+    image, _ = cuda.compile_source(SHIM.read_text(), "math_shim_trig.cu", arch, real)
+    module = cupy.cuda.function.Module()
+    module.load(image)
+    differ = []
+    for fmt in FORMATS:
+        dtype = FORMATS[fmt][0]
+        names = list(FUNCS) + ([f"{n}_small" for n in SMALL] if fmt == "f32" else [])
+        for name in names:
+            base_name = name.removesuffix("_small")
+            args = samples(base_name, fmt)
+            pairs = [a for f, a, _ in SPECIAL if f == base_name]
+            args = tuple(np.concatenate([a, np.array([p[i] for p in pairs], dtype=dtype)])
+                         for i, a in enumerate(args))
+            if name.endswith("_small"):
+                args = tuple(a[SMALL[base_name](*args)] for a in args)
+            want = run(shim, name, fmt, *args)
+            dev = [cupy.asarray(a) for a in args]
+            out = cupy.empty_like(dev[0])
+            module.get_function(f"{name}_{fmt}")((1,), (256,), (*dev, out, np.int64(out.size)))
+            got = cupy.asnumpy(out)
+            if got.tobytes() != want.tobytes():
+                bad = int(np.count_nonzero(got.view(FORMATS[fmt][1]) != want.view(FORMATS[fmt][1])))
+                differ.append(f"{name}_{fmt}: {bad} of {got.size} differ")
+    assert not differ, "\n".join(differ)
