@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from npu_emu import bench
+from npu_emu.bench import cases, common
 
 ROOT = Path(__file__).resolve().parent.parent
 # Blocks an import in a child process, to run the bench as on a machine without it.
@@ -236,7 +237,7 @@ def test_layout_reference_is_numpys_pad_reshape_transpose():
     n1, m1, m0, n0 = spec.storage_shape
     want = np.pad(host.reshape(m, n), [(0, m1 * m0 - m), (0, n1 * n0 - n)]) \
         .reshape(m1, m0, n1, n0).transpose(2, 0, 1, 3).reshape(-1)
-    got = bench._layout_expected(spec, host)(np.arange(spec.storage_numel))
+    got = cases.layout_expected(spec, host)(np.arange(spec.storage_numel))
     assert np.array_equal(got, want)
     shape = (2, 50, 3, 5)
     host = rng.integers(1, 1000, int(np.prod(shape))).astype(np.uint16)
@@ -244,14 +245,14 @@ def test_layout_reference_is_numpys_pad_reshape_transpose():
     _, c1, _, _, c0 = spec.storage_shape
     want = np.pad(host.reshape(shape), [(0, 0), (0, c1 * c0 - 50), (0, 0), (0, 0)]) \
         .reshape(2, c1, c0, 3, 5).transpose(0, 1, 3, 4, 2).reshape(-1)
-    assert np.array_equal(bench._layout_expected(spec, host)(np.arange(spec.storage_numel)), want)
+    assert np.array_equal(cases.layout_expected(spec, host)(np.arange(spec.storage_numel)), want)
 
 
 def test_the_check_catches_a_wrong_result(cpu_backend):
     """A result that differs from the reference at one position is reported, with where."""
     b = bench.Bench(bench.Settings(["expand"], {}, {}, bench.TimingPolicy()), bench.Output(0, quiet=True))
     op = bench.OPS["expand"]
-    spec = op.spec("broadcast", bench._dt("f32"), 4096)
+    spec = op.spec("broadcast", common.dtype_of("f32"), 4096)
     with b.built(op, spec, "Ascend910B") as built:
         built.run()
         assert bench.check_result(built, b.stream)["ok"]
