@@ -34,7 +34,12 @@ def demo(args: argparse.Namespace) -> int:
         return 1
     names = [n for n in DEMO_ORDER if (folder / n).is_file()]
     if args.only:
-        names = [n for n in names if args.only in n]
+        chosen = [n for n in names if args.only in n]
+        if not chosen:
+            print(f"npu-emu demo: --only {args.only!r} matches no example; the examples are "
+                  f"{', '.join(n.removesuffix('.py') for n in names)}", file=sys.stderr)
+            return 2
+        names = chosen
     failed = 0
     for name in names:
         print(f"\n===== examples/{name} " + "=" * max(0, 60 - len(name)))
@@ -117,6 +122,9 @@ def main(argv: list[str] | None = None) -> int:
         description=_bench.__doc__.split("\n\n")[0].replace("\n", " "))
     _bench.add_arguments(p_bench)
     p_bench.set_defaults(func=bench)
+    if not (sys.argv[1:] if argv is None else argv):
+        parser.print_help()      # a bare `npu-emu` asks what there is: the help, not an error
+        return 0
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)   # what the user typed (bench's JSON)
     return int(args.func(args))

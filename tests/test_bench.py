@@ -161,6 +161,54 @@ def test_plot(quick, tmp_path):
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
 
 
+def test_plot_draws_every_peer_and_the_device_copy_visibly(quick):
+    """Every panel has the device copy and, per series, NumPy and PyTorch (both run on the
+    cpu backend): each line with a marker, so one-size series (all of --quick) show."""
+    data, _ = quick
+    from npu_emu.bench import report
+    panels = report.plot_lines(data)
+    assert list(panels) == list(dict.fromkeys(c["op"] for c in data["cases"]))
+    for op, lines in panels.items():
+        assert all(ln.marker and ln.points for ln in lines), op
+        copy = [ln for ln in lines if ln.label == "device copy"]
+        assert len(copy) == 1 and copy[0].color == "black"
+        cases = [c for c in data["cases"] if c["op"] == op]
+        series = {f"{c['variant']} {c['dtype']}" for c in cases}
+        ours = [ln for ln in lines if ln.label in series]
+        assert len(ours) == len(series)
+        for ln in ours:
+            peers = [p for p in lines if p.label is None and p.color == ln.color]
+            drawn = {(p.linestyle, p.marker) for p in peers}
+            want = {report.PEER_STYLES[name] for name in ("numpy", "torch")
+                    if any("gbps" in c["peers"].get(name, {}) for c in cases
+                           if f"{c['variant']} {c['dtype']}" == ln.label)}
+            assert drawn == want and ("--", "s") in drawn, (op, ln.label)
+        # every measured GB/s of ours and of the peers is a point of the panel
+        points = {y for ln in lines for _, y in ln.points}
+        for c in cases:
+            assert c["ours"]["gbps"] in points
+            for peer in c["peers"].values():
+                assert "gbps" not in peer or peer["gbps"] in points
+
+
+def test_zero_or_negative_repeats_are_refused_naming_the_option():
+    import argparse
+    p = argparse.ArgumentParser()
+    bench.add_arguments(p)
+    for args, words in ((["--repeat", "0"], "--repeat 0: must be at least 1"),
+                        (["--repeat", "-3"], "--repeat -3: must be at least 1"),
+                        (["--warmup", "0"], "--warmup 0: must be at least 1"),
+                        (["--quick", "--repeat", "0"], "--repeat 0"),
+                        (["--budget", "0"], "--budget 0: must be a positive"),
+                        (["--max-gib", "-1"], "--max-gib -1: must be a positive")):
+        with pytest.raises(bench.BenchError, match=words):
+            bench.make_settings(p.parse_args(args), "cpu")
+    # an explicit value is used as given, not replaced by the default
+    assert bench.make_settings(p.parse_args(["--repeat", "1"]), "cpu").policy.repeat == 1
+    assert bench.make_settings(p.parse_args(["--quick", "--repeat", "9"]), "cpu").policy.repeat == 9
+    assert bench.make_settings(p.parse_args([]), "cpu").policy.repeat == 7
+
+
 def test_plot_without_matplotlib_is_a_message(tmp_path):
     r = run_cli(["bench", "--quick", "--plot", str(tmp_path / "x.png")], blocked=("matplotlib",))
     assert r.returncode == 2
@@ -195,7 +243,8 @@ def test_a_size_that_does_not_fit_is_a_message(tmp_path):
 def test_bad_arguments_are_messages():
     for args, words in ((["--ops", "nonsense"], "choose from expand"),
                         (["--sizes", "12Q"], "--sizes: '12Q' is not a size"),
-                        (["--dtypes", "f17"], "--dtypes: 'f17' is not a dtype")):
+                        (["--dtypes", "f17"], "--dtypes: 'f17' is not a dtype"),
+                        (["--repeat", "0"], "--repeat 0: must be at least 1")):
         r = run_cli(["bench", *args], timeout=120)
         assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
 

@@ -52,6 +52,10 @@ def _split(text: str | None) -> list[str] | None:
     return None if text is None else [x.strip() for x in text.split(",") if x.strip()]
 
 
+def _default(value, default):
+    return default if value is None else value
+
+
 def make_settings(args: argparse.Namespace, backend: str) -> Settings:
     named = _split(args.ops)
     ops = named or list(OPS)
@@ -79,14 +83,20 @@ def make_settings(args: argparse.Namespace, backend: str) -> Settings:
             dtypes[o] = [dtype_of(x) for x in (OPS[o].dtypes[:1] if o != "cast" else ("f16", "hif8"))]
         else:
             dtypes[o] = [dtype_of(x) for x in OPS[o].dtypes]
+    # `is None`, not `or`: an explicit 0 is refused below, never read as "the default".
+    for option, value, low in (("--repeat", args.repeat, 1), ("--warmup", args.warmup, 1)):
+        if value is not None and value < low:
+            raise BenchError(f"{option} {value}: must be at least {low}")
+    if args.budget is not None and not args.budget > 0:
+        raise BenchError(f"--budget {args.budget:g}: must be a positive number of seconds")
+    if args.max_gib is not None and not args.max_gib > 0:
+        raise BenchError(f"--max-gib {args.max_gib:g}: must be a positive number of GiB")
     if args.quick:
-        policy = TimingPolicy(repeat=args.repeat or 3, warmup=args.warmup or 1,
-                              min_sample_s=1e-3, budget_s=args.budget or 1.0)
+        policy = TimingPolicy(repeat=_default(args.repeat, 3), warmup=_default(args.warmup, 1),
+                              min_sample_s=1e-3, budget_s=_default(args.budget, 1.0))
     else:
-        policy = TimingPolicy(repeat=args.repeat or 7, warmup=args.warmup or 2,
-                              budget_s=args.budget or (60.0 if args.stress else 20.0))
-    if policy.repeat < 1 or policy.warmup < 1 or policy.budget_s <= 0:
-        raise BenchError("--repeat and --warmup must be at least 1, --budget positive")
+        policy = TimingPolicy(repeat=_default(args.repeat, 7), warmup=_default(args.warmup, 2),
+                              budget_s=_default(args.budget, 60.0 if args.stress else 20.0))
     explicit = [parse_size(s) for s in _split(args.sizes) or []]
     sizes: dict[str, list[int]] = {}
     for o in ops:

@@ -271,42 +271,83 @@ def _load(v: Sequence[float] | None) -> str:
     return "unknown" if not v else ", ".join(f"{x:g}" for x in v)
 
 
-def plot(data: dict, path: str) -> None:
-    """GB/s against bytes moved, one panel per op: ours solid with markers, peers in the
-    same colour dashed (NumPy), dash-dotted (PyTorch) or dotted (CuPy), the device copy
-    black (the median of the cases near each size)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    ops = list(dict.fromkeys(c["op"] for c in data["cases"]))
-    if not ops:
-        raise BenchError("--plot: no measured case to plot")
-    styles = dict(zip(PEER_ORDER, ("--", "-.", ":")))
-    cols = min(2, len(ops))
-    rows = -(-len(ops) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(7.5 * cols, 4.5 * rows), squeeze=False)
-    for ax, op in zip(axes.flat, ops):
+# How each peer is drawn: the line style and an open marker of its own, so that a series of
+# one size (a single point: --quick, --stress at the largest size) is still visible.
+PEER_STYLES = {"numpy": ("--", "s"), "torch": ("-.", "^"), "cupy": (":", "v")}
+PEER_NAMES = {"numpy": "NumPy", "torch": "PyTorch", "cupy": "CuPy"}
+
+
+@dataclass(frozen=True)
+class PlotLine:
+    """One line of a panel of the plot: what plot() draws, kept apart so tests can read it."""
+    label: str | None
+    points: tuple[tuple[float, float], ...]    # (bytes moved, GB/s), bytes ascending
+    color: str
+    linestyle: str
+    marker: str
+    filled: bool = True
+
+
+def plot_lines(data: dict) -> dict[str, list[PlotLine]]:
+    """The lines of each op's panel: per series (variant, dtype) ours solid with filled
+    circles and each peer in the same colour with its own style and open marker; the device
+    copy black with diamonds (the median of the cases within half an octave of each size)."""
+    panels: dict[str, list[PlotLine]] = {}
+    for op in dict.fromkeys(c["op"] for c in data["cases"]):
         cases = [c for c in data["cases"] if c["op"] == op]
         series: dict[str, list[dict]] = {}
         for c in cases:
             series.setdefault(f"{c['variant']} {c['dtype']}", []).append(c)
+        lines = []
         for i, (name, cs) in enumerate(series.items()):
             cs.sort(key=lambda c: c["bytes"])
             color = f"C{i % 10}"
-            ax.plot([c["bytes"] for c in cs], [c["ours"]["gbps"] for c in cs], "o-", color=color,
-                    label=name)
-            for peer, style in styles.items():
-                pts = [(c["bytes"], c["peers"][peer]["gbps"]) for c in cs
-                       if "gbps" in c["peers"].get(peer, {})]
+            lines.append(PlotLine(name, tuple((c["bytes"], c["ours"]["gbps"]) for c in cs),
+                                  color, "-", "o"))
+            for peer, (style, marker) in PEER_STYLES.items():
+                pts = tuple((c["bytes"], c["peers"][peer]["gbps"]) for c in cs
+                            if "gbps" in c["peers"].get(peer, {}))
                 if pts:
-                    ax.plot(*zip(*pts), linestyle=style, color=color, alpha=0.6)
+                    lines.append(PlotLine(None, pts, color, style, marker, filled=False))
         bins: dict[int, list[tuple[float, float]]] = {}
         for c in cases:       # half-octave bins of bytes moved
             bins.setdefault(round(2 * math.log2(c["bytes"])), []).append((c["bytes"], c["ceiling"]["gbps"]))
-        ceil = [(statistics.median(x for x, _ in v), statistics.median(y for _, y in v))
-                for _, v in sorted(bins.items())]
-        ax.plot(*zip(*ceil), "-", color="black", linewidth=2, label="device copy")
-        values = [c["ours"]["gbps"] for c in cases] + [y for _, y in ceil]
+        ceil = tuple((statistics.median(x for x, _ in v), statistics.median(y for _, y in v))
+                     for _, v in sorted(bins.items()))
+        lines.append(PlotLine("device copy", ceil, "black", "-", "D"))
+        panels[op] = lines
+    return panels
+
+
+def plot(data: dict, path: str) -> None:
+    """GB/s against bytes moved, one panel per op (the lines of plot_lines); the legend
+    names the series, the device copy and how each peer is drawn."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    panels = plot_lines(data)
+    if not panels:
+        raise BenchError("--plot: no measured case to plot")
+    cols = min(2, len(panels))
+    rows = -(-len(panels) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(7.5 * cols, 4.5 * rows), squeeze=False)
+    for ax, (op, lines) in zip(axes.flat, panels.items()):
+        for ln in lines:
+            xs, ys = zip(*ln.points)
+            ax.plot(xs, ys, linestyle=ln.linestyle, marker=ln.marker, color=ln.color,
+                    markerfacecolor=ln.color if ln.filled else "none",
+                    linewidth=2 if ln.label == "device copy" else 1.5,
+                    alpha=1.0 if ln.filled else 0.7, label=ln.label)
+        peers = [p for p in PEER_STYLES
+                 if any("gbps" in c["peers"].get(p, {}) for c in data["cases"] if c["op"] == op)]
+        handles, labels = ax.get_legend_handles_labels()
+        for p in peers:   # one grey key per peer: its style and marker, whatever the colour
+            style, marker = PEER_STYLES[p]
+            handles.append(Line2D([], [], color="grey", linestyle=style, marker=marker,
+                                  markerfacecolor="none"))
+            labels.append(PEER_NAMES[p])
+        values = [y for ln in lines for _, y in ln.points]
         if min(values) < max(values) / 100:
             ax.set_yscale("log")
         ax.set_xscale("log", base=2)
@@ -314,14 +355,13 @@ def plot(data: dict, path: str) -> None:
         ax.set_xlabel("bytes moved per run")
         ax.set_ylabel("GB/s")
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7, ncol=2 if len(series) > 4 else 1, loc="best", framealpha=0.6)
-    for ax in list(axes.flat)[len(ops):]:
+        ax.legend(handles, labels, fontsize=7, ncol=2 if len(labels) > 5 else 1, loc="best",
+                  framealpha=0.6)
+    for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)
     p = data["provenance"]
-    peers = ", ".join(f"{name} {style}" for name, style in styles.items()
-                      if any(name in c["peers"] for c in data["cases"]))
     fig.suptitle(f"npu-emu bench, {p['backend']} backend: {p['device']} ({p['date'][:10]}); "
-                 f"solid: npu_emu, peers in the same colour: {peers}")
+                 f"solid, filled: npu_emu; open markers in the same colour: the peers")
     fig.tight_layout(rect=(0, 0, 1, 0.97))    # room for the title
     fig.savefig(path, dpi=110)
     plt.close(fig)
