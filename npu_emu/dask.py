@@ -27,10 +27,11 @@ except ImportError as _exc:       # the optional extra is not installed
 
 import npu_emu.array_api as xp
 from npu_emu import codecs, fractal, runtime
+from npu_emu.dtypes import aclDataType
 
-__all__ = ["DTYPE_KEY", "FORMAT_KEY", "C0_KEY", "VIEW_SHAPE_KEY", "add", "astype",
-           "chunk_dtype", "expand", "format_cast", "layout_of", "matmul", "multiply",
-           "npu_dtype", "with_dtype"]
+__all__ = ["DTYPE_KEY", "FORMAT_KEY", "C0_KEY", "VIEW_SHAPE_KEY", "DTYPE_NAMES", "add",
+           "astype", "chunk_dtype", "chunk_library", "expand", "format_cast", "layout_of",
+           "matmul", "multiply", "npu_dtype", "npu_dtype_name", "with_dtype"]
 
 # Keys of a dask array's dtype metadata (np.dtype(..., metadata=...)), read by npu_dtype and
 # layout_of: the NPU dtype of chunks that travel as bits, and a private layout's geometry.
@@ -45,13 +46,24 @@ BITS_DTYPES = {"hifloat8": np.dtype(np.uint8)}
 
 # ----------------------------------------------------------------------------- dtypes
 
+# The namespace's dtypes, by name (an aclDataType finds its own here).
+DTYPE_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+               "float16", "float32", "float64", "bfloat16", "float8_e5m2", "float8_e4m3fn",
+               "hifloat8", "complex64", "complex128")
+
+
 def _xp_dtype(dtype: object, param: str = "dtype") -> Any:
-    """The namespace's dtype for a DType, a name ("float16", "hifloat8") or a NumPy /
-    ml_dtypes dtype."""
+    """The namespace's dtype for a DType, a name ("float16", "hifloat8"), an aclDataType or
+    a NumPy / ml_dtypes dtype."""
     if isinstance(dtype, xp.DType):
         return dtype
     if isinstance(dtype, str) and isinstance(getattr(xp, dtype, None), xp.DType):
         return getattr(xp, dtype)
+    if isinstance(dtype, aclDataType):
+        for name in DTYPE_NAMES:
+            if getattr(xp, name).acl_dtype == dtype:
+                return getattr(xp, name)
+        raise TypeError(f"{param}={dtype.name} has no dtype in npu_emu.array_api")
     try:
         return xp.asarray(np.empty((0,), np.dtype(dtype))).dtype
     except TypeError:
@@ -65,6 +77,11 @@ def chunk_dtype(name: str) -> np.dtype:
     if name in BITS_DTYPES:
         return np.dtype(BITS_DTYPES[name], metadata={DTYPE_KEY: name})
     return np.asarray(xp.empty((0,), dtype=getattr(xp, name))).dtype
+
+
+def npu_dtype_name(dtype: object) -> str:
+    """The namespace's name of a dtype (a DType, a name, an aclDataType, a NumPy dtype)."""
+    return _xp_dtype(dtype).name
 
 
 def npu_dtype(x: da.Array) -> Any:
@@ -107,7 +124,7 @@ def _meta(ndim: int, name: str, **metadata: Any) -> Any:
     if metadata:
         dt = np.dtype(dt, metadata={**(dt.metadata or {}), **metadata})
     meta = np.empty((0,) * ndim, dt)
-    return meta if _library() is np else _library().asarray(meta)
+    return meta if chunk_library() is np else chunk_library().asarray(meta)
 
 
 def _chunk_dtype_name(chunk: Any) -> str:
@@ -117,13 +134,13 @@ def _chunk_dtype_name(chunk: Any) -> str:
 
 def _check_chunk_type(name: str) -> None:
     """On cuda the chunks are CuPy arrays, and CuPy holds NumPy's own dtypes only."""
-    if _library() is not np and (name in BITS_DTYPES
+    if chunk_library() is not np and (name in BITS_DTYPES
                                  or chunk_dtype(name).type.__module__ != "numpy"):
         raise TypeError(f"npu_emu.dask on the cuda backend: chunks are CuPy arrays, and CuPy "
                         f"has no {name} type (use the cpu backend, or a NumPy dtype)")
 
 
-def _library() -> Any:
+def chunk_library() -> Any:
     """The chunks' library: NumPy on the cpu backend, CuPy on cuda."""
     if runtime.current().name == "cuda":
         import cupy
@@ -148,8 +165,8 @@ def _unwrap(arr: Any) -> Any:
     name = arr.dtype.name
     if name in BITS_DTYPES:
         bits = codecs.encode(np.asarray(arr), "hif8").view(chunk_dtype(name))
-        return bits if _library() is np else _library().asarray(bits.view(BITS_DTYPES[name]))
-    return np.asarray(arr) if _library() is np else _library().asarray(arr)
+        return bits if chunk_library() is np else chunk_library().asarray(bits.view(BITS_DTYPES[name]))
+    return np.asarray(arr) if chunk_library() is np else chunk_library().asarray(arr)
 
 
 def _host(block: Any) -> Any:
@@ -201,7 +218,7 @@ def _tiny(x: da.Array) -> Any:
     chunks' library."""
     _check_chunk_type(npu_dtype(x).name)
     block = np.zeros(tuple(min(n, 1) for n in x.shape), x.dtype)
-    return block if _library() is np else _library().asarray(block)
+    return block if chunk_library() is np else chunk_library().asarray(block)
 
 
 def _graph(name: str, out_chunks: tuple[tuple[int, ...], ...], deps: Sequence[da.Array],

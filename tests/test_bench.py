@@ -344,3 +344,53 @@ def test_a_compute_bound_op_keeps_to_its_cap_unless_named():
     assert s.sizes["expand"] == [2**24, 2**30] and s.sizes["matmul"] == [min(cap, 2**24)]
     s = bench.make_settings(p.parse_args(["--ops", "matmul", "--sizes", "1G"]), "cuda")
     assert s.sizes["matmul"] == [2**30]
+
+
+def test_a_cluster_of_two_workers_runs_a_case_larger_than_one_workers_memory():
+    """--scheduler's runner on a LocalCluster of 2 worker processes (cpu backend) with a
+    memory_limit of 64 MiB each: a cast of a 100 MiB float32 array completes, every block's
+    checksum equals NumPy's cast of the same input (NumPy 2.x float16 rounding: to nearest
+    even) and the one-process run's."""
+    pytest.importorskip("distributed", reason="--scheduler needs the dask extra")
+    import zlib
+
+    import dask
+
+    from npu_emu.bench import cluster, common
+
+    # The nanny's pause and restart act on the process's whole memory, which an idle worker
+    # with NumPy, Dask and npu_emu loaded already holds most of 64 MiB: off. The limit still
+    # bounds the data a worker keeps (past it, to disk).
+    with dask.config.set({"distributed.worker.memory.pause": False,
+                          "distributed.worker.memory.terminate": False}):
+        c = cluster.connect("local:2", "cpu", memory_limit="64MiB")
+    try:
+        assert len(c.workers) == 2
+        assert all(w["memory_limit"] == 64 * 2**20 for w in c.workers.values())
+        f16, numel, chunk = common.dtype_of("f16"), 25 * 2**20, 4 * 2**20
+        case = cluster.run_case(c, "cast", "f32->x", f16, numel, chunk)
+    finally:
+        c.close()
+    assert numel * 4 > 64 * 2**20                     # the input: 100 MiB
+    assert case["check"]["ok"] and case["blocks"] == 25
+    assert len(case["per_worker"]) == 2                # both workers took blocks
+    assert sum(w["op_blocks"] for w in case["per_worker"].values()) == 25
+    # The reference: each block's input made again here, cast by NumPy.
+    want = []
+    for i in range(25):
+        raw = cases.random_storage(common.dtype_of("f32"), 2**20, seed=cluster._seed(3, (i,)))
+        want.append(zlib.crc32(raw.view(np.float32).astype(np.float16).view(np.uint8)))
+    assert case["checksums"] == want
+    for key in ("gbps", "one_process_gbps", "speedup", "cluster_s", "one_process_s"):
+        assert _positive(case[key]), key
+    assert case["overhead_per_task_ms"] == pytest.approx(
+        (2 * case["cluster_s"] - case["one_process_s"]) / case["tasks"] * 1e3)
+
+
+def test_scheduler_arguments_are_messages():
+    for args, words in ((["--scheduler", "local:0"], "local:N takes a number of workers"),
+                        (["--scheduler", "nonsense"], "give local:N"),
+                        (["--chunk-mib", "4"], "give --scheduler"),
+                        (["--scheduler", "local:2", "--report", "x.json"], "--report take")):
+        r = run_cli(["bench", *args], timeout=120)
+        assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr

@@ -9,6 +9,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from . import cluster
 from .cases import OPS
 from .common import (LEGACY_SCHEMA, SCHEMA, BenchError, GiB, MiB, dtype_of, optional_import,
                      parse_size, stress_ladder)
@@ -44,6 +45,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                       "2^31 elements (the 64-bit index path), 1-byte dtypes by default")
     mode.add_argument("--report", nargs="+", metavar="JSON", help="print benchmarks/RESULTS.md "
                       "(markdown) from bench JSON files instead of measuring")
+    p.add_argument("--scheduler", metavar="local:N|tcp://HOST:PORT", help="run the cases on a "
+                   "Dask cluster through npu_emu.dask: local:N starts N worker processes (on "
+                   "the cuda backend dask-cuda's LocalCUDACluster, one worker per GPU), "
+                   "tcp://HOST:PORT joins a running scheduler; reports aggregate and per-worker "
+                   "GB/s and the overhead against the same work in one process (needs "
+                   "pip install 'npu-emu[dask]')")
+    p.add_argument("--chunk-mib", type=float, metavar="MiB", help="with --scheduler: bytes of "
+                   "one block of the inputs (default 64; 4 with --quick)")
     p.add_argument("--note", help="a line kept in the JSON and RESULTS.md (e.g. what else ran)")
     p.add_argument("--list", action="store_true", help="list the ops, variants and dtypes")
 
@@ -162,6 +171,16 @@ def _main(args: argparse.Namespace) -> int:
     if args.plot and optional_import("matplotlib") is None:
         raise BenchError("--plot needs matplotlib: pip install 'npu-emu[plot]' (or pip install "
                          "matplotlib)")
+    if args.chunk_mib is not None and not args.chunk_mib > 0:
+        raise BenchError(f"--chunk-mib {args.chunk_mib:g}: must be a positive number of MiB")
+    if args.chunk_mib is not None and not args.scheduler:
+        raise BenchError("--chunk-mib sizes the blocks of a --scheduler run; give --scheduler")
+    if args.scheduler:
+        if args.plot or args.report:
+            raise BenchError("--scheduler measures a cluster run; --plot and --report take "
+                             "one-process runs")
+        cluster.parse_scheduler(args.scheduler)      # a bad value fails before any work
+        cluster._dask()
     if args.report:
         datasets = [_load_json(p) for p in args.report]
         sys.stdout.write(render_report(datasets))
@@ -181,6 +200,8 @@ def _main(args: argparse.Namespace) -> int:
     except Exception as exc:
         raise BenchError(f"the {args.device or 'selected'} backend is not available: {exc}") from None
     settings = make_settings(args, backend)
+    if args.scheduler:
+        return _cluster_main(args, settings, backend)
     out = Output(0)
     try:
         bench = Bench(settings, out)
@@ -211,3 +232,30 @@ def _main(args: argparse.Namespace) -> int:
         print(f"npu-emu bench: {bench.errors} case(s) failed inside the bench (see 'skipped')",
               file=sys.stderr)
     return 1 if wrong or bench.errors else 0
+
+
+def _cluster_main(args: argparse.Namespace, settings: Settings, backend: str) -> int:
+    """--scheduler: the cases on a Dask cluster (npu_emu.bench.cluster)."""
+    chunk = int(args.chunk_mib * MiB) if args.chunk_mib else cluster.default_chunk_bytes(args.quick)
+    out = Output(0)
+    try:
+        data = cluster.run(settings, args.scheduler, backend, chunk, out)
+    finally:
+        out.close()
+    if settings.note:
+        data["provenance"]["note"] = settings.note
+    cluster.print_summary(data)
+    if args.json:
+        path = Path(args.json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=1, default=str) + "\n")
+        print(f"wrote {path}")
+    differ = [c for c in data["cases"] if not c["check"]["ok"]]
+    errors = [s for s in data["skipped"] if s["kind"] == "error"]
+    if differ:
+        print(f"npu-emu bench: {len(differ)} case(s) differ between the cluster and one "
+              f"process: " + ", ".join(case_label(c) for c in differ), file=sys.stderr)
+    if errors:
+        print(f"npu-emu bench: {len(errors)} case(s) failed on the cluster (see 'skipped')",
+              file=sys.stderr)
+    return 1 if differ or errors else 0

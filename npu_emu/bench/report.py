@@ -151,7 +151,7 @@ def print_summary(data: dict) -> None:
         console.print(t)
     else:
         print(title)
-        print(_plain_table(head, rows))
+        print(plain_table(head, rows))
     for s in data["skipped"]:
         print(f"skipped: {s['op']} {s['variant']} {s['dtype']} {format_count(s['numel'])}: {s['reason']}")
     if "host_overhead" in data:
@@ -162,7 +162,7 @@ def print_summary(data: dict) -> None:
         print(f"goal {line}")
 
 
-def _plain_table(head: list[str], rows: list[list[str]]) -> str:
+def plain_table(head: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(x) for x in col) for col in zip(head, *rows)]
     fmt = lambda r: "  ".join(c.ljust(w) if i < 3 else c.rjust(w)   # noqa: E731
                               for i, (c, w) in enumerate(zip(r, widths)))
