@@ -163,9 +163,8 @@ def _unwrap(arr: Any) -> Any:
     """A result of the namespace as a chunk: a view of its memory on the cpu backend (a CuPy
     array on cuda); HiFloat8 as its bits."""
     name = arr.dtype.name
-    if name in BITS_DTYPES:
-        bits = codecs.encode(np.asarray(arr), "hif8").view(chunk_dtype(name))
-        return bits if chunk_library() is np else chunk_library().asarray(bits.view(BITS_DTYPES[name]))
+    if name in BITS_DTYPES:       # cpu only (_check_chunk_type)
+        return codecs.encode(np.asarray(arr), "hif8").view(chunk_dtype(name))
     return np.asarray(arr) if chunk_library() is np else chunk_library().asarray(arr)
 
 
@@ -302,9 +301,8 @@ def expand(x: da.Array, /, size: Sequence[int], *, chunks: object = None) -> da.
         out_chunks = _auto_chunks(out_shape, known, x.dtype)
     (a,) = _aligned_inputs([x], out_shape, out_chunks)
     name = "npu-expand-" + tokenize(a, out_chunks)
-    return _graph(name, out_chunks, [a],
-                  lambda idx, shape: (_expand_block, shape, _input_key(a, idx, len(out_shape)), src),
-                  _meta(len(out_shape), src))
+    return _graph(name, out_chunks, [a], lambda idx, shape: (
+        _expand_block, shape, _input_key(a, idx, len(out_shape)), src), _meta(len(out_shape), src))
 
 
 def _binary(op: str, x1: object, x2: object) -> da.Array:

@@ -293,6 +293,8 @@ def run_case(cluster: Cluster, op: str, variant: str, dt: Any, numel: int,
     blocks = math.prod(len(c) for c in out.chunks)
     mismatches = int(np.count_nonzero(got != want))
     tasks = len(ts.data)
+    per_worker = _per_worker(ts.data, out, spec.traffic)
+    busy = sum(w["busy_s"] for w in per_worker.values())
     return {
         "op": op, "variant": variant, "dtype": short(dt), "numel": spec.numel,
         "shapes": {k: list(v) for k, v in spec.shapes.items()}, "bytes": spec.traffic,
@@ -301,10 +303,16 @@ def run_case(cluster: Cluster, op: str, variant: str, dt: Any, numel: int,
         "cluster_s": cluster_s, "one_process_s": one_s,
         "gbps": spec.traffic / cluster_s / 1e9, "one_process_gbps": spec.traffic / one_s / 1e9,
         "speedup": one_s / cluster_s,
-        # What the cluster spent beyond the one process's work shared out evenly.
+        # What the cluster spent beyond the one process's work shared out evenly, in two
+        # parts: the workers' time not computing (scheduling, transfers, waiting), and
+        # their computing beyond the one process's (cores shared, cold caches).
         "overhead_s": n_workers * cluster_s - one_s,
         "overhead_per_task_ms": (n_workers * cluster_s - one_s) / max(tasks, 1) * 1e3,
-        "per_worker": _per_worker(ts.data, out, spec.traffic),
+        "workers_busy_s": busy,
+        "idle_s": n_workers * cluster_s - busy,
+        "idle_per_task_ms": (n_workers * cluster_s - busy) / max(tasks, 1) * 1e3,
+        "compute_excess_s": busy - one_s,
+        "per_worker": per_worker,
         "check": {"blocks": blocks, "mismatches": mismatches, "ok": mismatches == 0,
                   "what": "CRC-32 of every result block, cluster against one process"},
         "checksums": got.reshape(-1).tolist(),
@@ -358,14 +366,14 @@ def run(settings: Any, scheduler: str, backend: str, chunk_bytes: int, out: Any)
 
 def summary_rows(data: dict) -> tuple[list[str], list[list[str]]]:
     head = ["op", "case", "dtype", "elements", "moved", "blocks", "GB/s", "1 process GB/s",
-            "speedup", "overhead/task", "per worker op GB/s", "check"]
+            "speedup", "overhead/task", "idle/task", "per worker op GB/s", "check"]
     rows = []
     for c in data["cases"]:
         per = [w["op_gbps"] for w in c["per_worker"].values() if w["op_gbps"]]
         rows.append([c["op"], c["variant"], c["dtype"], format_count(c["numel"]),
                      format_bytes(c["bytes"]), str(c["blocks"]), f"{c['gbps']:.2f}",
                      f"{c['one_process_gbps']:.2f}", f"{c['speedup']:.2f}x",
-                     f"{c['overhead_per_task_ms']:.1f} ms",
+                     f"{c['overhead_per_task_ms']:.1f} ms", f"{c['idle_per_task_ms']:.1f} ms",
                      " / ".join(f"{v:.2f}" for v in per) or "-",
                      "ok" if c["check"]["ok"] else
                      f"DIFFERS ({c['check']['mismatches']}/{c['check']['blocks']})"])
