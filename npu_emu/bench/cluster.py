@@ -329,10 +329,20 @@ def run(settings: Any, scheduler: str, backend: str, chunk_bytes: int, out: Any)
         plans = [(op, dt, v, n) for op in settings.ops for dt in settings.dtypes[op]
                  for v in OPS[op].variants for n in settings.sizes[op]]
         out.set_total(len(plans))
+        # --stress: sizes up to the cluster's memory (its workers' limits together), past any
+        # one machine's when there are several; nothing holds a whole array, but time grows.
+        limit = sum(w.get("memory_limit") or 0 for w in cluster.workers.values())
         for op, dt, variant, n in plans:
             label = f"{op} {variant} {short(dt)} {format_count(n)} on the cluster"
             out.start(label)
-            if op not in GRAPHS or variant not in GRAPHS[op][0]:
+            need = OPS[op].spec(variant, dt, n).device_bytes
+            if settings.stress and limit and need > limit:
+                skipped.append({"op": op, "variant": variant, "dtype": short(dt), "numel": n,
+                                "kind": "larger than the cluster",
+                                "reason": f"--stress goes up to the workers' memory together "
+                                          f"({format_bytes(limit)}); this case has "
+                                          f"{format_bytes(need)}"})
+            elif op not in GRAPHS or variant not in GRAPHS[op][0]:
                 skipped.append({"op": op, "variant": variant, "dtype": short(dt), "numel": n,
                                 "kind": "not distributed",
                                 "reason": "npu_emu.dask has no blockwise form of this case"})
