@@ -154,7 +154,7 @@ def _wrap(block: Any, name: str) -> Any:
     """A chunk as an array of the namespace, sharing its memory (HiFloat8: converted from
     its bits, exactly: every code decodes to a float32 that converts back to it)."""
     if name in BITS_DTYPES:
-        values = codecs.decode(np.asarray(_host(block)).view(BITS_DTYPES[name]), "hif8")
+        values = codecs.decode(np.asarray(block).view(BITS_DTYPES[name]), "hif8")   # cpu only
         return xp.astype(xp.asarray(values), getattr(xp, name))
     return xp.asarray(block)
 
@@ -168,10 +168,6 @@ def _unwrap(arr: Any) -> Any:
     return np.asarray(arr) if chunk_library() is np else chunk_library().asarray(arr)
 
 
-def _host(block: Any) -> Any:
-    return block.get() if hasattr(block, "get") and not isinstance(block, np.ndarray) else block
-
-
 def _astype_block(block: Any, src: str, dst: str) -> Any:
     return _unwrap(xp.astype(_wrap(block, src), getattr(xp, dst)))
 
@@ -180,8 +176,7 @@ def _expand_block(block_shape: list[int], block: Any, src: str) -> Any:
     return _unwrap(xp.expand(_wrap(block, src), tuple(block_shape)))
 
 
-def _binary_block(block_shape: list[int], op: str, names: list[str | None],
-                  scalars: list[Any], *blocks: Any) -> Any:
+def _binary_block(op: str, names: list[str | None], scalars: list[Any], *blocks: Any) -> Any:
     it = iter(blocks)
     args = [_wrap(next(it), n) if n is not None else s for n, s in zip(names, scalars)]
     return _unwrap(getattr(xp, op)(*args))
@@ -191,8 +186,7 @@ def _matmul_block(a: Any, b: Any, a_name: str, b_name: str, cube_math_type: int)
     return _unwrap(xp.matmul(_wrap(a, a_name), _wrap(b, b_name), cube_math_type=cube_math_type))
 
 
-def _to_layout_block(block_shape: list[int], block: Any, src: str, layout: str,
-                     c0: int | None) -> Any:
+def _to_layout_block(block: Any, src: str, layout: str, c0: int | None) -> Any:
     return _unwrap(xp.format_cast(_wrap(block, src), layout, c0=c0))
 
 
@@ -317,7 +311,7 @@ def _binary(op: str, x1: object, x2: object) -> da.Array:
     names = [npu_dtype(v).name if isinstance(v, da.Array) else None for v in operands]
     scalars = [None if isinstance(v, da.Array) else v for v in operands]
     out_shape = _broadcast_shape([a.shape for a in arrays])
-    dst = _chunk_dtype_name(_probe(_binary_block, [], op, names, scalars,
+    dst = _chunk_dtype_name(_probe(_binary_block, op, names, scalars,
                                    *(_tiny(a) for a in arrays)))
     # Each output axis takes the chunks of the first operand of that size (not broadcast).
     out_chunks = tuple(next(a.chunks[j] for a in arrays
@@ -326,7 +320,7 @@ def _binary(op: str, x1: object, x2: object) -> da.Array:
     aligned = _aligned_inputs(arrays, out_shape, out_chunks)
     name = f"npu-{op}-" + tokenize(*aligned, scalars)
     return _graph(name, out_chunks, aligned,
-                  lambda idx, shape: (_binary_block, shape, op, names, scalars,
+                  lambda idx, shape: (_binary_block, op, names, scalars,
                                       *(_input_key(a, idx, len(out_shape)) for a in aligned)),
                   _meta(len(out_shape), dst))
 
@@ -406,7 +400,7 @@ def format_cast(x: da.Array, fmt: str, /, c0: int | None = None) -> da.Array:
                          f"Zn, DN)")
     tiles = _tiles(spec)
     a = x.rechunk(tuple(_tile_chunks(x.chunks[d], tiles[d][1]) for d in range(2)))
-    _probe(_to_layout_block, [], _tiny(a), src, layout, c0)
+    _probe(_to_layout_block, _tiny(a), src, layout, c0)
     out_chunks = []
     for k, (dim, mult, size) in enumerate(spec.axes):
         axis, tile = tiles[dim]
@@ -420,7 +414,7 @@ def format_cast(x: da.Array, fmt: str, /, c0: int | None = None) -> da.Array:
         for k, (dim, _mult, _size) in enumerate(spec.axes):
             if tiles[dim][0] == k:
                 block[dim] = idx[k]
-        return (_to_layout_block, shape, (a.name, *block), src, layout, c0)
+        return (_to_layout_block, (a.name, *block), src, layout, c0)
     return _graph(name, tuple(out_chunks), [a], task, meta)
 
 
