@@ -477,8 +477,8 @@ def gen_status_translate() -> str:
 
 @generator("bench-ops")
 def gen_bench_ops() -> str:
-    ops = _need("npu_emu.bench", "OPS")
-    count = _need("npu_emu.bench", "format_count")
+    ops = _need("npu_emu.bench.cases", "OPS")
+    count = _need("npu_emu.bench.common", "format_count")
     rows = [[f"`{o.name}`", o.summary, ", ".join(f"`{v}`" for v in o.variants),
              ", ".join(o.dtypes), ", ".join(o.stress_dtypes), o.traffic,
              ", ".join(f"{b} {count(n)}" for b, n in (o.numel_cap or {}).items()) or "-"]
@@ -489,8 +489,8 @@ def gen_bench_ops() -> str:
 
 @generator("bench-goals")
 def gen_bench_goals() -> str:
-    goals = _need("npu_emu.bench", "GOALS")
-    fmt = _need("npu_emu.bench", "format_bytes")
+    goals = _need("npu_emu.bench.report", "GOALS")
+    fmt = _need("npu_emu.bench.common", "format_bytes")
     rows = [[g.backend, g.text, ", ".join(g.ops) + (f" ({', '.join(g.variants)})" if g.variants else ""),
              "of the device copy" if g.metric == "ceiling" else f"x {g.metric}",
              f"{g.target:g}", fmt(g.min_out_bytes)] for g in goals]
@@ -506,7 +506,7 @@ def gen_bench_summary() -> str:
     if not runs:
         raise DocgenError(f"no benchmark JSON in {results}")
     data = json.loads(runs[-1].read_text())
-    goal_lines = _need("npu_emu.bench", "goal_lines")
+    goal_lines = _need("npu_emu.bench.report", "goal_lines")
     prov = data.get("provenance", {})
     wanted = [("expand", "broadcast", "f32"), ("view_copy", "contiguous", "f32"),
               ("view_copy", "transposed", "f32"), ("cast", "f32->x", "f16"),
@@ -524,7 +524,7 @@ def gen_bench_summary() -> str:
             continue
         ratios = c.get("ratios") or {}
         cell = lambda k: f"{ratios[k]:.2f}" if ratios.get(k) else "-"   # noqa: E731
-        rows.append([f"{key[0]} {key[1]} {key[2]}", _need("npu_emu.bench", "format_count")(c["numel"]),
+        rows.append([f"{key[0]} {key[1]} {key[2]}", _need("npu_emu.bench.common", "format_count")(c["numel"]),
                      f"{c['ours']['gbps']:.1f}", cell("numpy"), cell("torch")])
     head = (f"{prov.get('backend')} backend, {str(prov.get('date'))[:10]}, {prov.get('cpu_model')} "
             f"({prov.get('cpu_count')} CPUs), the largest size of each case from "

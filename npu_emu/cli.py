@@ -35,7 +35,12 @@ def demo(args: argparse.Namespace) -> int:
         return 1
     names = [n for n in DEMO_ORDER if (folder / n).is_file()]
     if args.only:
-        names = [n for n in names if args.only in n]
+        chosen = [n for n in names if args.only in n]
+        if not chosen:
+            print(f"npu-emu demo: --only {args.only!r} matches no example; the examples are "
+                  f"{', '.join(n.removesuffix('.py') for n in names)}", file=sys.stderr)
+            return 2
+        names = chosen
     failed = 0
     for name in names:
         print(f"\n===== examples/{name} " + "=" * max(0, 60 - len(name)))
@@ -122,7 +127,10 @@ def main(argv: list[str] | None = None) -> int:
         "bitcheck", add_help=False,
         help="digests of a seeded battery over every kernel family (compare hosts, threads, backends)")
     words = list(sys.argv[1:] if argv is None else argv)
-    if words[:1] == ["bitcheck"]:
+    if not words:
+        parser.print_help()      # a bare `npu-emu` asks what there is: the help, not an error
+        return 0
+    if words[0] == "bitcheck":
         from . import bitcheck
         return bitcheck.main(words[1:])
     args = parser.parse_args(argv)

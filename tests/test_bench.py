@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from npu_emu import bench
+from npu_emu.bench import cases, common
 
 ROOT = Path(__file__).resolve().parent.parent
 # Blocks an import in a child process, to run the bench as on a machine without it.
@@ -160,6 +161,54 @@ def test_plot(quick, tmp_path):
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
 
 
+def test_plot_draws_every_peer_and_the_device_copy_visibly(quick):
+    """Every panel has the device copy and, per series, NumPy and PyTorch (both run on the
+    cpu backend): each line with a marker, so one-size series (all of --quick) show."""
+    data, _ = quick
+    from npu_emu.bench import report
+    panels = report.plot_lines(data)
+    assert list(panels) == list(dict.fromkeys(c["op"] for c in data["cases"]))
+    for op, lines in panels.items():
+        assert all(ln.marker and ln.points for ln in lines), op
+        copy = [ln for ln in lines if ln.label == "device copy"]
+        assert len(copy) == 1 and copy[0].color == "black"
+        cases = [c for c in data["cases"] if c["op"] == op]
+        series = {f"{c['variant']} {c['dtype']}" for c in cases}
+        ours = [ln for ln in lines if ln.label in series]
+        assert len(ours) == len(series)
+        for ln in ours:
+            peers = [p for p in lines if p.label is None and p.color == ln.color]
+            drawn = {(p.linestyle, p.marker) for p in peers}
+            want = {report.PEER_STYLES[name] for name in ("numpy", "torch")
+                    if any("gbps" in c["peers"].get(name, {}) for c in cases
+                           if f"{c['variant']} {c['dtype']}" == ln.label)}
+            assert drawn == want and ("--", "s") in drawn, (op, ln.label)
+        # every measured GB/s of ours and of the peers is a point of the panel
+        points = {y for ln in lines for _, y in ln.points}
+        for c in cases:
+            assert c["ours"]["gbps"] in points
+            for peer in c["peers"].values():
+                assert "gbps" not in peer or peer["gbps"] in points
+
+
+def test_zero_or_negative_repeats_are_refused_naming_the_option():
+    import argparse
+    p = argparse.ArgumentParser()
+    bench.add_arguments(p)
+    for args, words in ((["--repeat", "0"], "--repeat 0: must be at least 1"),
+                        (["--repeat", "-3"], "--repeat -3: must be at least 1"),
+                        (["--warmup", "0"], "--warmup 0: must be at least 1"),
+                        (["--quick", "--repeat", "0"], "--repeat 0"),
+                        (["--budget", "0"], "--budget 0: must be a positive"),
+                        (["--max-gib", "-1"], "--max-gib -1: must be a positive")):
+        with pytest.raises(bench.BenchError, match=words):
+            bench.make_settings(p.parse_args(args), "cpu")
+    # an explicit value is used as given, not replaced by the default
+    assert bench.make_settings(p.parse_args(["--repeat", "1"]), "cpu").policy.repeat == 1
+    assert bench.make_settings(p.parse_args(["--quick", "--repeat", "9"]), "cpu").policy.repeat == 9
+    assert bench.make_settings(p.parse_args([]), "cpu").policy.repeat == 7
+
+
 def test_plot_without_matplotlib_is_a_message(tmp_path):
     r = run_cli(["bench", "--quick", "--plot", str(tmp_path / "x.png")], blocked=("matplotlib",))
     assert r.returncode == 2
@@ -194,7 +243,8 @@ def test_a_size_that_does_not_fit_is_a_message(tmp_path):
 def test_bad_arguments_are_messages():
     for args, words in ((["--ops", "nonsense"], "choose from expand"),
                         (["--sizes", "12Q"], "--sizes: '12Q' is not a size"),
-                        (["--dtypes", "f17"], "--dtypes: 'f17' is not a dtype")):
+                        (["--dtypes", "f17"], "--dtypes: 'f17' is not a dtype"),
+                        (["--repeat", "0"], "--repeat 0: must be at least 1")):
         r = run_cli(["bench", *args], timeout=120)
         assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
 
@@ -236,7 +286,7 @@ def test_layout_reference_is_numpys_pad_reshape_transpose():
     n1, m1, m0, n0 = spec.storage_shape
     want = np.pad(host.reshape(m, n), [(0, m1 * m0 - m), (0, n1 * n0 - n)]) \
         .reshape(m1, m0, n1, n0).transpose(2, 0, 1, 3).reshape(-1)
-    got = bench._layout_expected(spec, host)(np.arange(spec.storage_numel))
+    got = cases.layout_expected(spec, host)(np.arange(spec.storage_numel))
     assert np.array_equal(got, want)
     shape = (2, 50, 3, 5)
     host = rng.integers(1, 1000, int(np.prod(shape))).astype(np.uint16)
@@ -244,14 +294,14 @@ def test_layout_reference_is_numpys_pad_reshape_transpose():
     _, c1, _, _, c0 = spec.storage_shape
     want = np.pad(host.reshape(shape), [(0, 0), (0, c1 * c0 - 50), (0, 0), (0, 0)]) \
         .reshape(2, c1, c0, 3, 5).transpose(0, 1, 3, 4, 2).reshape(-1)
-    assert np.array_equal(bench._layout_expected(spec, host)(np.arange(spec.storage_numel)), want)
+    assert np.array_equal(cases.layout_expected(spec, host)(np.arange(spec.storage_numel)), want)
 
 
 def test_the_check_catches_a_wrong_result(cpu_backend):
     """A result that differs from the reference at one position is reported, with where."""
     b = bench.Bench(bench.Settings(["expand"], {}, {}, bench.TimingPolicy()), bench.Output(0, quiet=True))
     op = bench.OPS["expand"]
-    spec = op.spec("broadcast", bench._dt("f32"), 4096)
+    spec = op.spec("broadcast", common.dtype_of("f32"), 4096)
     with b.built(op, spec, "Ascend910B") as built:
         built.run()
         assert bench.check_result(built, b.stream)["ok"]
@@ -294,3 +344,53 @@ def test_a_compute_bound_op_keeps_to_its_cap_unless_named():
     assert s.sizes["expand"] == [2**24, 2**30] and s.sizes["matmul"] == [min(cap, 2**24)]
     s = bench.make_settings(p.parse_args(["--ops", "matmul", "--sizes", "1G"]), "cuda")
     assert s.sizes["matmul"] == [2**30]
+
+
+def test_a_cluster_of_two_workers_runs_a_case_larger_than_one_workers_memory():
+    """--scheduler's runner on a LocalCluster of 2 worker processes (cpu backend) with a
+    memory_limit of 64 MiB each: a cast of a 100 MiB float32 array completes, every block's
+    checksum equals NumPy's cast of the same input (NumPy 2.x float16 rounding: to nearest
+    even) and the one-process run's."""
+    pytest.importorskip("distributed", reason="--scheduler needs the dask extra")
+    import zlib
+
+    import dask
+
+    from npu_emu.bench import cluster, common
+
+    # The nanny's pause and restart act on the process's whole memory, which an idle worker
+    # with NumPy, Dask and npu_emu loaded already holds most of 64 MiB: off. The limit still
+    # bounds the data a worker keeps (past it, to disk).
+    with dask.config.set({"distributed.worker.memory.pause": False,
+                          "distributed.worker.memory.terminate": False}):
+        c = cluster.connect("local:2", "cpu", memory_limit="64MiB")
+    try:
+        assert len(c.workers) == 2
+        assert all(w["memory_limit"] == 64 * 2**20 for w in c.workers.values())
+        f16, numel, chunk = common.dtype_of("f16"), 25 * 2**20, 4 * 2**20
+        case = cluster.run_case(c, "cast", "f32->x", f16, numel, chunk)
+    finally:
+        c.close()
+    assert numel * 4 > 64 * 2**20                     # the input: 100 MiB
+    assert case["check"]["ok"] and case["blocks"] == 25
+    assert len(case["per_worker"]) == 2                # both workers took blocks
+    assert sum(w["op_blocks"] for w in case["per_worker"].values()) == 25
+    # The reference: each block's input made again here, cast by NumPy.
+    want = []
+    for i in range(25):
+        raw = cases.random_storage(common.dtype_of("f32"), 2**20, seed=cluster._seed(3, (i,)))
+        want.append(zlib.crc32(raw.view(np.float32).astype(np.float16).view(np.uint8)))
+    assert case["checksums"] == want
+    for key in ("gbps", "one_process_gbps", "speedup", "cluster_s", "one_process_s"):
+        assert _positive(case[key]), key
+    assert case["overhead_per_task_ms"] == pytest.approx(
+        (2 * case["cluster_s"] - case["one_process_s"]) / case["tasks"] * 1e3)
+
+
+def test_scheduler_arguments_are_messages():
+    for args, words in ((["--scheduler", "local:0"], "local:N takes a number of workers"),
+                        (["--scheduler", "nonsense"], "give local:N"),
+                        (["--chunk-mib", "4"], "give --scheduler"),
+                        (["--scheduler", "local:2", "--report", "x.json"], "--report take")):
+        r = run_cli(["bench", *args], timeout=120)
+        assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr

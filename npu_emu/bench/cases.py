@@ -1,0 +1,714 @@
+"""The benchmark's cases: one entry of `OPS` per operator (its variants, dtypes, case
+geometry and builder), the host data the cases start from, and the references their results
+are checked against."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
+
+from .common import (BenchError, Device, Refused, aclnn_api, dtype_info, dtype_of,
+                     format_count, make_tensor, ok, short)
+from .peers import torch_dtype
+
+if TYPE_CHECKING:
+    from .runner import Bench
+
+
+# ------------------------------------------------------------------------- host data
+
+PERIOD = 1_000_003   # inputs repeat with a prime period: an element read from the wrong place
+                     # (off by a power of two, e.g. a 32-bit overflow) reads a different value
+
+
+def random_storage(dt, n: int, seed: int = 0) -> np.ndarray:
+    """n raw device elements of dtype dt (finite values; bf16/fp8/HiFloat8 as their bits)."""
+    from npu_emu import dtypes
+    info = dtype_info(dt)
+    rng = np.random.default_rng(seed)
+    k = max(1, min(n, PERIOD))
+    if info.kind == dtypes.BOOL:
+        block = rng.integers(0, 2, k).astype(np.bool_)
+    elif info.kind in (dtypes.SIGNED, dtypes.UNSIGNED):
+        lim = np.iinfo(info.storage)
+        block = rng.integers(lim.min, lim.max, k, dtype=info.storage, endpoint=True)
+    elif info.kind == dtypes.COMPLEX:
+        z = (rng.standard_normal(k) + 1j * rng.standard_normal(k)).astype(np.complex64) * 8
+        block = dtypes.encode(z, dt)
+    else:
+        v = rng.standard_normal(k, dtype=np.float32) * 8
+        if info.short == "fp8e8m0":
+            v = np.abs(v) + 2.0**-10      # unsigned powers of two
+        block = dtypes.encode(v, dt)
+    block = np.ascontiguousarray(block).view(info.storage)
+    return block[:n].copy() if n <= k else np.resize(block, n)
+
+
+def host_values(raw: np.ndarray, dt) -> np.ndarray:
+    """Raw storage viewed as the host dtype users compute with (float32 for HiFloat8)."""
+    from npu_emu import dtypes
+    info = dtype_info(dt)
+    if info.host is not None:
+        return raw.view(info.host)
+    return dtypes.decode(raw, dt)
+
+
+def same_bits(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """Elementwise: the raw bytes of got differ from want's (True = mismatch)."""
+    g = np.ascontiguousarray(got).view(np.uint8).reshape(len(got), -1)
+    w = np.ascontiguousarray(want).view(np.uint8).reshape(len(want), -1)
+    return (g != w).any(axis=1)
+
+
+# --------------------------------------------------------------------- case geometry
+
+@dataclass
+class CaseSpec:
+    """One case before anything is allocated: shapes, traffic and memory it will need."""
+    op: str
+    variant: str
+    dtype: Any                      # aclDataType of the case's main operand
+    numel: int                      # elements of the output (the size asked for)
+    shapes: dict[str, tuple]        # operand name -> shape
+    traffic: int                    # minimal bytes read + written by one run
+    out_bytes: int                  # bytes of the result
+    device_bytes: int               # device memory of our run (inputs, outputs, workspace)
+    host_bytes: int                 # host memory (inputs kept for the peers, peer outputs)
+    flops: int | None = None
+    geometry: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return f"{self.op} {self.variant} {short(self.dtype)} {format_count(self.numel)}"
+
+
+@dataclass
+class Built:
+    """A case on the device, planned and ready to run. `run` enqueues on the bench stream
+    (aclnn phase two); an op whose calls take no stream (an eager API) sets
+    on_bench_stream=False and is timed up to acl.rt.synchronize_device instead."""
+    run: Callable[[], None]                     # ours: phase two of the planned executor(s)
+    out: Device                                 # the result's storage (Device.at for others')
+    out_dtype: Any
+    out_elements: int                           # elements of the result's storage
+    expected: Callable[[np.ndarray], np.ndarray]   # storage values at flat output positions
+    compare: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None
+    xp_work: Callable[[Any, Callable], Callable[[], Any]] | None = None   # NumPy / CuPy
+    torch_work: Callable[[Any, Callable], Callable[[], Any]] | None = None
+    peer_notes: dict[str, str] = field(default_factory=dict)
+    on_bench_stream: bool = True
+
+
+def _item(dt) -> int:
+    return dtype_info(dt).itemsize
+
+
+def _rows_cols(numel: int, cols: int = 4096) -> tuple[int, int]:
+    cols = max(1, min(cols, numel))
+    return -(-numel // cols), cols
+
+
+# ---------------------------------------------------------------------------- expand
+
+def expand_spec(variant: str, dt, numel: int) -> CaseSpec:
+    rows, cols = _rows_cols(numel)
+    it = _item(dt)
+    out = rows * cols * it
+    return CaseSpec("expand", variant, dt, rows * cols, {"self": (1, cols), "out": (rows, cols)},
+                    traffic=out + cols * it, out_bytes=out, device_bytes=out + cols * it,
+                    host_bytes=out + cols * it)
+
+
+def expand_build(b: "Bench", s: CaseSpec) -> Built:
+    aclnn = aclnn_api()
+    (_, cols), (rows, _) = s.shapes["self"], s.shapes["out"]
+    row = random_storage(s.dtype, cols, seed=1)
+    src, out = b.device(row.nbytes), b.device(s.out_bytes)
+    src.upload(row)
+    self_t, out_t = make_tensor((1, cols), s.dtype, src), make_tensor((rows, cols), s.dtype, out)
+    size = aclnn.aclCreateIntArray([rows, cols])
+    op = b.planned("aclnnExpand", lambda: aclnn.aclnnExpandGetWorkspaceSize(self_t, size, out_t),
+                   aclnn.aclnnExpand)
+    built = Built(op, out, s.dtype, rows * cols, lambda idx: row[idx % cols])
+
+    def xp(xp, asarray):
+        r, o = asarray(row.reshape(1, cols)), xp.empty((rows, cols), row.dtype)
+        return lambda: xp.copyto(o, xp.broadcast_to(r, (rows, cols)))
+
+    def torch(torch, tensor):
+        r = tensor(row.reshape(1, cols))
+        o = torch.empty((rows, cols), dtype=r.dtype, device=r.device)
+        return lambda: o.copy_(r.expand(rows, cols))
+    built.xp_work, built.torch_work = xp, torch
+    built.peer_notes = {"numpy": "np.copyto(out, np.broadcast_to(row, shape))",
+                        "torch": "out.copy_(row.expand(m, n))",
+                        "cupy": "cupy.copyto(out, cupy.broadcast_to(row, shape))"}
+    return built
+
+
+# ------------------------------------------------------------------------- view copy
+
+def view_copy_spec(variant: str, dt, numel: int) -> CaseSpec:
+    it = _item(dt)
+    if variant == "transposed":
+        side = max(1, math.isqrt(numel))
+        if side * side < numel:
+            side += 1
+        shape = (side, side)
+    else:
+        shape = _rows_cols(numel)
+    n = shape[0] * shape[1]
+    return CaseSpec("view_copy", variant, dt, n, {"src": shape, "selfRef": shape},
+                    traffic=2 * n * it, out_bytes=n * it, device_bytes=2 * n * it,
+                    host_bytes=2 * n * it)
+
+
+def view_copy_build(b: "Bench", s: CaseSpec) -> Built:
+    """aclnnInplaceCopy(selfRef contiguous, src): src contiguous, or the transpose of a
+    square matrix (strides (1, side)), the view InplaceCopy must gather."""
+    aclnn = aclnn_api()
+    rows, cols = s.shapes["src"]
+    n = rows * cols
+    host = random_storage(s.dtype, n, seed=2)
+    src, dst = b.device(host.nbytes), b.device(host.nbytes)
+    transposed = s.variant == "transposed"
+    if transposed:     # element (i, j) of the view is storage element i + j * rows
+        expected = lambda idx: host[(idx % cols) * rows + idx // cols]   # noqa: E731
+    else:
+        expected = lambda idx: host[idx]   # noqa: E731
+    src.upload(host)
+    src_t = make_tensor((rows, cols), s.dtype, src, strides=(1, rows) if transposed else None,
+                    storage=(n,))
+    dst_t = make_tensor((rows, cols), s.dtype, dst)
+    op = b.planned("aclnnInplaceCopy", lambda: aclnn.aclnnInplaceCopyGetWorkspaceSize(dst_t, src_t),
+                   aclnn.aclnnInplaceCopy)
+    built = Built(op, dst, s.dtype, n, expected)
+
+    def view(a):
+        return a.reshape(cols, rows).T if transposed else a.reshape(rows, cols)
+
+    def xp(xp, asarray):
+        a, o = view(asarray(host)), xp.empty((rows, cols), host.dtype)
+        return lambda: xp.copyto(o, a)
+
+    def torch(torch, tensor):
+        a = tensor(host)
+        a = a.reshape(cols, rows).t() if transposed else a.reshape(rows, cols)
+        o = torch.empty((rows, cols), dtype=a.dtype, device=a.device)
+        return lambda: o.copy_(a)
+    built.xp_work, built.torch_work = xp, torch
+    built.peer_notes = {"numpy": "np.copyto(dst, src_view)", "torch": "dst.copy_(src_view)",
+                        "cupy": "cupy.copyto(dst, src_view)"}
+    return built
+
+
+# ------------------------------------------------------------------------------ cast
+
+def cast_spec(variant: str, dt, numel: int) -> CaseSpec:
+    n = numel
+    it = _item(dt)
+    return CaseSpec("cast", variant, dt, n, {"self": (n,), "out": (n,)},
+                    traffic=n * (4 + it), out_bytes=n * (it if variant == "f32->x" else 4),
+                    device_bytes=n * (4 + it), host_bytes=n * (4 + it) + n * 4)
+
+
+def cast_build(b: "Bench", s: CaseSpec) -> Built:
+    """aclnnCast between float32 and the case's dtype, either way."""
+    from npu_emu import dtypes
+    aclnn = aclnn_api()
+    f32 = dtype_of("f32")
+    n = s.numel
+    to_x = s.variant == "f32->x"
+    src_dt, dst_dt = (f32, s.dtype) if to_x else (s.dtype, f32)
+    raw = random_storage(src_dt, n, seed=3)
+    src, out = b.device(raw.nbytes), b.device(n * _item(dst_dt))
+    src_values = host_values(raw, src_dt)
+    dst_storage = dtype_info(dst_dt).storage
+
+    def expected(idx):
+        return np.ascontiguousarray(dtypes.encode(src_values[idx], dst_dt)).view(dst_storage)
+
+    src.upload(raw)
+    self_t, out_t = make_tensor((n,), src_dt, src), make_tensor((n,), dst_dt, out)
+    op = b.planned("aclnnCast", lambda: aclnn.aclnnCastGetWorkspaceSize(self_t, dst_dt, out_t),
+                   aclnn.aclnnCast)
+    built = Built(op, out, dst_dt, n, expected)
+    host_dst = dtype_info(dst_dt).host
+    if host_dst is not None:
+        def xp(xp, asarray):
+            if xp is not np and not _builtin(src_dt, dst_dt):
+                raise BenchError(f"CuPy has no {short(s.dtype)} type")
+            a, o = asarray(src_values), xp.empty(n, host_dst)
+            return lambda: xp.copyto(o, a, casting="unsafe")
+        built.peer_notes["numpy"] = "np.copyto(out, src, casting='unsafe') (ml_dtypes types)"
+    else:
+        def xp(xp, asarray):   # HiFloat8, complex32: no library has them; our NumPy codec
+            if xp is not np:
+                raise BenchError(f"CuPy has no {short(s.dtype)} type")
+            return lambda: dtypes.encode(src_values, dst_dt)
+        built.peer_notes["numpy"] = (f"npu_emu.dtypes.encode(values, '{short(s.dtype)}') "
+                                     f"(our NumPy codec: no library has the type)")
+
+    def torch(torch, tensor):
+        a = tensor(raw, src_dt)
+        o = torch.empty(n, dtype=torch_dtype(torch, dst_dt), device=a.device)
+        return lambda: o.copy_(a)
+    built.xp_work, built.torch_work = xp, torch
+    built.peer_notes.update(torch="out.copy_(src)", cupy="cupy.copyto(out, src, casting='unsafe')")
+    return built
+
+
+def _builtin(*dts) -> bool:
+    """Every dtype has a NumPy builtin host type (what CuPy can hold)."""
+    return all(dtype_info(d).host is not None and dtype_info(d).host.type.__module__ == "numpy"
+               for d in dts)
+
+
+# ----------------------------------------------------------------------- format cast
+
+NZ_COLS = 8190          # not a multiple of 16: padding on both axes of the fractals
+NCHW_N, NCHW_C = 8, 50  # C = 50: C1 = ceil(50 / C0) with zero channels in the last block
+
+
+def format_cast_spec(variant: str, dt, numel: int) -> CaseSpec:
+    from npu_emu import fractal
+    it = _item(dt)
+    if variant == "NCHW->NC1HWC0":
+        hw = max(1, math.isqrt(max(1, numel // (NCHW_N * NCHW_C))))
+        shape = (NCHW_N, NCHW_C, hw, hw)
+        layout, origin = "NC1HWC0", "NCHW"
+    else:
+        cols = NZ_COLS if numel >= 64 * NZ_COLS else 1022
+        shape = (max(1, -(-numel // cols)), cols)
+        layout, origin = "FRACTAL_NZ", None
+    spec = fractal.layout_spec(layout, shape, dt, origin=origin)
+    view_n = math.prod(shape)
+    storage = spec.storage_numel * it
+    out = view_n * it if variant == "NZ->ND" else storage
+    # NZ->ND holds the ND source too (it makes the NZ input with one forward conversion).
+    dev = view_n * it + storage + (view_n * it if variant == "NZ->ND" else 0)
+    return CaseSpec("format_cast", variant, dt, view_n, {"view": shape, "storage": spec.storage_shape},
+                    traffic=view_n * it + storage, out_bytes=out, device_bytes=dev,
+                    host_bytes=view_n * it + 2 * storage,
+                    geometry={"layout": layout, "origin": origin, "spec": spec})
+
+
+def layout_expected(spec: Any, host_flat: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """Storage values of a private layout at flat storage positions, from its axes
+    (npu_emu.fractal.LayoutSpec): the view element each position holds, or zero (padding)."""
+    sizes = [a[2] for a in spec.axes]
+    shape = spec.view_shape
+
+    def expected(idx: np.ndarray) -> np.ndarray:
+        multi = np.unravel_index(idx, sizes)
+        view_idx = [np.zeros_like(idx) for _ in shape]
+        for (dim, mult, _), i in zip(spec.axes, multi):
+            view_idx[dim] = view_idx[dim] + i * mult
+        pad = np.zeros(idx.shape, dtype=bool)
+        for d, n in enumerate(shape):
+            pad |= view_idx[d] >= n
+        flat = np.ravel_multi_index([np.minimum(v, n - 1) for v, n in zip(view_idx, shape)], shape)
+        out = host_flat[flat].copy()
+        out[pad] = 0
+        return out
+    return expected
+
+
+def format_cast_build(b: "Bench", s: CaseSpec) -> Built:
+    """aclnnNpuFormatCastCalculateSizeAndFormat, then the two phases, ND/NCHW <-> private."""
+    from npu_emu import aclFormat
+    aclnn = aclnn_api()
+    shape, spec = s.shapes["view"], s.geometry["spec"]
+    view_n = math.prod(shape)
+    host = random_storage(s.dtype, view_n, seed=4)
+    public_fmt = aclFormat.ACL_FORMAT_NCHW if s.geometry["origin"] == "NCHW" else aclFormat.ACL_FORMAT_ND
+    private_fmt = aclFormat[f"ACL_FORMAT_{s.geometry['layout']}"]
+    nd = b.device(host.nbytes)
+    nd.upload(host)
+    nd_t = make_tensor(shape, s.dtype, nd, fmt=public_fmt)
+    dst_shape, actual, ret = aclnn.aclnnNpuFormatCastCalculateSizeAndFormat(nd_t, private_fmt, -1)
+    ok(ret, "aclnnNpuFormatCastCalculateSizeAndFormat")
+    if tuple(dst_shape) != tuple(spec.storage_shape):
+        raise BenchError(f"aclnnNpuFormatCastCalculateSizeAndFormat gave storage shape "
+                         f"{dst_shape}, npu_emu.fractal.layout_spec {list(spec.storage_shape)}")
+    storage = b.device(spec.storage_numel * _item(s.dtype))
+    priv_t = make_tensor(shape, s.dtype, storage, storage=dst_shape, fmt=actual)
+    forward = b.planned("aclnnNpuFormatCast",
+                        lambda: aclnn.aclnnNpuFormatCastGetWorkspaceSize(nd_t, priv_t),
+                        aclnn.aclnnNpuFormatCast)
+    if s.variant != "NZ->ND":
+        built = Built(forward, storage, s.dtype, spec.storage_numel, layout_expected(spec, host))
+    else:
+        forward()      # the NZ source of the measured conversion
+        back = b.device(host.nbytes)
+        back_t = make_tensor(shape, s.dtype, back)
+        reverse = b.planned("aclnnNpuFormatCast",
+                            lambda: aclnn.aclnnNpuFormatCastGetWorkspaceSize(priv_t, back_t),
+                            aclnn.aclnnNpuFormatCast)
+        built = Built(reverse, back, s.dtype, view_n, lambda idx: host[idx])
+    storage_shape = tuple(spec.storage_shape)
+
+    def xp(xp, asarray):
+        fwd, rev = _xp_layout(xp, s.variant, shape, storage_shape)
+        a = asarray(host.reshape(shape))
+        if s.variant == "NZ->ND":
+            a = fwd(a)
+            return lambda: rev(a)
+        return lambda: fwd(a)
+
+    def torch(torch, tensor):
+        fwd, rev = _torch_layout(torch, s.variant, shape, storage_shape)
+        a = tensor(host).reshape(shape)
+        if s.variant == "NZ->ND":
+            a = fwd(a)
+            return lambda: rev(a)
+        return lambda: fwd(a)
+    built.xp_work, built.torch_work = xp, torch
+    built.peer_notes = {p: "pad + reshape + transpose + contiguous copy" for p in ("numpy", "cupy", "torch")}
+    return built
+
+
+def _xp_layout(xp, variant: str, shape: tuple, storage: tuple):
+    """(to layout, back) with NumPy-like pad / reshape / transpose."""
+    if variant == "NCHW->NC1HWC0":
+        n, c, h, w = shape
+        _, c1, _, _, c0 = storage
+
+        def fwd(x):
+            p = xp.pad(x, [(0, 0), (0, c1 * c0 - c), (0, 0), (0, 0)])
+            return xp.ascontiguousarray(p.reshape(n, c1, c0, h, w).transpose(0, 1, 3, 4, 2))
+        return fwd, None
+    m, k = shape
+    n1, m1, m0, n0 = storage
+
+    def fwd(x):
+        p = xp.pad(x, [(0, m1 * m0 - m), (0, n1 * n0 - k)])
+        return xp.ascontiguousarray(p.reshape(m1, m0, n1, n0).transpose(2, 0, 1, 3))
+
+    def rev(y):
+        return xp.ascontiguousarray(y.transpose(1, 2, 0, 3).reshape(m1 * m0, n1 * n0)[:m, :k])
+    return fwd, rev
+
+
+def _torch_layout(torch, variant: str, shape: tuple, storage: tuple):
+    pad = torch.nn.functional.pad
+    if variant == "NCHW->NC1HWC0":
+        n, c, h, w = shape
+        _, c1, _, _, c0 = storage
+        return (lambda x: pad(x, (0, 0, 0, 0, 0, c1 * c0 - c)).reshape(n, c1, c0, h, w)
+                .permute(0, 1, 3, 4, 2).contiguous()), None
+    m, k = shape
+    n1, m1, m0, n0 = storage
+    fwd = (lambda x: pad(x, (0, n1 * n0 - k, 0, m1 * m0 - m)).reshape(m1, m0, n1, n0)
+           .permute(2, 0, 1, 3).contiguous())
+    rev = (lambda y: y.permute(1, 2, 0, 3).reshape(m1 * m0, n1 * n0)[:m, :k].contiguous())
+    return fwd, rev
+
+
+# ------------------------------------------------------------------------- add, mul
+
+def binary_spec(op: str) -> Callable[[str, Any, int], CaseSpec]:
+    def spec(variant: str, dt, numel: int) -> CaseSpec:
+        rows, cols = _rows_cols(numel)
+        it = _item(dt)
+        n = rows * cols
+        other = (1, cols) if variant == "broadcast" else (rows, cols)
+        other_n = math.prod(other)
+        return CaseSpec(op, variant, dt, n, {"self": (rows, cols), "other": other, "out": (rows, cols)},
+                        traffic=(2 * n + other_n) * it, out_bytes=n * it,
+                        device_bytes=(2 * n + other_n) * it, host_bytes=(2 * n + other_n) * it)
+    return spec
+
+
+def binary_build(b: "Bench", s: CaseSpec) -> Built:
+    """aclnnAdd (alpha 1) or aclnnMul, both inputs of the case's dtype."""
+    aclnn = aclnn_api()
+    shape, other_shape = s.shapes["self"], s.shapes["other"]
+    n, other_n = math.prod(shape), math.prod(other_shape)
+    a_raw = random_storage(s.dtype, n, seed=5)
+    b_raw = random_storage(s.dtype, other_n, seed=6)
+    a_dev, b_dev, out = b.device(a_raw.nbytes), b.device(b_raw.nbytes), b.device(s.out_bytes)
+    a_val, b_val = host_values(a_raw, s.dtype), host_values(b_raw, s.dtype)
+    storage = dtype_info(s.dtype).storage
+    ufunc = np.add if s.op == "add" else np.multiply
+    cols = shape[1]
+
+    def expected(idx):
+        other = idx % cols if other_n != n else idx
+        with np.errstate(all="ignore"):
+            r = ufunc(a_val[idx], b_val[other])
+        return np.ascontiguousarray(r.astype(a_val.dtype)).view(storage)
+
+    a_dev.upload(a_raw)
+    b_dev.upload(b_raw)
+    a_t, b_t, o_t = (make_tensor(shape, s.dtype, a_dev), make_tensor(other_shape, s.dtype, b_dev),
+                     make_tensor(shape, s.dtype, out))
+    if s.op == "add":
+        alpha = aclnn.aclCreateScalar(1, s.dtype)
+        if alpha is None:
+            raise Refused("aclCreateScalar", -1, aclnn.aclGetRecentErrMsg())
+        op = b.planned("aclnnAdd", lambda: aclnn.aclnnAddGetWorkspaceSize(a_t, b_t, alpha, o_t),
+                       aclnn.aclnnAdd)
+    else:
+        op = b.planned("aclnnMul", lambda: aclnn.aclnnMulGetWorkspaceSize(a_t, b_t, o_t),
+                       aclnn.aclnnMul)
+    built = Built(op, out, s.dtype, n, expected)
+    name = "add" if s.op == "add" else "multiply"
+
+    def xp(xp, asarray):
+        if xp is not np and not _builtin(s.dtype):
+            raise BenchError(f"CuPy has no {short(s.dtype)} type")
+        x, y = asarray(a_val.reshape(shape)), asarray(b_val.reshape(other_shape))
+        o = xp.empty(shape, a_val.dtype)
+        f = getattr(xp, name)
+        return lambda: f(x, y, out=o)
+
+    def torch(torch, tensor):
+        x, y = tensor(a_raw, s.dtype).reshape(shape), tensor(b_raw, s.dtype).reshape(other_shape)
+        o = torch.empty(shape, dtype=x.dtype, device=x.device)
+        f = torch.add if s.op == "add" else torch.mul
+        return lambda: f(x, y, out=o)
+    built.xp_work, built.torch_work = xp, torch
+    built.peer_notes = {"numpy": f"np.{name}(a, b, out=out)", "cupy": f"cupy.{name}(a, b, out=out)",
+                        "torch": f"torch.{'add' if s.op == 'add' else 'mul'}(a, b, out=out)"}
+    return built
+
+
+# --------------------------------------------------------------------------- matmul
+
+def matmul_spec(variant: str, dt, numel: int) -> CaseSpec:
+    side = max(16, math.isqrt(numel))
+    it = _item(dt)
+    n = side * side
+    return CaseSpec("matmul", variant, dt, n, {"self": (side, side), "mat2": (side, side),
+                                               "out": (side, side)},
+                    traffic=3 * n * it, out_bytes=n * it, device_bytes=6 * n * it + 3 * n * 4,
+                    host_bytes=3 * n * it + 3 * n * 4, flops=2 * side ** 3)
+
+
+def matmul_build(b: "Bench", s: CaseSpec) -> Built:
+    """aclnnMatmul (cube_math_type 0, KEEP_DTYPE), out of the inputs' dtype."""
+    aclnn = aclnn_api()
+    side = s.shapes["out"][0]
+    n = side * side
+    a_raw, b_raw = random_storage(s.dtype, n, seed=7), random_storage(s.dtype, n, seed=8)
+    a64 = host_values(a_raw, s.dtype).astype(np.float64).reshape(side, side)
+    b64 = host_values(b_raw, s.dtype).astype(np.float64).reshape(side, side)
+    a_dev, b_dev, out = b.device(a_raw.nbytes), b.device(b_raw.nbytes), b.device(s.out_bytes)
+    k0 = 8 if short(s.dtype) == "f32" else 16
+    out_eps = float(np.finfo(np.float32).eps) if short(s.dtype) == "f32" else \
+        {"f16": 2.0**-10, "bf16": 2.0**-7}.get(short(s.dtype), 2.0**-7)
+
+    def expected(idx):       # float64 products of the sampled positions
+        i, j = idx // side, idx % side
+        return np.einsum("ij,ij->i", a64[i], b64[:, j].T)
+
+    def compare(got, want, idx):
+        # fp32 accumulation over ceil(K / K0) fractal steps, then rounding to the output dtype
+        i, j = idx // side, idx % side
+        mag = np.einsum("ij,ij->i", np.abs(a64[i]), np.abs(b64[:, j].T))
+        tol = (-(-side // k0) + 1) * float(np.finfo(np.float32).eps) * mag + out_eps * np.abs(want)
+        value = host_values(got, s.dtype).astype(np.float64)
+        return ~(np.abs(value - want) <= tol + 1e-30)
+
+    a_dev.upload(a_raw)
+    b_dev.upload(b_raw)
+    a_t, b_t, o_t = (make_tensor((side, side), s.dtype, a_dev), make_tensor((side, side), s.dtype, b_dev),
+                     make_tensor((side, side), s.dtype, out))
+    op = b.planned("aclnnMatmul", lambda: aclnn.aclnnMatmulGetWorkspaceSize(a_t, b_t, o_t, 0),
+                   aclnn.aclnnMatmul)
+    built = Built(op, out, s.dtype, n, expected, compare=compare)
+
+    def xp(xp, asarray):
+        # NumPy has no fast float16/bfloat16 matmul: it gets float32 copies (not timed).
+        dt = np.float32 if xp is np or not _builtin(s.dtype) else host_values(a_raw[:1], s.dtype).dtype
+        x, y = asarray(a64.astype(dt)), asarray(b64.astype(dt))
+        o = xp.empty((side, side), dt)
+        return lambda: xp.matmul(x, y, out=o)
+
+    def torch(torch, tensor):
+        x, y = tensor(a_raw, s.dtype).reshape(side, side), tensor(b_raw, s.dtype).reshape(side, side)
+        o = torch.empty((side, side), dtype=x.dtype, device=x.device)
+        return lambda: torch.matmul(x, y, out=o)
+    built.xp_work, built.torch_work = xp, torch
+    built.peer_notes = {"numpy": "np.matmul in float32 (float32 copies of the inputs)",
+                        "cupy": "cupy.matmul (float32 where CuPy lacks the type)",
+                        "torch": "torch.matmul(a, b, out=out) in the case's dtype"}
+    return built
+
+
+# ------------------------------------------------------------------------ array API
+
+@dataclass(frozen=True)
+class ArrayApiCase:
+    """One variant of the array_api op: a namespace function of `arity` arrays; `reduces`:
+    a reduction over every axis (a 0-d result)."""
+    function: str
+    arity: int
+    reduces: bool = False
+
+
+ARRAY_API_CASES = {c.function: c for c in [
+    ArrayApiCase("add", 2), ArrayApiCase("multiply", 2), ArrayApiCase("exp", 1),
+    ArrayApiCase("sqrt", 1), ArrayApiCase("sum", 1, True), ArrayApiCase("mean", 1, True),
+    ArrayApiCase("max", 1, True),
+]}
+
+
+# Mantissa bits of the narrow floats: one unit in the last place, relative.
+_MANTISSA_BITS = {"f16": 10, "bf16": 7, "fp8e4m3fn": 3, "fp8e5m2": 2}
+
+
+def array_api_spec(variant: str, dt, numel: int) -> CaseSpec:
+    case = ARRAY_API_CASES[variant]
+    rows, cols = _rows_cols(numel)
+    n, it = rows * cols, _item(dt)
+    out = it if case.reduces else n * it
+    shapes = {name: (rows, cols) for name in ("x1", "x2")[:case.arity]}
+    shapes["out"] = () if case.reduces else (rows, cols)
+    return CaseSpec("array_api", variant, dt, n, shapes, traffic=case.arity * n * it + out,
+                    out_bytes=out, device_bytes=case.arity * n * it + out,
+                    host_bytes=2 * (case.arity * n * it + out))
+
+
+class _LastResult:
+    """The `out` of an eager case: each call returns a new array, kept here; read() reads
+    the latest one's storage (a Device's interface for check_result)."""
+
+    def __init__(self, dtype) -> None:
+        self.dtype, self.array = dtype, None
+
+    def fill(self, byte: int) -> None:
+        pass    # nothing to pre-fill: the result is a new array, made by the call itself
+
+    def read(self, storage: np.dtype, start: int, count: int) -> np.ndarray:
+        from npu_emu import dtypes
+        import npu_emu.array_api as xp
+        # 1-d first: a 0-d HiFloat8 array has no NumPy form (np.asarray refuses it)
+        flat = dtypes.encode(np.asarray(xp.reshape(self.array, (-1,))), self.dtype)
+        return flat[start:start + count].copy()
+
+    def close(self) -> None:
+        self.array = None
+
+
+def array_api_build(b: "Bench", s: CaseSpec) -> Built:
+    """The namespace function on arrays of the case's dtype (in pool memory), through
+    npu_emu.array_api as a user calls it (eager: the result is a new array each call).
+    The reference computes as the namespace does: the narrow floats in float32, rounded to
+    their type (reductions within one unit of the type's last place: the library sums
+    them in buffered chunks, in another order than one float32 array)."""
+    import npu_emu.array_api as xp
+    from npu_emu import dtypes
+    info = dtype_info(s.dtype)
+    if info.kind != dtypes.FLOATING:
+        raise Refused(f"array_api {s.variant}", -1, f"the array_api op takes floating dtypes, "
+                      f"not {info.short} (integer reductions widen their result)")
+    case = ARRAY_API_CASES[s.variant]
+    shape = s.shapes["x1"]
+    raws = [random_storage(s.dtype, math.prod(shape), seed=9 + k) for k in range(case.arity)]
+    values = [host_values(r, s.dtype).reshape(shape) for r in raws]
+    if s.variant == "sqrt":
+        values = [np.abs(v) for v in values]
+    dtype = {d.acl_dtype: d for d in vars(xp).values() if isinstance(d, xp.DType)}[s.dtype]
+    args = [xp.asarray(v, dtype=dtype, copy=True) for v in values]   # our pool, not shared
+    fn = getattr(xp, case.function)
+    ufunc = getattr(np, case.function)         # the same name in NumPy, CuPy and PyTorch
+    narrow = info.bits < 32
+    calc = [v.astype(np.float32) for v in values] if narrow else values
+    last = _LastResult(s.dtype)
+    whole: list[np.ndarray] = []
+
+    def run() -> None:
+        last.array = fn(*args)
+
+    def expected(idx):
+        with np.errstate(all="ignore"):
+            if case.reduces:
+                if not whole:
+                    whole.append(dtypes.encode(np.asarray(ufunc(calc[0])).reshape(1), s.dtype))
+                return whole[0][idx]
+            return dtypes.encode(ufunc(*(v.reshape(-1)[idx] for v in calc)), s.dtype)
+
+    def within_an_ulp(got, want, idx):
+        g = host_values(np.asarray(got), s.dtype).astype(np.float64)
+        w = host_values(np.asarray(want), s.dtype).astype(np.float64)
+        ulp = 2.0 ** -_MANTISSA_BITS.get(info.short, 1)    # HiFloat8: 1 bit at the far ends
+        close = (np.abs(g - w) <= ulp * np.abs(w) + 1e-30) | (g == w)
+        return ~(close | (np.isnan(g) & np.isnan(w)))
+
+    built = Built(run, last, s.dtype, 1 if case.reduces else s.numel, expected,
+                  compare=within_an_ulp if case.reduces and narrow else None,
+                  on_bench_stream=False)
+    b._scope.append(last)
+
+    def xp_work(xp_lib, asarray):
+        if xp_lib is not np and not _builtin(s.dtype):
+            raise BenchError(f"CuPy has no {short(s.dtype)} type")
+        inputs = [asarray(v) for v in values]
+        f = getattr(xp_lib, case.function)
+        if case.reduces:
+            return lambda: f(*inputs)
+        # The peer writes into a preallocated output (its loop alone, no page faults of a
+        # fresh 64 MiB allocation): the stricter comparison for our allocating call.
+        o = xp_lib.empty(shape, values[0].dtype)
+        return lambda: f(*inputs, out=o)
+
+    def torch_work(torch, tensor):
+        inputs = [tensor(r, s.dtype).reshape(shape) for r in raws]
+        if s.variant == "sqrt":
+            inputs = [t.abs() for t in inputs]
+        f = getattr(torch, case.function)
+        return lambda: f(*inputs)
+    built.xp_work, built.torch_work = xp_work, torch_work
+    out_note = "" if case.reduces else ", out=out"
+    built.peer_notes = {"numpy": f"np.{case.function}(...{out_note})",
+                        "cupy": f"cupy.{case.function}(...{out_note})",
+                        "torch": f"torch.{case.function}(...)"}
+    return built
+
+
+# -------------------------------------------------------------------------- registry
+
+@dataclass(frozen=True)
+class Op:
+    """One operator of the benchmark: one entry of OPS."""
+    name: str
+    summary: str                         # what one run does (docs, --list)
+    traffic: str                         # the bytes GB/s counts
+    variants: tuple[str, ...]
+    dtypes: tuple[str, ...]              # default dtypes
+    stress_dtypes: tuple[str, ...]       # --stress default (1-byte types reach 2^31 elements)
+    spec: Callable[[str, Any, int], CaseSpec]
+    build: Callable[["Bench", CaseSpec], Built]
+    numel_cap: dict[str, int] | None = None   # per backend, for default/--stress sizes
+                                              # (compute-bound ops)
+
+
+OPS: dict[str, Op] = {op.name: op for op in [
+    Op("expand", "aclnnExpand of a (1, N) row to (M, N)", "out + self",
+       ("broadcast",), ("f32",), ("u8",), expand_spec, expand_build),
+    Op("view_copy", "aclnnInplaceCopy into a contiguous selfRef from a contiguous or a "
+       "transposed src view", "src + selfRef",
+       ("contiguous", "transposed"), ("f32",), ("u8",), view_copy_spec, view_copy_build),
+    Op("cast", "aclnnCast between float32 and the dtype, both ways", "self + out",
+       ("f32->x", "x->f32"), ("f16", "bf16", "hif8", "fp8e4m3fn", "fp8e5m2"), ("hif8",),
+       cast_spec, cast_build),
+    Op("format_cast", "aclnnNpuFormatCast ND (M, 8190) <-> FRACTAL_NZ and NCHW (8, 50, H, W) -> "
+       "NC1HWC0", "public tensor + private storage (padding included)",
+       ("ND->NZ", "NZ->ND", "NCHW->NC1HWC0"), ("f16",), ("s8",), format_cast_spec,
+       format_cast_build),
+    Op("add", "aclnnAdd (alpha 1) of two (M, N) tensors, or (M, N) + (1, N)", "self + other + out",
+       ("contiguous", "broadcast"), ("f32",), ("u8",), binary_spec("add"), binary_build),
+    Op("mul", "aclnnMul of two (M, N) tensors", "self + other + out",
+       ("contiguous",), ("f32",), ("u8",), binary_spec("mul"), binary_build),
+    Op("matmul", "aclnnMatmul of two square (n, n) matrices (KEEP_DTYPE); also FLOP/s",
+       "self + mat2 + out", ("square",), ("f16", "f32"), ("f16",), matmul_spec, matmul_build,
+       numel_cap={"cpu": 2**18, "cuda": 2**24}),
+    Op("array_api", "npu_emu.array_api functions as a user calls them (eager, a new result "
+       "each call): elementwise on (M, N) arrays, reductions over all of them",
+       "inputs + result", tuple(ARRAY_API_CASES), ("f32",), ("f32",), array_api_spec,
+       array_api_build),
+]}
