@@ -471,7 +471,7 @@ class CudaBackend(Backend):
             raise
         except Exception as exc:
             raise CudaUnavailable(f"a GPU is there but the cuda backend cannot run kernels on "
-                                  f"it: {exc}") from exc
+                                  f"it: {exc}" + (f" ({mismatch})" if mismatch else "")) from exc
 
     def _load_image(self, image: bytes) -> Any:
         module = self._cupy.cuda.function.Module()
