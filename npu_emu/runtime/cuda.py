@@ -493,6 +493,7 @@ class CudaBackend(Backend):
             self.copy_to_host(out, ptr)
         finally:
             self.free(ptr)
+            self.allocator.empty_cache()   # the pool starts empty (the probe's work is done)
         want = probe_expected(params)
         if not np.array_equal(out, want):
             raise CudaUnavailable(f"the probe kernel ran but wrote {out[:4]}..., not {want[:4]}...: "
