@@ -1,31 +1,43 @@
 #!/usr/bin/env bash
-# The GPU check for a short GPU lease, in under 8 minutes on one H200, from the source tree (no
-# install: PYTHONPATH). Steps, each with its own time limit and log:
-#   1. the full test suite with the cuda backend current (NPU_EMU_DEVICE=cuda; kernel tests run
-#      on both backends), minus step 2's file
-#   2. the CPU-vs-GPU bit-identity tests (tests/test_cpu_gpu_identity.py)
-#   3. compute-sanitizer memcheck over the kernel tests' cuda cases
-#   4. compute-sanitizer racecheck over the kernels with shared-memory tiles
-#   5. the benchmarks
-# then a short table, last. Everything it writes goes under OUTDIR: logs, junit reports, the
-# kernel caches (NPU_EMU_CACHE_DIR), Hypothesis' database (pytest runs from OUTDIR), no bytecode.
+# The GPU check, for a short lease of one GPU with no network (written for one H200: about 9
+# minutes), from the source tree. Steps, each with its own time limit and log, all under one
+# deadline; a short table last:
+#   env        nvidia-smi; the python's CuPy, CUDA runtime, driver, NVRTC; g++ (env.txt)
+#   install    the package installed offline into a venv over the image's packages (pip
+#              --no-index; wheels the image may lack from WHEELS); used when its cuda backend
+#              starts, else the image's python with PYTHONPATH (INSTALL=0 skips this step)
+#   info       npu-emu info, and what NPU_EMU_DEVICE=auto picks (info.txt, auto.txt)
+#   build      both kernel caches, cold (NPU_EMU_CACHE_DIR under OUTDIR), concurrently
+#   bitexact   the same aclnn calls on cpu and on cuda in separate processes, every output
+#              storage compared byte for byte (benchmarks/gpu_bitexact.py)
+#   smoke      the known risks on the device (benchmarks/gpu_smoke.py: PASS/FAIL/INFO lines)
+#   cuda-tests the cuda backend's own test files
+#   identity   tests/test_cpu_gpu_identity.py
+#   suite      the rest of the test suite with the cuda backend current (until its limit)
+#   memcheck, racecheck   compute-sanitizer over the kernel tests' cuda cases
+#   benchmarks npu-emu bench --device cuda --quick (BENCH_ARGS to change), and its RESULTS.md
+#              section generated from the JSON
+# Everything goes under OUTDIR (default $OUT): logs, junit reports, the kernel caches,
+# Hypothesis' database, summary.txt; no bytecode.
 #
 #   benchmarks/run_gpu_check.sh OUTDIR                        # on a GPU machine
 #   NPU_EMU_DEVICE=cpu benchmarks/run_gpu_check.sh OUTDIR     # dry run of the same steps on
-#       the CPU: step 3 becomes the cpu backend's AddressSanitizer run, step 4 is skipped
+#       the CPU: bitexact compares two cpu processes, smoke is skipped, memcheck is the cpu
+#       backend's AddressSanitizer run, racecheck is skipped
 #
-# What the GPU machine needs (it has no network; nothing here installs anything): python3 with
-# numpy, ml_dtypes, pytest and hypothesis; cupy-cuda13x >= 14.1 with NVRTC (nvidia-cuda-nvrtc);
-# g++ with OpenMP (the cpu backend the identity tests compare with); compute-sanitizer on PATH
-# or in the CUDA toolkit (steps 3-4 say "unavailable" without it, or on a runtime whose GPU it
-# refuses); optionally pytest-xdist (step 1 then runs on several workers). array-api-compat is
-# optional (its tests skip). All of these are in the H200 image this project's leases get.
+# What the machine needs (nothing here reaches a network): python3 with numpy, ml_dtypes,
+# pytest and hypothesis; cupy-cuda12x/13x >= 14.1 with NVRTC; g++ with OpenMP (the cpu
+# backend the identity checks compare with); compute-sanitizer on PATH or in the CUDA toolkit
+# (else memcheck/racecheck say "unavailable"); optionally pytest-xdist, pytest-timeout,
+# array-api-compat (offered offline from WHEELS: a folder of wheels; default the first of
+# shared/gpu-first-contact/whl in the tree, /work/shared/gpu-first-contact/whl).
 #
-# Time limits (seconds), overridable: SUITE_S IDENTITY_S MEMCHECK_S RACECHECK_S BENCH_S;
-# BENCH_SIZES, BENCH_BUDGET (npu-emu bench --sizes / --budget);
-# SUITE_ARGS (default "tests") narrows step 1 for a quick try of the script itself.
+# Limits (seconds), overridable: DEADLINE_S (the whole run) INSTALL_S BUILD_S BITEXACT_S
+# SMOKE_S CUDA_TESTS_S IDENTITY_S SUITE_S MEMCHECK_S RACECHECK_S BENCH_S; BIG=1 adds the
+# bitexact cases past 2^31 elements (~7 GB host and device); SUITE_ARGS (default "tests")
+# narrows the suite for a quick try of the script itself.
 set -u
-OUT=${1:?usage: run_gpu_check.sh OUTDIR}
+OUT=${1:-${OUT:?usage: run_gpu_check.sh OUTDIR}}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,21 +46,29 @@ export PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 export NPU_EMU_DEVICE="${NPU_EMU_DEVICE:-cuda}"
 export NPU_EMU_CACHE_DIR="${NPU_EMU_CACHE_DIR:-$OUT/cache}"
+export HYPOTHESIS_STORAGE_DIRECTORY="$OUT/hypothesis"
 PY=${PYTHON:-python3}
 if [ "$NPU_EMU_DEVICE" = cuda ]; then GPU=1; else GPU=0; fi
-SUITE_S=${SUITE_S:-$([ $GPU = 1 ] && echo 200 || echo 900)}
-IDENTITY_S=${IDENTITY_S:-60}
-MEMCHECK_S=${MEMCHECK_S:-$([ $GPU = 1 ] && echo 75 || echo 400)}
-RACECHECK_S=${RACECHECK_S:-45}
+start=$(date +%s)
+DEADLINE=$(( start + ${DEADLINE_S:-$([ $GPU = 1 ] && echo 560 || echo 3600)} ))
+SUITE_S=${SUITE_S:-$([ $GPU = 1 ] && echo 150 || echo 900)}
+MEMCHECK_S=${MEMCHECK_S:-$([ $GPU = 1 ] && echo 60 || echo 400)}
+CUDA_TESTS_S=${CUDA_TESTS_S:-$([ $GPU = 1 ] && echo 90 || echo 900)}   # cpu: NVRTC builds the cubins
 KERNEL_TESTS="tests/test_strided_copy.py tests/test_cast_kernel.py tests/test_add_mul.py
               tests/test_fractal.py tests/test_inplace_copy.py tests/test_format_cast.py tests/test_matmul.py"
 ASAN_TESTS="tests/test_strided_copy.py tests/test_add_mul.py tests/test_fractal.py tests/test_pool.py"
-read -r -a SUITE_ARGS <<< "${SUITE_ARGS:-tests}"   # e.g. SUITE_ARGS=tests/test_runtime.py for a quick try
-start=$(date +%s)
+CUDA_TESTS="tests/test_cuda_backend.py tests/test_cuda_fake_gpu.py tests/test_kernels_compile.py
+            tests/array_api/test_interop.py tests/array_api/test_dlpack_codec.py"
+read -r -a SUITE_ARGS <<< "${SUITE_ARGS:-tests}"
 : > "$OUT/steps.tsv"
 
 step() {   # step NAME RC NOTE: one row of the table
     printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$OUT/steps.tsv"
+}
+
+limit() {   # limit SECONDS: that, or what the deadline leaves (0: no time left)
+    local left=$(( DEADLINE - $(date +%s) - 15 ))
+    if [ "$left" -lt 10 ]; then echo 0; elif [ "$1" -lt "$left" ]; then echo "$1"; else echo "$left"; fi
 }
 
 CFG=(-q -p no:cacheprovider -c "$REPO/pyproject.toml" --rootdir "$REPO")
@@ -58,41 +78,172 @@ in_repo() {   # paths relative to the repo, made absolute (pytest runs from OUTD
     for a in $*; do case $a in /*) echo "$a" ;; *) echo "$REPO/$a" ;; esac; done
 }
 
-run_pytest() {   # run_pytest LIMIT LOG ARGS...: from OUTDIR (Hypothesis' database lands there)
-    local limit=$1 log=$2
+run_pytest() {   # run_pytest NAME LIMIT ARGS...: from OUTDIR, junit_NAME.xml and NAME.log
+    local name=$1 t
+    t=$(limit "$2")
     shift 2
-    (cd "$OUT" && timeout "$limit" "$PY" -m pytest "${CFG[@]}" "$@") > "$log" 2>&1
+    if [ "$t" = 0 ]; then step "$name" skip "no time left"; return; fi
+    local tmo=()
+    "$PY" -c "import pytest_timeout" 2>/dev/null && tmo=(--timeout=120)
+    (cd "$OUT" && timeout "$t" "$PY" -m pytest "${CFG[@]}" "${tmo[@]}" -rfE \
+        --junitxml="$OUT/junit_$name.xml" "$@") > "$OUT/$name.log" 2>&1
+    local rc=$?
+    step "$name" "$rc" "$([ $rc = 124 ] && echo "cut at its ${t} s limit; ")$name.log"
 }
 
-# 0. what is here, and every kernel module compiled once, in parallel (both caches)
-$PY -m npu_emu.cli info > "$OUT/info.txt" 2>&1
-info_rc=$?
-timeout 300 $PY -c "
-from npu_emu import runtime
-for name in ('cpu', 'cuda') if runtime.current().name == 'cuda' else ('cpu',):
-    runtime.backend(name)._modules.build_all()
-" > "$OUT/build.log" 2>&1
-step build $? "kernels for $NPU_EMU_DEVICE (build.log)"
+# ---------------------------------------------------------------------------- env
+{
+    command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap \
+        --format=csv,noheader
+    "$PY" - <<'PYEOF'
+import sys
+print("python", sys.version.split()[0], sys.executable)
+try:
+    import cupy
+    from cupy.cuda import nvrtc, runtime
+    print("cupy", cupy.__version__, "runtime", runtime.runtimeGetVersion(), "driver", runtime.driverGetVersion(),
+          "nvrtc", nvrtc.getVersion())
+    print("devices", runtime.getDeviceCount())
+except Exception as exc:
+    print("cupy problem:", type(exc).__name__, exc)
+for m in ("numpy", "ml_dtypes", "pytest", "hypothesis", "xdist", "pytest_timeout", "array_api_compat", "torch"):
+    try:
+        print("has", m, getattr(__import__(m), "__version__", "?"))
+    except Exception as exc:
+        print("lacks", m, type(exc).__name__)
+PYEOF
+    echo "g++ $(command -v "${CXX:-g++}" || echo MISSING); host avx512f: $(grep -c avx512f /proc/cpuinfo | head -1)"
+} > "$OUT/env.txt" 2>&1
+step env 0 "$(grep -E '^(cupy|devices|lacks)' "$OUT/env.txt" | tr '\n' ';' | cut -c1-150)"
 
-# 1. the full suite
-XDIST=()
-if [ $GPU = 1 ] && $PY -c "import xdist" 2>/dev/null; then XDIST=(-n 8); fi
+# ------------------------------------------------------------------------ install
+WHL=""
+for w in "${WHEELS:-}" "$REPO/shared/gpu-first-contact/whl" /work/shared/gpu-first-contact/whl; do
+    if [ -n "$w" ] && [ -d "$w" ]; then WHL=$w; break; fi
+done
+if [ "${INSTALL:-1}" = 0 ]; then
+    step install skip "INSTALL=0: the image's python with PYTHONPATH"
+elif [ "$(limit "${INSTALL_S:-120}")" = 0 ]; then
+    step install skip "no time left"
+else
+    VENV="$OUT/venv"
+    FIND=(); [ -n "$WHL" ] && FIND=(--find-links "$WHL")
+    {
+        # A venv over the image's packages: --system-site-packages, and where the image's
+        # python is itself a venv, a .pth to its site folders (CUDA_PATH for cuda.pathfinder,
+        # which looks for CUDA's wheels only in the site folders it knows).
+        "$PY" -m venv --system-site-packages "$VENV" &&
+        "$PY" - "$VENV" <<'PYEOF'
+import os, subprocess, sys, sysconfig
+venv = sys.argv[1]
+if sys.prefix != sys.base_prefix:
+    paths = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    site = subprocess.run([os.path.join(venv, "bin", "python"), "-c",
+                           "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True).stdout.strip()
+    with open(os.path.join(site, "_image_site.pth"), "w") as f:
+        f.write("\n".join(paths) + "\n")
+    for cand in (os.path.join(paths[0], "nvidia", "cu13"), os.path.join(paths[0], "nvidia", "cu12"), "/usr/local/cuda"):
+        if os.path.isdir(os.path.join(cand, "lib")) or os.path.isdir(os.path.join(cand, "lib64")):
+            print("CUDA_PATH", cand)
+            break
+PYEOF
+    } > "$OUT/install.log" 2>&1
+    VPY="$VENV/bin/python"
+    CUDA_PATH_GUESS=$(awk '/^CUDA_PATH /{print $2}' "$OUT/install.log")
+    EXTRA=$("$PY" -c "from cupy.cuda import runtime; print(f'[cuda{runtime.runtimeGetVersion() // 1000}]')" 2>/dev/null)
+    how=FAILED
+    if [ -x "$VPY" ]; then
+        PIP=(timeout "$(limit "${INSTALL_S:-120}")" "$VPY" -m pip install --disable-pip-version-check
+             --no-index "${FIND[@]}")
+        # Build isolation takes setuptools/wheel from WHEELS; the image's (no isolation) next;
+        # without the dependencies last (the image has them, or the steps say what lacks).
+        for try in "-e $REPO$EXTRA" "--no-build-isolation -e $REPO$EXTRA" "--no-deps -e $REPO" \
+                   "--no-deps --no-build-isolation -e $REPO"; do
+            # shellcheck disable=SC2086
+            if "${PIP[@]}" $try >> "$OUT/install.log" 2>&1; then how="pip install $try"; break; fi
+        done
+        for opt in pytest_timeout array_api_compat; do   # optional: offered from WHEELS
+            "$VPY" -c "import $opt" 2>/dev/null || "${PIP[@]}" --no-deps "${opt//_/-}" >> "$OUT/install.log" 2>&1
+        done
+    fi
+    [ -n "$CUDA_PATH_GUESS" ] && [ -z "${CUDA_PATH:-}" ] && export CUDA_PATH="$CUDA_PATH_GUESS"
+    if [ "$how" != FAILED ] && "$VPY" -c "from npu_emu import runtime; print(runtime.current().name)" \
+            > "$OUT/install_check.txt" 2>&1 && grep -qx "$NPU_EMU_DEVICE" "$OUT/install_check.txt"; then
+        PY=$VPY
+        step install 0 "${how/$REPO/.}; the steps run in the venv (install.log)"
+    else
+        step install 1 "${how/$REPO/.}; the venv's $NPU_EMU_DEVICE backend did not start, so the image's python runs the steps (install.log, install_check.txt)"
+    fi
+fi
+
+# --------------------------------------------------------------------------- info
+"$PY" -m npu_emu.cli info > "$OUT/info.txt" 2>&1
+step info $? "info.txt"
+NPU_EMU_DEVICE=auto "$PY" -c "import logging; logging.basicConfig(level=logging.INFO)
+from npu_emu import runtime; print('auto picks', runtime.current().name)" > "$OUT/auto.txt" 2>&1
+step auto $? "$(grep -E 'auto picks|npu_emu:' "$OUT/auto.txt" | sed 's/.*because the cuda backend is //' | tr '\n' ' ' | cut -c1-160)"
+
+# -------------------------------------------------------------------------- build
+t=$(limit "${BUILD_S:-240}")
+if [ "$t" = 0 ]; then step build skip "no time left"; else
+    b0=$(date +%s)
+    pids=()
+    for b in cpu $([ $GPU = 1 ] && echo cuda); do
+        timeout "$t" "$PY" -c "from npu_emu import runtime; runtime.backend('$b')._modules.build_all()" \
+            > "$OUT/build_$b.log" 2>&1 &
+        pids+=($!)
+    done
+    rc=0; for p in "${pids[@]}"; do wait "$p" || rc=1; done
+    step build $rc "cold caches in $(( $(date +%s) - b0 )) s: $(grep -h 'kernels ready\|failed' "$OUT"/build_*.log | tr '\n' ' ' | cut -c1-120)"
+fi
+
+# ----------------------------------------------------------------------- bitexact
+t=$(limit "${BITEXACT_S:-150}")
+if [ "$t" = 0 ]; then step bitexact skip "no time left"; else
+    OTHER=$([ $GPU = 1 ] && echo cuda || echo cpu)    # the dry run compares two cpu processes
+    BIG=${BIG:-0} timeout "$t" "$PY" benchmarks/gpu_bitexact.py run cpu "$OUT/bitexact_a.npz" > "$OUT/bitexact_cpu.log" 2>&1 &
+    pa=$!
+    BIG=${BIG:-0} timeout "$t" "$PY" benchmarks/gpu_bitexact.py run "$OTHER" "$OUT/bitexact_b.npz" > "$OUT/bitexact_$OTHER.log" 2>&1
+    rb=$?
+    wait $pa; ra=$?
+    "$PY" benchmarks/gpu_bitexact.py compare "$OUT/bitexact_a.npz" "$OUT/bitexact_b.npz" > "$OUT/bitexact.log" 2>&1
+    rc=$?
+    [ $ra = 0 ] && [ $rb = 0 ] || rc=1
+    step bitexact $rc "cpu vs $OTHER: $(grep -h 'bit-exact:' "$OUT/bitexact.log") (bitexact*.log)"
+fi
+
+# -------------------------------------------------------------------------- smoke
+if [ $GPU = 0 ]; then
+    step smoke skip "needs a GPU (the fake-GPU tests check the same logic)"
+elif [ "$(limit "${SMOKE_S:-90}")" = 0 ]; then
+    step smoke skip "no time left"
+else
+    timeout "$(limit "${SMOKE_S:-90}")" "$PY" benchmarks/gpu_smoke.py > "$OUT/smoke.log" 2>&1
+    rc=$?
+    fails=$(grep -c '^FAIL' "$OUT/smoke.log")
+    [ "$rc" = 0 ] && [ "$fails" -gt 0 ] && rc=1
+    step smoke $rc "$(grep -c '^PASS' "$OUT/smoke.log") PASS, $fails FAIL (smoke.log)"
+fi
+
+# -------------------------------------------------------------------------- tests
 # shellcheck disable=SC2046
-run_pytest "$SUITE_S" "$OUT/suite.log" "${XDIST[@]}" $(in_repo "${SUITE_ARGS[@]}") \
-    --ignore="$REPO/tests/test_cpu_gpu_identity.py" --junitxml="$OUT/junit_suite.xml"
-step suite $? "suite.log"
+run_pytest cuda-tests "$CUDA_TESTS_S" $(in_repo "$CUDA_TESTS")
+run_pytest identity "${IDENTITY_S:-60}" "$REPO/tests/test_cpu_gpu_identity.py"
+XDIST=()
+if [ $GPU = 1 ] && "$PY" -c "import xdist" 2>/dev/null; then XDIST=(-n 8); fi
+IGNORE=(); for f in $CUDA_TESTS tests/test_cpu_gpu_identity.py; do IGNORE+=(--ignore="$REPO/$f"); done
+# shellcheck disable=SC2046
+run_pytest suite "$SUITE_S" "${XDIST[@]}" $(in_repo "${SUITE_ARGS[@]}") "${IGNORE[@]}"
 
-# 2. CPU vs GPU bit identity (skips, saying why, without a GPU)
-run_pytest "$IDENTITY_S" "$OUT/identity.log" "$REPO/tests/test_cpu_gpu_identity.py" \
-    --junitxml="$OUT/junit_identity.xml"
-step identity $? "identity.log"
-
-# 3-4. sanitizers
+# ---------------------------------------------------------------------- sanitizers
 SANITIZER=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -1)
 sanitize() {   # sanitize TOOL LIMIT "TESTS" EXPR
-    local tool=$1 limit=$2 expr=$4 log="$OUT/$1.log"
+    local tool=$1 t expr=$4 log="$OUT/$1.log"
+    t=$(limit "$2")
+    if [ "$t" = 0 ]; then step "$tool" skip "no time left"; return; fi
     # shellcheck disable=SC2046
-    (cd "$OUT" && timeout "$limit" "$SANITIZER" --tool "$tool" --target-processes all \
+    (cd "$OUT" && timeout "$t" "$SANITIZER" --tool "$tool" --target-processes all \
         --print-limit 20 --error-exitcode 86 "$PY" -m pytest "${CFG[@]}" -x $(in_repo "$3") \
         -k "$expr") > "$log" 2>&1
     local rc=$?
@@ -103,29 +254,33 @@ sanitize() {   # sanitize TOOL LIMIT "TESTS" EXPR
     elif [ "$errors" -gt 0 ] || [ $rc -eq 86 ]; then
         step "$tool" 1 "$errors errors ($tool.log)"
     elif [ $rc -eq 124 ]; then
-        step "$tool" 0 "no errors in the first ${limit} s (its time limit; $tool.log)"
+        step "$tool" 0 "no errors in the first ${t} s (its time limit; $tool.log)"
     else
         step "$tool" $rc "no errors ($tool.log)"
     fi
 }
 if [ $GPU = 1 ] && [ -n "$SANITIZER" ]; then
     sanitize memcheck "$MEMCHECK_S" "$KERNEL_TESTS" "cuda"
-    sanitize racecheck "$RACECHECK_S" "tests/test_strided_copy.py tests/test_fractal.py tests/test_matmul.py" \
+    sanitize racecheck "${RACECHECK_S:-30}" "tests/test_strided_copy.py tests/test_fractal.py tests/test_matmul.py" \
         "cuda and (tiled or transposes or layouts or matmul or fractal)"
 elif [ $GPU = 1 ]; then
     step memcheck skip "compute-sanitizer not found"
     step racecheck skip "compute-sanitizer not found"
 else   # the cpu backend's memory checker: its kernels under AddressSanitizer
     LIBASAN=$(g++ -print-file-name=libasan.so 2>/dev/null)
-    if [ -f "$LIBASAN" ]; then
+    t=$(limit "$MEMCHECK_S")
+    if [ "$t" = 0 ]; then
+        step memcheck skip "no time left"
+    elif [ -f "$LIBASAN" ]; then
         # shellcheck disable=SC2046
-        NPU_EMU_SANITIZE=address LD_PRELOAD="$LIBASAN" ASAN_OPTIONS=detect_leaks=0 \
-            run_pytest "$MEMCHECK_S" "$OUT/memcheck.log" -x $(in_repo "$ASAN_TESTS") -k "not 64bit"
+        (cd "$OUT" && NPU_EMU_SANITIZE=address LD_PRELOAD="$LIBASAN" ASAN_OPTIONS=detect_leaks=0 \
+            timeout "$t" "$PY" -m pytest "${CFG[@]}" -x $(in_repo "$ASAN_TESTS") -k "not 64bit") \
+            > "$OUT/memcheck.log" 2>&1
         rc=$?
         if grep -q "ERROR: AddressSanitizer" "$OUT/memcheck.log"; then
             step memcheck 1 "AddressSanitizer found errors (memcheck.log)"
         elif [ $rc -eq 124 ]; then
-            step memcheck 0 "cpu kernels under AddressSanitizer: no errors in the first ${MEMCHECK_S} s"
+            step memcheck 0 "cpu kernels under AddressSanitizer: no errors in the first ${t} s"
         else
             step memcheck $rc "cpu kernels under AddressSanitizer (memcheck.log)"
         fi
@@ -135,25 +290,27 @@ else   # the cpu backend's memory checker: its kernels under AddressSanitizer
     step racecheck skip "no cpu analog (the cpu model runs one thread per block)"
 fi
 
-# 5. the benchmarks: npu-emu bench on this device (64M elements: the goals' 256 MiB of f32),
-#    then its RESULTS.md section, generated from the JSON
-bench_rc=0
-PLOT=(); $PY -c "import matplotlib" 2>/dev/null && PLOT=(--plot "$OUT/bench.png")
-timeout "${BENCH_S:-150}" $PY -m npu_emu bench --device "$NPU_EMU_DEVICE" \
-    --sizes "${BENCH_SIZES:-64M}" --budget "${BENCH_BUDGET:-5}" "${PLOT[@]}" --json "$OUT/bench.json" \
-    --note "run_gpu_check.sh" > "$OUT/bench.log" 2>&1 || bench_rc=1
-$PY -m npu_emu bench --report "$OUT/bench.json" > "$OUT/RESULTS-section.md" 2>>"$OUT/bench.log" || bench_rc=1
-step benchmarks $bench_rc "bench.json bench.log RESULTS-section.md"
+# --------------------------------------------------------------------- benchmarks
+t=$(limit "${BENCH_S:-90}")
+if [ "$t" = 0 ]; then step benchmarks skip "no time left"; else
+    bench_rc=0
+    read -r -a BENCH <<< "${BENCH_ARGS:---quick}"
+    timeout "$t" "$PY" -m npu_emu bench --device "$NPU_EMU_DEVICE" "${BENCH[@]}" --json "$OUT/bench.json" \
+        --note "run_gpu_check.sh" > "$OUT/bench.log" 2>&1 || bench_rc=1
+    "$PY" -m npu_emu bench --report "$OUT/bench.json" > "$OUT/RESULTS-section.md" 2>>"$OUT/bench.log" || bench_rc=1
+    step benchmarks $bench_rc "bench.json bench.log RESULTS-section.md"
+fi
 
-$PY - "$OUT" "$info_rc" "$(( $(date +%s) - start ))" <<'PYEOF'
+# -------------------------------------------------------------------------- table
+"$PY" - "$OUT" "$(( $(date +%s) - start ))" <<'PYEOF' | tee "$OUT/summary.txt"
 import json, os, sys
 import xml.etree.ElementTree as ET
-out, info_rc, secs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+out, secs = sys.argv[1], int(sys.argv[2])
 
 
 def junit(name):
     try:
-        root = ET.parse(os.path.join(out, name)).getroot()
+        root = ET.parse(os.path.join(out, f"junit_{name}.xml")).getroot()
     except (OSError, ET.ParseError):
         return None
     suites = [root] if root.tag == "testsuite" else list(root)
@@ -163,27 +320,35 @@ def junit(name):
     return f"{t - fl - er - sk} passed, {fl} failed, {er} errors, {sk} skipped", bad
 
 
+def lines(name, prefix):
+    try:
+        with open(os.path.join(out, name), errors="replace") as f:
+            return [l.rstrip() for l in f if l.startswith(prefix)]
+    except OSError:
+        return []
+
+
 print("\n===== run_gpu_check summary =====")
-try:
-    with open(os.path.join(out, "info.txt")) as f:
-        for line in f:
-            if line.strip().startswith(("backend", "device", "nvrtc ", "cupy")):
-                print(line.rstrip())
-except OSError:
-    pass
-if info_rc:
-    print(f"npu-emu info failed (rc {info_rc}): see info.txt")
+for line in lines("info.txt", "  "):
+    if line.strip().startswith(("backend", "device", "cupy", "cuda", "nvrtc ")):
+        print(line)
 failed = []
 with open(os.path.join(out, "steps.tsv")) as f:
-    for line in f:
-        name, rc, note = line.rstrip("\n").split("\t")
-        report = junit(f"junit_{name}.xml") if name in ("suite", "identity") else None
+    for row in f:
+        name, rc, note = row.rstrip("\n").split("\t")
+        report = junit(name)
         status = "ok" if rc == "0" else "skip" if rc == "skip" else f"FAIL (rc {rc})"
         if rc not in ("0", "skip"):
             failed.append(name)
-        print(f"{name:<11} {status:<12} {report[0] if report else note}")
+        print(f"{name:<11} {status:<12} {report[0] + ' (' + note + ')' if report else note}")
         for b in (report[1][:8] if report else []):
             print(f"    FAILED {b}")
+        if name == "smoke":
+            for l in lines("smoke.log", ("FAIL", "INFO")):
+                print(f"    {l[:200]}")
+        if name == "bitexact":
+            for l in lines("bitexact.log", "  DIFF")[:8] + lines("bitexact.log", "  MISSING")[:4]:
+                print(f"    {l[:200]}")
 path = os.path.join(out, "bench.json")
 if os.path.exists(path):
     sys.path.insert(0, os.environ.get("PYTHONPATH", "").split(":")[0])
@@ -199,6 +364,7 @@ if os.path.exists(path):
               f"{ours:.1f} GB/s  {ratios}  check {'ok' if ok else ok}" if ours else f"  {case}"[:160])
     for line in bench.goal_lines(data):
         print("goal", line)
-print(f"total {secs} s; logs, junit and JSON in {out}")
-sys.exit(1 if failed or info_rc else 0)
+print(f"total {secs} s; logs, junit, JSON and summary.txt in {out}")
+sys.exit(1 if failed else 0)
 PYEOF
+exit "${PIPESTATUS[0]}"

@@ -116,8 +116,10 @@ class _Module:
 def _gpu_that_cannot_load() -> SimpleNamespace:
     props = {"name": b"Stand-in H200", "multiProcessorCount": 132, "major": 9, "minor": 0}
     rt = SimpleNamespace(getDeviceCount=lambda: 1, getDeviceProperties=lambda i: props,
-                         CUDARuntimeError=CUDARuntimeError)
-    return SimpleNamespace(cuda=SimpleNamespace(runtime=rt, Device=lambda: SimpleNamespace(id=0),
+                         CUDARuntimeError=CUDARuntimeError, driverGetVersion=lambda: 13020,
+                         runtimeGetVersion=lambda: 13020)
+    return SimpleNamespace(__version__="14.2.0",
+                           cuda=SimpleNamespace(runtime=rt, Device=lambda: SimpleNamespace(id=0),
                                                 function=SimpleNamespace(Module=_Module)))
 
 

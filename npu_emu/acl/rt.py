@@ -274,28 +274,23 @@ def free(dev_ptr):
     _backend("acl.rt.free").free(p)
 
 
-_host_blocks: dict[int, np.ndarray] = {}
-
-
 @acl_call(1)
 def malloc_host(size):
-    """(hostPtr, ret): `size` bytes of host memory (256-byte aligned), for memcpy."""
+    """(hostPtr, ret): `size` bytes of host memory (256-byte aligned), for memcpy; page-locked
+    on the cuda backend (aclrtMallocHost), so memcpy_async from it does not wait."""
     n = as_int(size, "size", 1, INT64_MAX, "a positive number of bytes")
-    _state.require_device("acl.rt.malloc_host")
+    be = _backend("acl.rt.malloc_host")
     try:
-        buf = np.zeros(n + 256, dtype=np.uint8)
+        return be.malloc_host(n)
     except (MemoryError, ValueError) as exc:
         raise AclnnError(ACL_ERROR_BAD_ALLOC, f"cannot allocate {n} bytes of host memory: {exc}") from None
-    ptr = (buf.ctypes.data + 255) // 256 * 256
-    _host_blocks[ptr] = buf
-    return ptr
 
 
 @acl_call()
 def free_host(host_ptr):
+    """aclrtFreeHost: the copies from the block must be done (synchronize their stream)."""
     p = as_pointer(host_ptr, "hostPtr", allow_null=False)
-    _state.require_device("acl.rt.free_host")
-    if _host_blocks.pop(p, None) is None:
+    if not _backend("acl.rt.free_host").free_host(p):
         raise _invalid(f"hostPtr=0x{p:x} was not allocated by acl.rt.malloc_host (or was "
                        f"already freed)")
 

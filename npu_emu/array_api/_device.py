@@ -177,11 +177,9 @@ class Storage:
             return
         try:
             # The owner may free the memory or hand it to someone else once we let go of it:
-            # our queued work on it must be done first (pool blocks have stream-ordered frees
-            # instead). Never from the stream's own worker thread (it would wait for itself).
-            stream = self.backend.default_stream
-            if threading.current_thread() is not getattr(stream, "_worker", None):
-                stream.synchronize()
+            # what it does next must be ordered after our queued work on it (pool blocks have
+            # stream-ordered frees instead).
+            self.backend.hand_over()
             regions(self.backend).remove(token)
         except Exception:
             pass  # interpreter shutdown
@@ -243,7 +241,7 @@ def memory_view(st: Storage, ptr0: int, shape: Sequence[int], strides: Sequence[
     import cupy
     if any(n == 0 for n in shape):
         return cupy.empty(tuple(shape), dtype)
-    mem = cupy.cuda.UnownedMemory(st.ptr, st.nbytes, st)
+    mem = cupy.cuda.UnownedMemory(st.ptr, st.nbytes, st, be.device_id)
     return cupy.ndarray(tuple(shape), dtype, cupy.cuda.MemoryPointer(mem, ptr0 - st.ptr),
                         strides=byte_strides)
 

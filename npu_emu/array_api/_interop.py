@@ -66,6 +66,7 @@ def cuda_array_interface(x: Array) -> dict:
     x._st.shared = True
     out = _interface(x)
     out["stream"] = be.default_stream.ptr   # the consumer orders its work after ours (CAI v3)
+    be.hand_over()                          # and for a consumer that ignores "stream"
     return out
 
 
@@ -93,14 +94,7 @@ def _wait_for_us(be: Any, stream: object) -> None:
     if stream == 0:
         raise ValueError("__dlpack__(stream=0) is ambiguous on CUDA; pass 1 (legacy default "
                          "stream), 2 (per-thread default) or a stream handle")
-    import cupy
-    ours = be.default_stream.stream
-    handle = 1 if stream is None else int(stream)
-    if handle == ours.ptr:
-        return
-    event = cupy.cuda.Event(block=False, disable_timing=True)
-    event.record(ours)
-    cupy.cuda.ExternalStream(handle).wait_event(event)
+    be.order_for(1 if stream is None else int(stream))
 
 
 def dlpack(x: Array, stream: object, max_version: tuple[int, int] | None,

@@ -65,9 +65,8 @@ def stream_sampler(fn: Callable[[], None], stream: object, backend: str) -> Call
     cpu backend (what a user waits for)."""
     acl = acl_api()
     if backend == "cuda":
-        import cupy
-        # The acl stream wraps a CUDA stream; the events are recorded on it (by its handle).
-        cuda_stream = cupy.cuda.ExternalStream(stream.ptr)   # type: ignore[attr-defined]
+        # The acl stream wraps a CuPy stream; the events are recorded on it.
+        cuda_stream = stream.stream   # type: ignore[attr-defined]
         return _event_sampler(fn, lambda: cuda_stream)
     return _synced_sampler(fn, lambda: ok(acl.rt.synchronize_stream(stream), "aclrtSynchronizeStream"))
 

@@ -2,8 +2,10 @@
 
 NPU_EMU_DEVICE=cuda|cpu|auto (default auto: cuda when CuPy imports, a GPU answers and a probe
 kernel compiles and runs there, else cpu, with the reason logged on the "npu_emu" logger:
-INFO when there is simply no CuPy or GPU, WARNING when a GPU is there but unusable). The
-choice is made once, on first use, and `npu-emu info` shows it.
+INFO when there is simply no CuPy, GPU or driver; WARNING when a GPU may be there but is
+unusable: a driver older than CuPy's CUDA runtime (both versions named), a CuPy older than
+14.1, a probe kernel that does not run). The choice is made once, on first use, and
+`npu-emu info` shows it, with the reason on its "cuda" line.
 """
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ compiles every missing module on first need (`ModuleCache`), and the launch geom
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import os
 import re
@@ -262,6 +263,10 @@ class Allocator:
     def _handed_out(self, ptr: int, nbytes: int, rounded: int, handle: Any) -> None:
         """Called for every block handed out (the cpu pool poisons the slack under ASan)."""
 
+    def _release_elsewhere(self) -> None:
+        """Out of memory: release what other pools of this process cache unused (the cuda
+        pool: CuPy's)."""
+
     # -- the pool
     def malloc(self, nbytes: int, stream: Stream | None = None) -> int:
         """A pointer to at least nbytes (ALIGN-aligned) that `stream` (None: any) may use."""
@@ -313,12 +318,17 @@ class Allocator:
             return self._raw_alloc(rounded)
         except MemoryError:
             pass
-        for s in list(self._streams()):  # out of memory: wait for pending frees, then retry
+        # Out of memory: wait for every pending free (on any stream, destroyed ones too),
+        # release it and what other pools hold, then retry once more.
+        with self._lock:
+            pending = [f for bucket in self._free.values() for b in bucket for f in b.fences]
+        for s, token in pending:
             try:
-                s.synchronize()
+                s._fence_wait(token)
             except AclnnError:
                 pass
         self.empty_cache()
+        self._release_elsewhere()
         try:
             return self._raw_alloc(rounded)
         except MemoryError:
@@ -575,7 +585,8 @@ class Backend(ABC):
     """What the operators need from a device.
 
     Copies and memsets: with a stream they are enqueued on it (ordered with the launches
-    there; an upload's host source may be reused as soon as the call returns). With stream
+    there; an upload's host source may be reused as soon as the call returns, except memory
+    from malloc_host, which the cuda backend reads when the stream gets there). With stream
     None they are synchronous: ordered after the work queued on the default stream, done
     when the call returns, not ordered with other streams (synchronize those first, as with
     CUDA's non-blocking streams).
@@ -602,6 +613,32 @@ class Backend(ABC):
 
     def empty_cache(self) -> None:
         self.allocator.empty_cache()
+
+    # -- host memory for copies (aclrtMallocHost)
+    @functools.cached_property
+    def _host_blocks(self) -> dict[int, Any]:
+        return {}
+
+    def malloc_host(self, nbytes: int) -> int:
+        """nbytes of host memory (256-byte aligned) for copies; MemoryError when there is
+        none. Ordinary memory here; the cuda backend's is page-locked."""
+        buf = np.zeros(int(nbytes) + ALIGN, np.uint8)
+        ptr = (buf.ctypes.data + ALIGN - 1) // ALIGN * ALIGN
+        self._host_blocks[ptr] = buf
+        return ptr
+
+    def free_host(self, ptr: int) -> bool:
+        """Release a block of malloc_host; False when `ptr` is not one."""
+        return self._host_blocks.pop(ptr, None) is not None
+
+    # -- other libraries
+    def hand_over(self) -> None:
+        """Another library will use memory our queued work touches, on a stream it does not
+        name (or gets back memory it lent us): order that after our work. Here the host
+        waits for the default stream (never from that stream's own worker thread)."""
+        stream = self.default_stream
+        if threading.current_thread() is not getattr(stream, "_worker", None):
+            stream.synchronize()
 
     # -- copies (see the class doc for their order)
     @abstractmethod

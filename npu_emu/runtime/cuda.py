@@ -11,6 +11,10 @@ CUDA events, and the sources of `kernels_cuda/` compiled by NVRTC to a cubin tha
   with queued work, so a free never synchronizes.
 - streams: all non-blocking; copies with stream None run on the default stream and wait
   (see `base.Backend`), since a legacy-stream copy is not ordered with non-blocking streams.
+  Other libraries' streams are ordered after ours at every hand-over (`order_for`: an event
+  recorded on ours, cudaStreamWaitEvent on theirs), never by blocking the host.
+- host memory: acl.rt.malloc_host is page-locked (CuPy's pinned pool), so a copy from it on
+  a stream stays asynchronous; other host memory is pageable and its uploads wait.
 
 Importing this module does not import CuPy; `CudaBackend()` does, compiles and runs one tiny
 kernel, and fails with one clear `CudaUnavailable` when any of that does not work.
@@ -18,7 +22,9 @@ kernel, and fails with one clear `CudaUnavailable` when any of that does not wor
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
+import re
 import struct
 import tempfile
 import threading
@@ -41,10 +47,67 @@ VECTOR_BYTES = 16          # one vector load/store per thread and operand
 
 _MEMCPY_HTOD, _MEMCPY_DTOH, _MEMCPY_DTOD = 1, 2, 3
 _CUDA_ERROR_MEMORY_ALLOCATION = 2
+LEGACY_STREAM, PER_THREAD_STREAM = 1, 2    # the default streams' handles (cudaStreamLegacy...)
 
-# The module CudaBackend() compiles, loads and runs once at start.
-PROBE_SOURCE = ('#include "npu_emu_common.cuh"\n'
-                'extern "C" __global__ void npu_emu_probe(uint32_t* out) { out[threadIdx.x] = 0x600du + threadIdx.x; }\n')
+# The oldest CuPy whose kernel-argument packer passes structs over 64 bytes (14.0's asserted on
+# them); every operator passes its parameters as such a struct.
+MIN_CUPY = (14, 1)
+
+# The module CudaBackend() compiles, loads and runs once at start. Its argument is a parameter
+# struct as the operators pass theirs (256 bytes, through CuPy's packer), so a packer that
+# drops or shifts bytes fails here, not in every operator later.
+PROBE_WORDS = 30
+PROBE_SOURCE = f"""#include "npu_emu_common.cuh"
+struct ProbeArgs {{ uint32_t* out; uint32_t base; uint32_t step; uint64_t words[{PROBE_WORDS}]; }};
+extern "C" __global__ void npu_emu_probe(ProbeArgs a) {{
+    a.out[threadIdx.x] = a.base + a.step * threadIdx.x + (uint32_t)a.words[threadIdx.x % {PROBE_WORDS}];
+}}
+"""
+PROBE_THREADS = 32
+
+
+def probe_params(out: int) -> np.void:
+    """The probe kernel's argument: a ProbeArgs struct writing to `out`."""
+    dtype = np.dtype([("out", "<u8"), ("base", "<u4"), ("step", "<u4"),
+                      ("words", "<u8", (PROBE_WORDS,))])
+    p = np.zeros((), dtype)
+    p["out"], p["base"], p["step"] = out, 0x600D, 3
+    # High halves set: a packer that shifts or truncates the struct changes the low halves read.
+    p["words"] = (np.arange(1, PROBE_WORDS + 1, dtype=np.uint64) << np.uint64(40)) \
+        | np.arange(PROBE_WORDS, dtype=np.uint64) * np.uint64(0x01000193)
+    return p[()]
+
+
+def probe_expected(params: np.void) -> np.ndarray:
+    """What the probe kernel writes for `params` (uint32 arithmetic, wrapping as on the GPU)."""
+    i = np.arange(PROBE_THREADS, dtype=np.uint64)
+    words = params["words"].astype(np.uint64)[i % PROBE_WORDS] & np.uint64(0xFFFFFFFF)
+    return ((int(params["base"]) + int(params["step"]) * i + words) & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+
+
+def cuda_version(v: int) -> str:
+    """A CUDA version number (12080) as CUDA writes it (12.8)."""
+    return f"{v // 1000}.{v % 1000 // 10}"
+
+
+def cupy_version_problem(version: str) -> str:
+    """Why this CuPy cannot run our kernels, or ""."""
+    parts = [int(x) for x in re.findall(r"\d+", version)[:2]]
+    if len(parts) == 2 and tuple(parts) < MIN_CUPY:
+        return (f"CuPy {version} is older than {MIN_CUPY[0]}.{MIN_CUPY[1]}: its kernel-argument "
+                f"packer cannot pass the parameter structs every operator uses; install CuPy "
+                f">= {MIN_CUPY[0]}.{MIN_CUPY[1]} (pip install 'npu-emu[cuda12]' or 'npu-emu[cuda13]')")
+    return ""
+
+
+def driver_problem(driver: int, runtime: int) -> str:
+    """Why a driver that supports CUDA `driver` may not run CuPy's runtime `runtime`, or ""
+    (0: no driver at all, which is not a mismatch)."""
+    if 0 < driver < runtime:
+        return (f"the NVIDIA driver supports CUDA {cuda_version(driver)}, older than CuPy's CUDA "
+                f"runtime {cuda_version(runtime)}: update the driver, or install the CuPy of the "
+                f"driver's CUDA (cupy-cuda{driver // 1000}x)")
+    return ""
 
 
 class CudaUnavailable(RuntimeError):
@@ -216,6 +279,7 @@ class CudaPool(Allocator):
 
     def __init__(self, cupy, streams: Callable[[], Any] = tuple) -> None:
         super().__init__(streams)
+        self._cupy = cupy
         self._rt = cupy.cuda.runtime
 
     def _raw_alloc(self, nbytes: int) -> tuple[int, None]:
@@ -227,8 +291,16 @@ class CudaPool(Allocator):
             raise AclnnError(ACLNN_ERR_RUNTIME_ERROR, f"cudaMalloc({nbytes}) failed: {exc}") from exc
 
     def _raw_release(self, ptr: int, handle: None) -> None:
+        # cudaFree waits for the whole device: only empty_cache and the out-of-memory path
+        # release blocks, never a malloc or free that finds memory.
         with cuda_errors("cudaFree"):
             self._rt.free(ptr)
+
+    def _release_elsewhere(self) -> None:
+        """CuPy's own pool (the library calls of the array API allocate there): its free
+        blocks are memory no one uses."""
+        with cuda_errors("releasing CuPy's memory pool"):
+            self._cupy.get_default_memory_pool().free_all_blocks()
 
 
 class CudaStream(Stream):
@@ -258,14 +330,19 @@ class CudaStream(Stream):
             self.stream.wait_event(event.event)
 
     def destroy(self) -> None:
-        """Release the stream (cudaStreamDestroy: its queued work still completes) and leave
-        the backend."""
+        """Let the queued work finish (as the cpu backend joins its worker: once destroy
+        returns, every fence on this stream has passed, so no block freed for its work is
+        handed out while that work runs), release the stream and leave the backend. A failure
+        of that work is reported here; the stream is destroyed all the same."""
         refuse_default_destroy(self)
         self._check_live("destroy")
         self._destroyed = True
-        self._on_destroy(self)
         stream, self.stream = self.stream, None
-        with cuda_errors("cudaStreamDestroy"):
+        try:
+            with cuda_errors("the work queued on the destroyed stream"):
+                stream.synchronize()
+        finally:
+            self._on_destroy(self)
             del stream   # CuPy's Stream destroys the CUDA stream when dropped
 
     def _fence(self) -> Any | None:
@@ -289,6 +366,7 @@ class CudaEvent(Event):
     def __init__(self, cupy, timing: bool = False) -> None:
         self._cupy = cupy
         self.timing = timing
+        self.recorded = False
         with cuda_errors("cudaEventCreate"):
             self.event = cupy.cuda.Event(block=False, disable_timing=not timing)
 
@@ -298,6 +376,7 @@ class CudaEvent(Event):
         stream._check_live("record an event on")
         with cuda_errors("event record"):
             self.event.record(stream.stream)
+        self.recorded = True
 
     def synchronize(self) -> None:
         with cuda_errors("event synchronize"):
@@ -308,7 +387,15 @@ class CudaEvent(Event):
             return bool(self.event.done)
 
     def elapsed_ms(self, end: Event) -> float:
-        if not isinstance(end, CudaEvent) or not (self.timing and end.timing):
+        """As the cpu backend: ACL_ERROR_INVALID_PARAM for an event not recorded or not yet
+        completed (cudaEventElapsedTime's own errors for those would be runtime errors)."""
+        if not isinstance(end, CudaEvent):
+            raise AclnnError(ACL_ERROR_INVALID_PARAM, f"end={end!r} is not a cuda event")
+        for name, ev in (("start", self), ("end", end)):
+            if not ev.recorded or not ev.query():
+                raise AclnnError(ACL_ERROR_INVALID_PARAM,
+                                 f"{name} event has not completed (record it, then synchronize)")
+        if not (self.timing and end.timing):
             raise AclnnError(ACL_ERROR_INVALID_PARAM,
                              "elapsed time needs two timing events from acl.rt.create_event")
         with cuda_errors("cudaEventElapsedTime"):
@@ -319,6 +406,14 @@ class CudaKernel(Kernel):
     def __init__(self, name: str, fn) -> None:
         self.name = name
         self.fn = fn
+
+
+def _driver_version(rt) -> int:
+    """The CUDA version the driver supports (0: no driver)."""
+    try:
+        return int(rt.driverGetVersion())
+    except Exception:
+        return 0
 
 
 def _scalar_wrapper() -> Callable[[Any], Any]:
@@ -337,20 +432,33 @@ class CudaBackend(Backend):
 
     def __init__(self) -> None:
         self._cupy = cupy = import_cupy()
+        rt = cupy.cuda.runtime
+        too_old = cupy_version_problem(str(getattr(cupy, "__version__", "")))
+        if too_old:
+            raise CudaUnavailable(too_old)
+        self._driver, self._runtime = _driver_version(rt), int(rt.runtimeGetVersion())
+        mismatch = driver_problem(self._driver, self._runtime)
         try:
-            n = cupy.cuda.runtime.getDeviceCount()
+            n = rt.getDeviceCount()
         except Exception as exc:
+            if mismatch:   # a GPU may well be there: not the expected state of a machine
+                raise CudaUnavailable(f"{mismatch} ({exc})") from exc
             raise CudaUnavailable(f"CuPy is installed but no GPU answers: {exc}", expected=True) from exc
         if n < 1:
             raise CudaUnavailable("CuPy is installed but sees no GPU", expected=True)
+        if mismatch:   # it runs (CUDA's minor version compatibility), but say so
+            logging.getLogger("npu_emu").warning("cuda backend: %s", mismatch)
         self._streams: list[CudaStream] = []
         self._streams_lock = threading.Lock()
         self._lock = threading.Lock()          # the default stream only (never held while compiling)
         self._default: CudaStream | None = None
         self._kernels: dict[tuple[str, str], CudaKernel] = {}
         self._pack = _scalar_wrapper()
+        self._host_lock = threading.Lock()
+        self._pinned: dict[int, tuple[int, Any]] = {}   # malloc_host: ptr -> (nbytes, CuPy's)
         try:
-            props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+            self.device_id = int(cupy.cuda.Device().id)
+            props = rt.getDeviceProperties(self.device_id)
             self._props = props
             self._sms = int(props["multiProcessorCount"])
             capability = int(props["major"]) * 10 + int(props["minor"])
@@ -363,7 +471,7 @@ class CudaBackend(Backend):
             raise
         except Exception as exc:
             raise CudaUnavailable(f"a GPU is there but the cuda backend cannot run kernels on "
-                                  f"it: {exc}") from exc
+                                  f"it: {exc}" + (f" ({mismatch})" if mismatch else "")) from exc
 
     def _load_image(self, image: bytes) -> Any:
         module = self._cupy.cuda.function.Module()
@@ -371,21 +479,26 @@ class CudaBackend(Backend):
         return module
 
     def _probe(self) -> None:
-        """Compile, load and run one tiny kernel: NVRTC, the driver and a launch all work."""
+        """Compile, load and run one tiny kernel the way every operator runs (a parameter
+        struct through CuPy's packer, enqueued on the default stream, copied back): NVRTC,
+        the driver, the packer and a launch all work."""
         image, _ = compile_source(PROBE_SOURCE, "npu_emu_probe.cu", self._modules.arch,
                                   self._modules.real)
-        fn = self._load_image(image).get_function("npu_emu_probe")
-        rt = self._cupy.cuda.runtime
-        ptr = rt.malloc(4 * 32)
+        kernel = CudaKernel("npu_emu_probe", self._load_image(image).get_function("npu_emu_probe"))
+        out = np.zeros(PROBE_THREADS, np.uint32)
+        ptr = self.malloc(out.nbytes)
         try:
-            fn((1, 1, 1), (32, 1, 1), (np.uint64(ptr),))
-            rt.deviceSynchronize()
-            out = np.zeros(32, np.uint32)
-            rt.memcpy(out.ctypes.data, ptr, out.nbytes, _MEMCPY_DTOH)
+            params = probe_params(ptr)
+            self.enqueue([Launch(kernel, (1, 1, 1), (PROBE_THREADS, 1, 1), (params,))], None)
+            self.copy_to_host(out, ptr)
         finally:
-            rt.free(ptr)
-        if not np.array_equal(out, 0x600D + np.arange(32, dtype=np.uint32)):
-            raise CudaUnavailable(f"the probe kernel ran but wrote {out[:4]}...")
+            self.free(ptr)
+            self.allocator.empty_cache()   # the pool starts empty (the probe's work is done)
+        want = probe_expected(params)
+        if not np.array_equal(out, want):
+            raise CudaUnavailable(f"the probe kernel ran but wrote {out[:4]}..., not {want[:4]}...: "
+                                  f"this CuPy ({self._cupy.__version__}) does not pass kernel "
+                                  f"arguments as the operators need")
 
     # -- copies
     def _copy_stream(self, stream: Stream | None) -> CudaStream:
@@ -406,7 +519,10 @@ class CudaBackend(Backend):
     def copy_from_host(self, dst: int, src: np.ndarray, stream: Stream | None = None) -> None:
         src = np.ascontiguousarray(src)
         # Pageable host memory: waiting makes the source reusable at return on every driver.
-        self._memcpy(dst, src.ctypes.data, src.nbytes, _MEMCPY_HTOD, stream, wait=True)
+        # Page-locked memory from malloc_host stays asynchronous on a stream (aclrtMemcpyAsync:
+        # the caller leaves it unchanged until the stream is synchronized).
+        pinned = self._is_pinned(src.ctypes.data, src.nbytes)
+        self._memcpy(dst, src.ctypes.data, src.nbytes, _MEMCPY_HTOD, stream, wait=not pinned)
 
     def copy_to_host(self, dst: np.ndarray, src: int, stream: Stream | None = None) -> None:
         host_destination(dst)
@@ -421,6 +537,58 @@ class CudaBackend(Backend):
             self._cupy.cuda.runtime.memsetAsync(ptr, value, nbytes, target.stream.ptr)
         if stream is None:
             target.synchronize()
+
+    # -- host memory
+    def malloc_host(self, nbytes: int) -> int:
+        """Page-locked host memory from CuPy's pinned pool (cudaHostAlloc underneath): copies
+        from it on a stream do not wait, and they run at full speed."""
+        cp = self._cupy
+        try:
+            mem = cp.cuda.alloc_pinned_memory(max(int(nbytes), 1))
+        except cp.cuda.runtime.CUDARuntimeError as exc:
+            if getattr(exc, "status", None) == _CUDA_ERROR_MEMORY_ALLOCATION:
+                raise MemoryError(str(exc)) from None
+            raise AclnnError(ACLNN_ERR_RUNTIME_ERROR, f"cudaHostAlloc({nbytes}) failed: {exc}") from exc
+        ptr = int(mem.ptr)
+        with self._host_lock:
+            self._pinned[ptr] = (int(nbytes), mem)
+        return ptr
+
+    def free_host(self, ptr: int) -> bool:
+        # Back to CuPy's pinned pool, which hands it out again at once: like cudaFreeHost,
+        # only once the copies from it are done (the caller synchronized).
+        with self._host_lock:
+            return self._pinned.pop(ptr, None) is not None
+
+    def _is_pinned(self, ptr: int, nbytes: int) -> bool:
+        with self._host_lock:
+            return any(start <= ptr and ptr + nbytes <= start + n
+                       for start, (n, _) in self._pinned.items())
+
+    # -- other libraries' streams
+    def order_for(self, consumer: int) -> None:
+        """Make CUDA stream `consumer` (a cudaStream_t; LEGACY_STREAM, PER_THREAD_STREAM) wait
+        for the work queued so far on our default stream, without blocking the host: an event
+        recorded on ours and cudaStreamWaitEvent on theirs (the DLPack handshake)."""
+        ours = self.default_stream
+        if consumer == ours.ptr:
+            return
+        rt = self._cupy.cuda.runtime
+        with cuda_errors("ordering another library's stream after ours"):
+            event = rt.eventCreateWithFlags(rt.eventDisableTiming)
+            try:
+                rt.eventRecord(event, ours.ptr)
+                rt.streamWaitEvent(consumer, event, 0)
+            finally:
+                rt.eventDestroy(event)   # released by CUDA once the device passed it
+
+    def hand_over(self) -> None:
+        """Another library will use memory our queued work touches on a stream it does not
+        name (a __cuda_array_interface__ consumer that ignores its "stream"; the owner of
+        imported memory we let go of): both default streams wait for our work (the legacy
+        one is CuPy's and PyTorch's unless set otherwise). The host never waits."""
+        self.order_for(LEGACY_STREAM)
+        self.order_for(PER_THREAD_STREAM)
 
     # -- streams, events
     def _live_streams(self) -> list[CudaStream]:
@@ -499,7 +667,10 @@ class CudaBackend(Backend):
             "backend": "cuda",
             "device": f"{name} ({self._sms} SMs, {arch})",
             "cupy": cupy.__version__,
-            "cuda_runtime": str(cupy.cuda.runtime.runtimeGetVersion()),
+            "cuda_runtime": cuda_version(self._runtime),
+            "cuda_driver": cuda_version(self._driver) + (
+                f" (older than the runtime: {driver_problem(self._driver, self._runtime)})"
+                if driver_problem(self._driver, self._runtime) else ""),
             "nvrtc": ".".join(map(str, nvrtc_version())),
             "nvrtc_options": " ".join(NVRTC_OPTIONS),
             "cache_dir": str(cache_dir()),
