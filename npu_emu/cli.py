@@ -45,6 +45,9 @@ def demo(args: argparse.Namespace) -> int:
         if rc != 0:
             print(f"examples/{name} exited with {rc}")
             failed += 1
+    from .capi import run_examples as _run_c_examples       # examples/c, with a C++ compiler
+    c_ran, c_failed = _run_c_examples(args.only)
+    names, failed = names + [None] * c_ran, failed + c_failed
     print(f"\nnpu-emu demo: {len(names) - failed}/{len(names)} examples ran")
     return 1 if failed else 0
 
@@ -117,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         description=_bench.__doc__.split("\n\n")[0].replace("\n", " "))
     _bench.add_arguments(p_bench)
     p_bench.set_defaults(func=bench)
+    from .capi import add_subcommands as _capi_subcommands   # build-capi, config (the C ABI)
+    _capi_subcommands(sub)
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)   # what the user typed (bench's JSON)
     return int(args.func(args))
