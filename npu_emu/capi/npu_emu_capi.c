@@ -266,8 +266,13 @@ static int32_t vinvoke(int family, int fn, int lead, int n_out, const capi_out *
         if (!outs[i].ptr)
             null_out = i;
     if (null_out >= 0) {
-        res = PyObject_CallFunction(bridge_fn[B_null_output], "sss", bridge_names[fn],
-                                    outs[null_out].ctype, outs[null_out].name);
+        char fname[128]; /* the C function's name (phase one: the operator's) */
+        if (fn == B_phase_one)
+            snprintf(fname, sizeof fname, "%sGetWorkspaceSize", op_names[lead]);
+        else
+            snprintf(fname, sizeof fname, "%s", bridge_names[fn]);
+        res = PyObject_CallFunction(bridge_fn[B_null_output], "sss", fname, outs[null_out].ctype,
+                                    outs[null_out].name);
     } else {
         PyObject *args = Py_VaBuildValue(fmt, ap);
         if (args && lead >= 0) {
