@@ -204,12 +204,14 @@ def examples_dir() -> Path | None:
     return None
 
 
-def compile_example(source: Path, out_dir: Path, extra: list[str] | None = None) -> Path:
-    """Compile one C++ program against the libraries; the executable's path."""
+def compile_example(source: Path, out_dir: Path, extra: list[str] | None = None,
+                    name: str | None = None) -> Path:
+    """Compile one C++ program (or, with -shared in `extra`, a library) against the C
+    libraries; the output's path (out_dir/name, by default the source's stem)."""
     cxx = cxx_compiler()
     if cxx is None:
         raise CapiBuildError("no C++ compiler (set CXX)")
-    exe = out_dir / source.stem
+    exe = out_dir / (name or source.stem)
     _run([cxx, "-O1", "-std=c++17", str(source), *cflags(), *libs(), *(extra or []), "-o", str(exe)])
     return exe
 

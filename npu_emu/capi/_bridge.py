@@ -17,8 +17,7 @@ import functools
 import itertools
 import struct
 import sys
-import threading
-from collections import OrderedDict
+from collections import deque
 from typing import Any, Callable
 
 import numpy as np
@@ -28,7 +27,7 @@ from ..acl import rt
 from ..dtypes import INFO, aclDataType
 from ..status import ACL, ACLNN, AclnnError
 
-MAX_DEAD = 4096          # destroyed handles still recognized as such
+MAX_DEAD = 1024          # destroyed handles still recognized as such (older: StaleHandle)
 MAX_ARRAY = 1 << 20      # a longer C array is refused (an uninitialized count, not a shape)
 TOKEN_BASE, TOKEN_STEP = 0x5EED0000, 16
 
@@ -44,25 +43,25 @@ class StaleHandle:
 
 
 class Handles:
-    """token <-> object. Thread-safe under the GIL (dict operations and next() on a count
-    are atomic); `lock` guards the moves between the live and the dead table."""
+    """token <-> object. Thread-safe under the GIL without a lock: every step is one dict
+    operation or next() on a count, each atomic; two threads retiring one token cannot both
+    pop it."""
 
     def __init__(self) -> None:
         self.live: dict[int, object] = {}
         self.token_of: dict[int, int] = {}           # id(object) -> token, live objects only
-        self.dead: OrderedDict[int, object] = OrderedDict()
+        self.dead: dict[int, object] = {}
+        self.dead_order: deque[int] = deque()        # the oldest first (a dict is no queue)
         self.tokens = itertools.count(TOKEN_BASE, TOKEN_STEP)
-        self.lock = threading.Lock()
 
     def new(self, obj: object) -> int:
         if obj is None:
             return 0
         token = self.token_of.get(id(obj))
         if token is None:
-            with self.lock:
-                token = next(self.tokens)
-                self.live[token] = obj
-                self.token_of[id(obj)] = token
+            token = next(self.tokens)
+            self.live[token] = obj
+            self.token_of[id(obj)] = token
         return token
 
     def get(self, token: int) -> object:
@@ -77,20 +76,23 @@ class Handles:
 
     def retire(self, token: int) -> None:
         """The object was destroyed: keep it as a tombstone (its own checks refuse it)."""
-        with self.lock:
-            obj = self.live.pop(token, None)
-            if obj is None:
-                return
-            del self.token_of[id(obj)]
-            self.dead[token] = obj
-            while len(self.dead) > MAX_DEAD:
-                self.dead.popitem(last=False)
+        obj = self.live.pop(token, None)
+        if obj is None:
+            return
+        self.token_of.pop(id(obj), None)
+        self.dead[token] = obj
+        self.dead_order.append(token)
+        if len(self.dead_order) > MAX_DEAD:
+            try:
+                self.dead.pop(self.dead_order.popleft(), None)
+            except IndexError:       # another thread trimmed it
+                pass
 
     def clear(self) -> None:
-        with self.lock:
-            self.live.clear()
-            self.token_of.clear()
-            self.dead.clear()
+        self.live.clear()
+        self.token_of.clear()
+        self.dead.clear()
+        self.dead_order.clear()
 
     def __len__(self) -> int:
         return len(self.live)
@@ -139,7 +141,9 @@ def _c_array(addr: int, count: int, fmt: str, name: str) -> list | None:
 
 # ------------------------------------------------------------------------ the C library
 
-OPS: list[tuple[str, Callable, Callable, tuple[bool, ...]]] = []   # by the C side's index
+# By the C side's index: (name, phase one, phase two, which parameters are handles, or None
+# when all are).
+OPS: list[tuple[str, Callable, Callable, tuple[bool, ...] | None]] = []
 EMBEDDED = False
 
 
@@ -151,9 +155,13 @@ def _start(op_names: tuple[str, ...], embedded: bool) -> None:
     if missing:
         raise RuntimeError(f"the C library was built for operators npu_emu lacks: {missing} "
                            f"(rebuild it: npu-emu build-capi)")
-    OPS[:] = [(n, getattr(aclnn, n + "GetWorkspaceSize"), getattr(aclnn, n),
-               tuple(p.ctype in ("aclTensor", "aclIntArray", "aclScalar")
-                     for p in aclnn.OPERATORS[n].params)) for n in op_names]
+    ops = []
+    for n in op_names:
+        handles = tuple(p.ctype in ("aclTensor", "aclIntArray", "aclScalar")
+                        for p in aclnn.OPERATORS[n].params)
+        ops.append((n, getattr(aclnn, n + "GetWorkspaceSize"), getattr(aclnn, n),
+                    None if all(handles) else handles))
+    OPS[:] = ops
 
 
 def null_output(fname: str, ctype: str, param: str) -> int:
@@ -188,9 +196,11 @@ def aclrtGetSocName() -> str:
 
 @_guard(ACLNN)
 def phase_one(op: int, *args: int):
-    name, get_ws, _, is_handle = OPS[op]
-    values = [H(a) if h else a for a, h in zip(args, is_handle)]
-    ws, ex, ret = get_ws(*values)
+    _, get_ws, _, is_handle = OPS[op]
+    if is_handle is None:
+        ws, ex, ret = get_ws(*map(H, args))
+    else:
+        ws, ex, ret = get_ws(*[H(a) if h else a for a, h in zip(args, is_handle)])
     return ret, ws, HANDLES.new(ex)
 
 
