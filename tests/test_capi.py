@@ -439,3 +439,13 @@ def test_config_and_pkgconfig_flags():
         pc = subprocess.run(["pkg-config", "--cflags", "--libs", capi.PC_NAME], capture_output=True,
                             text=True, env=env, check=True).stdout.split()
         assert sorted(pc) == sorted(flags)
+
+
+def test_the_library_exports_exactly_the_headers_functions():
+    nm = shutil.which("nm")
+    if nm is None:
+        pytest.skip("no nm (binutils) to read the library's symbols")
+    out = subprocess.run([nm, "-D", "--defined-only", str(capi.build() / "libascendcl.so")],
+                         capture_output=True, text=True, check=True).stdout
+    symbols = {line.split()[-1] for line in out.splitlines() if line.split()[1:2] == ["T"]}
+    assert symbols == {name for name, _ in _gen.exported()}

@@ -148,6 +148,44 @@ def block(name: str) -> str:
     raise RuntimeError(f"npu_emu.capi._gen: unknown generated block {name!r}")
 
 
+_DECL = re.compile(r"ACL_FUNC_VISIBILITY\s+[^;{]*?\b(acl\w+)\s*\(", re.S)
+
+# The Python counterpart of a runtime function whose name does not follow pyACL's rule
+# (aclrtXxxYyy -> acl.rt.xxx_yyy).
+_PYTHON_NAME = {"aclInit": "acl.init", "aclFinalize": "acl.finalize",
+                "aclrtSetCurrentContext": "acl.rt.set_context",
+                "aclrtGetCurrentContext": "acl.rt.get_context",
+                "aclrtGetSocName": "acl.get_soc_name"}
+
+
+def exported() -> list[tuple[str, str]]:
+    """(function, header) of every function the headers declare, in header order: what the
+    C libraries export."""
+    out = []
+    for path in sorted(INCLUDE.glob("*/*.h")):
+        for name in _DECL.findall(path.read_text()):
+            out.append((name, str(path.relative_to(INCLUDE))))
+    return out
+
+
+def python_counterpart(name: str) -> str:
+    """The facade function a C function forwards to, checked to exist ("acl.rt.malloc",
+    "aclnn.aclCreateTensor")."""
+    import importlib
+    if name in _PYTHON_NAME:
+        dotted = _PYTHON_NAME[name]
+    elif name.startswith("aclrt"):
+        dotted = "acl.rt." + re.sub(r"(?<!^)([A-Z])", r"_\1", name[5:]).lower()
+    else:
+        dotted = "aclnn." + name
+    obj = importlib.import_module("npu_emu." + dotted.split(".")[0])
+    for part in dotted.split(".")[1:]:
+        if not hasattr(obj, part):
+            raise RuntimeError(f"npu_emu.capi._gen: {name} has no Python counterpart npu_emu.{dotted}")
+        obj = getattr(obj, part)
+    return dotted
+
+
 def expected() -> dict[Path, str]:
     """Every generated file and every header with generated blocks, as it should read."""
     files = {OPS_INC: ops_inc()}
