@@ -163,7 +163,8 @@ pytestmark = pytest.mark.skipif(bool(_toolchain_missing()), reason=_toolchain_mi
 
 @pytest.fixture(scope="session")
 def programs(tmp_path_factory) -> dict[str, Path]:
-    """Every example and test program, compiled (two at a time) against the libraries."""
+    """Every example and test program, compiled (two at a time) against the libraries (or
+    found compiled from the same sources in the libraries' folder)."""
     capi.build()
     out = tmp_path_factory.mktemp("capi")
     sources = {p.stem: p for p in EXAMPLES.glob("*.cpp")}
@@ -171,7 +172,7 @@ def programs(tmp_path_factory) -> dict[str, Path]:
         sources[name] = out / f"{name}.cpp"
         sources[name].write_text(text)
     with ThreadPoolExecutor(2) as pool:
-        exes = dict(zip(sources, pool.map(lambda src: capi.compile_example(src, out), sources.values())))
+        exes = dict(zip(sources, pool.map(capi.compile_example, sources.values())))
     return exes
 
 
@@ -449,3 +450,10 @@ def test_the_library_exports_exactly_the_headers_functions():
                          capture_output=True, text=True, check=True).stdout
     symbols = {line.split()[-1] for line in out.splitlines() if line.split()[1:2] == ["T"]}
     assert symbols == {name for name, _ in _gen.exported()}
+
+
+def test_demo_hook_compiles_and_runs_the_c_examples(capfd):
+    assert capi.run_examples(only="matmul") == (1, 0)
+    out = capfd.readouterr().out
+    assert "===== examples/c/matmul.cpp" in out and "out[0, :] =" in out
+    assert "npu-emu demo: 1/1 C++ examples ran (examples/c)" in out

@@ -204,15 +204,34 @@ def examples_dir() -> Path | None:
     return None
 
 
-def compile_example(source: Path, out_dir: Path, extra: list[str] | None = None,
+def compile_example(source: Path, out_dir: Path | None = None, extra: list[str] | None = None,
                     name: str | None = None) -> Path:
     """Compile one C++ program (or, with -shared in `extra`, a library) against the C
-    libraries; the output's path (out_dir/name, by default the source's stem)."""
+    libraries; the output's path: out_dir/name (name defaults to the source's stem), or, with
+    no out_dir, a file in the libraries' folder keyed by the source, the headers beside it,
+    the flags and the compiler (compiled once, as the kernels are)."""
     cxx = cxx_compiler()
     if cxx is None:
         raise CapiBuildError("no C++ compiler (set CXX)")
-    exe = out_dir / (name or source.stem)
-    _run([cxx, "-O1", "-std=c++17", str(source), *cflags(), *libs(), *(extra or []), "-o", str(exe)])
+    libdir = build()
+    flags = [*cflags(), *libs(libdir), *(extra or [])]
+    if out_dir is None:
+        h = hashlib.sha256("\0".join([cxx, _compiler_version(cxx), *flags]).encode())
+        for path in [source, *sorted(source.parent.glob("*.h"))]:
+            h.update(path.name.encode() + b"\0" + path.read_bytes())
+        out_dir = libdir / "programs"
+        out_dir.mkdir(exist_ok=True)
+        exe = out_dir / f"{name or source.stem}-{h.hexdigest()[:16]}"
+        if exe.is_file():
+            return exe
+    else:
+        exe = out_dir / (name or source.stem)
+    tmp = exe.with_name(f".{exe.name}.{os.getpid()}.tmp")
+    try:
+        _run([cxx, "-O1", "-std=c++17", str(source), *flags, "-o", str(tmp)])
+        os.replace(tmp, exe)
+    finally:
+        tmp.unlink(missing_ok=True)
     return exe
 
 
@@ -225,18 +244,18 @@ def run_examples(only: str | None = None) -> tuple[int, int]:
         return 0, 0
     sources = sorted(p for p in folder.glob("*.cpp") if not only or only in p.name)
     failed = 0
-    with tempfile.TemporaryDirectory(prefix="npu_emu_c_") as tmp:
-        for src in sources:
-            print(f"\n===== examples/c/{src.name} " + "=" * max(0, 58 - len(src.name)))
-            sys.stdout.flush()
-            try:
-                exe = compile_example(src, Path(tmp))
-            except CapiBuildError as exc:
-                print(exc)
-                failed += 1
-                continue
-            rc = subprocess.call([str(exe)])
-            if rc != 0:
-                print(f"examples/c/{src.name} exited with {rc}")
-                failed += 1
+    for src in sources:
+        print(f"\n===== examples/c/{src.name} " + "=" * max(0, 58 - len(src.name)))
+        sys.stdout.flush()
+        try:
+            exe = compile_example(src)
+        except CapiBuildError as exc:
+            print(exc)
+            failed += 1
+            continue
+        rc = subprocess.call([str(exe)])
+        if rc != 0:
+            print(f"examples/c/{src.name} exited with {rc}")
+            failed += 1
+    print(f"\nnpu-emu demo: {len(sources) - failed}/{len(sources)} C++ examples ran (examples/c)")
     return len(sources), failed
