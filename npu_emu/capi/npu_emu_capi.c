@@ -203,6 +203,10 @@ static int write_out(const capi_out *o, PyObject *v)
             a[i] = item ? PyLong_AsLongLong(item) : 0;
             Py_XDECREF(item);
         }
+        if (PyErr_Occurred()) {
+            free(a);
+            return -1;
+        }
         *(int64_t **)o->ptr = a;
         *(uint64_t *)o[1].ptr = (uint64_t)n;
         return 0;
