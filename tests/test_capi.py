@@ -145,7 +145,95 @@ int main() {
 }
 """
 
-PROGRAMS = {"errors": ERRORS_CPP, "threads": THREADS_CPP, "no_finalize": NO_FINALIZE_CPP}
+# The rest of the exported runtime and aclnn base, once each: "what|ret|value" per line.
+TOUR_CPP = r"""
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include "acl/acl.h"
+#include "aclnnop/aclnn_add.h"
+#include "aclnnop/aclnn_expand.h"
+static void report(const char* what, long ret, const char* value = "") { printf("%s|%ld|%s\n", what, ret, value); }
+static const char* ints(const int64_t* v, uint64_t n) {
+  static char buf[256]; buf[0] = 0;
+  for (uint64_t i = 0; i < n; i++) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%ld", i ? "," : "", (long)v[i]);
+  return buf;
+}
+int main() {
+  char text[256];
+  aclInit(nullptr);
+  aclrtContext ctx = nullptr, cur = nullptr;
+  report("create_context", aclrtCreateContext(&ctx, 0));
+  int ret = aclrtGetCurrentContext(&cur);   /* (the call before its outputs are read) */
+  report("get_context_same", ret, cur == ctx ? "same" : "other");
+  report("set_context", aclrtSetCurrentContext(ctx));
+  int32_t dev = -1; uint32_t count = 0;
+  aclrtGetDevice(&dev); aclrtGetDeviceCount(&count);
+  snprintf(text, sizeof text, "%d,%u", dev, count); report("device_and_count", 0, text);
+  report("soc", 0, aclrtGetSocName());
+  aclrtStream s1, s2; aclrtCreateStream(&s1); aclrtCreateStream(&s2);
+  aclrtEvent e1, e2; aclrtCreateEvent(&e1); aclrtCreateEvent(&e2);
+  void *a, *b, *h;
+  aclrtMalloc(&a, 64, ACL_MEM_MALLOC_NORMAL_ONLY); aclrtMalloc(&b, 256, ACL_MEM_MALLOC_HUGE_ONLY);
+  report("malloc_host", aclrtMallocHost(&h, 64));
+  float* hf = (float*)h;
+  for (int i = 0; i < 16; i++) hf[i] = i * 1.5f;
+  report("memset_async", aclrtMemsetAsync(b, 256, 0, 256, s1));
+  report("memcpy_async", aclrtMemcpyAsync(a, 64, h, 64, ACL_MEMCPY_HOST_TO_DEVICE, s1));
+  report("record", aclrtRecordEvent(e1, s1));
+  report("wait", aclrtStreamWaitEvent(s2, e1));
+  int64_t rs[2] = {1, 16}, os[2] = {4, 16}, st[2] = {16, 1}, view[2] = {2, 3}, vst[2] = {1, 4};
+  aclTensor* x = aclCreateTensor(rs, 2, ACL_FLOAT, st, 0, ACL_FORMAT_ND, rs, 2, a);
+  aclTensor* y = aclCreateTensor(os, 2, ACL_FLOAT, st, 0, ACL_FORMAT_ND, os, 2, b);
+  aclTensor* v = aclCreateTensor(view, 2, ACL_FLOAT16, vst, 5, ACL_FORMAT_ND, os, 2, b);
+  aclIntArray* size = aclCreateIntArray(os, 2);
+  uint64_t ws; aclOpExecutor* ex;
+  report("expand_gws", aclnnExpandGetWorkspaceSize(x, size, y, &ws, &ex));
+  report("repeatable", aclSetAclOpExecutorRepeatable(ex));
+  report("run1", aclnnExpand(nullptr, ws, ex, s2));
+  report("record2", aclrtRecordEvent(e2, s2));
+  report("sync_event", aclrtSynchronizeEvent(e2));
+  aclrtEventRecordedStatus status = ACL_EVENT_RECORDED_STATUS_NOT_READY;
+  ret = aclrtQueryEventStatus(e2, &status);
+  report("query", ret, status == ACL_EVENT_RECORDED_STATUS_COMPLETE ? "complete" : "not ready");
+  float ms = -1;
+  ret = aclrtEventElapsedTime(&ms, e1, e2);
+  report("elapsed", ret, ms >= 0 ? "non-negative" : "negative");
+  void* b2; aclrtMalloc(&b2, 256, ACL_MEM_MALLOC_HUGE_FIRST);
+  report("rebind_output", aclSetOutputTensorAddr(ex, 0, y, b2));
+  report("run2", aclnnExpand(nullptr, ws, ex, s2));
+  report("destroy_executor", aclDestroyAclOpExecutor(ex));
+  report("sync_device", aclrtSynchronizeDevice());
+  float back[64];
+  aclrtMemcpy(back, sizeof back, b2, sizeof back, ACL_MEMCPY_DEVICE_TO_HOST);
+  snprintf(text, sizeof text, "%g,%g,%g", back[0], back[17], back[63]); report("rebound_result", 0, text);
+  int64_t* dims = nullptr; uint64_t n = 0; int64_t off = -1; aclFormat fmt; aclDataType dt;
+  ret = aclGetViewShape(v, &dims, &n); report("view_shape", ret, ints(dims, n)); free(dims);
+  ret = aclGetViewStrides(v, &dims, &n); report("view_strides", ret, ints(dims, n)); free(dims);
+  ret = aclGetStorageShape(v, &dims, &n); report("storage_shape", ret, ints(dims, n)); free(dims);
+  aclGetViewOffset(v, &off); aclGetFormat(v, &fmt); aclGetDataType(v, &dt);
+  snprintf(text, sizeof text, "%ld,%d,%d", (long)off, (int)fmt, (int)dt); report("offset_format_dtype", 0, text);
+  float fv[3] = {1.5f, -2, 3}; bool bv[2] = {true, false}; const aclTensor* tl[2] = {x, y};
+  aclFloatArray* fa = aclCreateFloatArray(fv, 3); aclBoolArray* ba = aclCreateBoolArray(bv, 2);
+  aclTensorList* list = aclCreateTensorList(tl, 2);
+  report("arrays", fa && ba && list ? 0 : -1);
+  report("destroy_arrays", aclDestroyFloatArray(fa) + aclDestroyBoolArray(ba) + aclDestroyTensorList(list));
+  size_t freeMem = 0, total = 0;
+  ret = aclrtGetMemInfo(ACL_HBM_MEM, &freeMem, &total);
+  report("mem_info", ret, total >= 256 * 3 ? "total covers the blocks" : "small");
+  report("free_host", aclrtFreeHost(h));
+  report("destroy_events", aclrtDestroyEvent(e1) + aclrtDestroyEvent(e2));
+  report("destroy_streams", aclrtDestroyStream(s1) + aclrtDestroyStream(s2));
+  report("destroyed_stream_again", aclrtSynchronizeStream(s1));
+  report("destroy_context", aclrtDestroyContext(ctx));
+  report("reset", aclrtResetDevice(0));
+  report("finalize", aclFinalize());
+  report("after_finalize", aclrtMalloc(&a, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+  return 0;
+}
+"""
+
+PROGRAMS = {"errors": ERRORS_CPP, "threads": THREADS_CPP, "no_finalize": NO_FINALIZE_CPP, "tour": TOUR_CPP}
 
 
 def _toolchain_missing() -> str:
@@ -457,3 +545,23 @@ def test_demo_hook_compiles_and_runs_the_c_examples(capfd):
     out = capfd.readouterr().out
     assert "===== examples/c/matmul.cpp" in out and "out[0, :] =" in out
     assert "npu-emu demo: 1/1 C++ examples ran (examples/c)" in out
+
+
+def test_the_rest_of_the_runtime_and_base_from_c(programs):
+    got = {w: (int(c), v) for w, c, v in (line.split("|", 2) for line in run(programs["tour"]).stdout.splitlines())}
+    t = aclnn.aclCreateTensor([2, 3], DT.ACL_FLOAT16, [1, 4], 5, F.ACL_FORMAT_ND, [4, 16], 0)
+    facade = lambda getter: ",".join(str(d) for d in getter(t)[0])   # noqa: E731
+    expected = {
+        "get_context_same": (0, "same"), "device_and_count": (0, "0,1"), "soc": (0, npu_emu.arch.get_soc(os.environ.get("NPU_EMU_SOC") or npu_emu.arch.DEFAULT_SOC).name),
+        "query": (0, "complete"), "elapsed": (0, "non-negative"),
+        "rebound_result": (0, "0,1.5,22.5"),   # row [0, 1.5, ... 22.5] expanded into the new block
+        "view_shape": (0, facade(aclnn.aclGetViewShape)),
+        "view_strides": (0, facade(aclnn.aclGetViewStrides)),
+        "storage_shape": (0, facade(aclnn.aclGetStorageShape)),
+        "offset_format_dtype": (0, f"5,{int(F.ACL_FORMAT_ND)},{int(DT.ACL_FLOAT16)}"),
+        "mem_info": (0, "total covers the blocks"),
+        "destroyed_stream_again": (100000, ""), "after_finalize": (100001, ""),
+    }
+    for what, value in expected.items():
+        assert got.pop(what) == value, what
+    assert {w: c for w, (c, _) in got.items() if c != 0} == {}
