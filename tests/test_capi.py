@@ -565,3 +565,19 @@ def test_the_rest_of_the_runtime_and_base_from_c(programs):
     for what, value in expected.items():
         assert got.pop(what) == value, what
     assert {w: c for w, (c, _) in got.items() if c != 0} == {}
+
+
+def test_npu_emu_device_reaches_the_c_program(programs):
+    """NPU_EMU_DEVICE=cuda in a C program does what it does in Python: with a GPU the seed
+    program prints the cpu backend's result; without one, aclrtSetDevice fails with the code
+    Python's acl.rt.set_device gives there."""
+    env = {**os.environ, "NPU_EMU_DEVICE": "cuda"}
+    code = "import npu_emu.acl as acl; acl.init(); print(acl.rt.set_device(0))"
+    python_ret = int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                    env=env, timeout=TIMEOUT).stdout.split()[-1])
+    r = subprocess.run([str(programs["aclnn_expand"])], capture_output=True, text=True, env=env,
+                       timeout=TIMEOUT)
+    if python_ret == 0:
+        assert r.returncode == 0 and r.stdout == run(programs["aclnn_expand"]).stdout
+    else:
+        assert r.stdout.startswith(f"aclrtSetDevice failed. ERROR: {python_ret}\n")
