@@ -62,7 +62,8 @@ def _c_params(op) -> list[tuple[str, str, str]]:
     out = []
     for p in op.params:
         const_t, mutable_t = _CTYPE[p.ctype]
-        ctype = mutable_t if (p.role in ("out", "inout") and mutable_t) else const_t
+        # CANN declares an inout selfRef const (aclnnInplaceAdd, aclnnInplaceMul), an out one not
+        ctype = mutable_t if (p.role == "out" and mutable_t) else const_t
         expr = f"CAPI_H({p.name})" if _BUILD[p.ctype] == "K" else f"(int){p.name}"
         out.append((f"{ctype}{p.name}", _BUILD[p.ctype], expr))
     return out
