@@ -535,6 +535,19 @@ def gen_bench_summary() -> str:
     return f"{head}\n\n{table}\n\nGoals, as measured in that run:\n\n{goals}"
 
 
+# ----------------------------------------------------------------------------- C ABI
+
+@generator("capi-exports")
+def gen_capi_exports() -> str:
+    """Every function the C libraries export (the headers' declarations), with its header
+    and the facade function it forwards to."""
+    exported = _need("npu_emu.capi._gen", "exported")
+    counterpart = _need("npu_emu.capi._gen", "python_counterpart")
+    rows = [[f"`{name}`", f"`{header}`", f"`npu_emu.{counterpart(name)}`"]
+            for name, header in exported()]
+    return md_table(["C function", "header", "forwards to"], rows)
+
+
 # --------------------------------------------------------------------------- driver
 
 def render(text: str, where: str = "") -> str:

@@ -4,6 +4,7 @@
   npu-emu info    backend, device, compiler/NVRTC versions, cache dir, SoC in use
   npu-emu bench   operator throughput against the device copy and NumPy/PyTorch/CuPy
   npu-emu bitcheck  one digest per case of a seeded battery over every kernel family
+  npu-emu build-capi / config --cflags --libs   the C ABI: CANN's C++ programs, unchanged
   npu-emu --version
 """
 from __future__ import annotations
@@ -52,7 +53,9 @@ def demo(args: argparse.Namespace) -> int:
             print(f"examples/{name} exited with {rc}")
             failed += 1
     print(f"\nnpu-emu demo: {len(names) - failed}/{len(names)} examples ran")
-    return 1 if failed else 0
+    from .capi import run_examples as _run_c_examples       # examples/c, with a C++ compiler
+    _, c_failed = _run_c_examples(args.only)
+    return 1 if failed or c_failed else 0
 
 
 def _one_line(exc: BaseException) -> str:
@@ -123,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
         description=_bench.__doc__.split("\n\n")[0].replace("\n", " "))
     _bench.add_arguments(p_bench)
     p_bench.set_defaults(func=bench)
+    from .capi import add_subcommands as _capi_subcommands   # build-capi, config (the C ABI)
+    _capi_subcommands(sub)
     sub.add_parser(   # its own parser: `npu-emu bitcheck ARGS` is `python -m npu_emu.bitcheck ARGS`
         "bitcheck", add_help=False,
         help="digests of a seeded battery over every kernel family (compare hosts, threads, backends)")
