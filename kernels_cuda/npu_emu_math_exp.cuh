@@ -466,26 +466,197 @@ NPU_EMU_HD double logaddexp(double x, double y) {
 }
 
 // ================================================================== float
-// Computed in double (errors below 2^-50 relative), rounded once: within 1 ulp (correctly
-// rounded except where the double result lies within 2^-50 of a float midpoint). Float
-// subnormals come out of the conversion correctly rounded; NaN stays the canonical NaN.
-NPU_EMU_HD float exp(float x) { return static_cast<float>(exp(static_cast<double>(x))); }
-NPU_EMU_HD float exp2(float x) { return static_cast<float>(exp2(static_cast<double>(x))); }
-NPU_EMU_HD float expm1(float x) { return static_cast<float>(expm1(static_cast<double>(x))); }
-NPU_EMU_HD float log(float x) { return static_cast<float>(log(static_cast<double>(x))); }
-NPU_EMU_HD float log2(float x) { return static_cast<float>(log2(static_cast<double>(x))); }
-NPU_EMU_HD float log10(float x) { return static_cast<float>(log10(static_cast<double>(x))); }
-NPU_EMU_HD float log1p(float x) { return static_cast<float>(log1p(static_cast<double>(x))); }
-NPU_EMU_HD float sinh(float x) { return static_cast<float>(sinh(static_cast<double>(x))); }
-NPU_EMU_HD float cosh(float x) { return static_cast<float>(cosh(static_cast<double>(x))); }
-NPU_EMU_HD float tanh(float x) { return static_cast<float>(tanh(static_cast<double>(x))); }
-NPU_EMU_HD float asinh(float x) { return static_cast<float>(asinh(static_cast<double>(x))); }
-NPU_EMU_HD float acosh(float x) { return static_cast<float>(acosh(static_cast<double>(x))); }
-NPU_EMU_HD float atanh(float x) { return static_cast<float>(atanh(static_cast<double>(x))); }
-NPU_EMU_HD float pow(float x, float y) {
-    return static_cast<float>(pow(static_cast<double>(x), static_cast<double>(y)));
+// Evaluated in plain double (relative error below 2^-48, so far below a float ulp that one
+// rounding to float lands within 1 ulp: correctly rounded except where the double value lies
+// within 2^-48 of a float midpoint), without the double-double steps the double versions need.
+// Every float argument and every intermediate is a normal double: float results, subnormals
+// included, come from a single conversion. NaN stays the canonical NaN.
+namespace expdetail {
+
+NPU_EMU_HD float nan_f() { return bits_as_float(0x7FC00000u); }
+NPU_EMU_HD float inf_f() { return bits_as_float(0x7F800000u); }
+
+NPU_EMU_HD double expm1_small(double r) {  // e^r - 1 for |r| <= 0.35
+    return r + r * r * (0.5 + r * exp_tail(r));
 }
-NPU_EMU_HD float logaddexp(float x, float y) {
+
+NPU_EMU_HD double exp_plain(double x) {  // -1000 < x < 1000 with e^x a normal double
+    // k from the rounding shift's low bits and 2^k from integer operations: no branch and no
+    // double-to-integer conversion, so a loop over it vectorizes.
+    const double shifted = x * INV_LN2 + 0x1.8p52;
+    const double kd = shifted - 0x1.8p52;
+    const double r = (x - kd * LN2_HI) - kd * LN2_LO;
+    const double scale = bits_as_double((double_as_bits(shifted) + 1023u) << 52);
+    return (1.0 + expm1_small(r)) * scale;
+}
+
+NPU_EMU_HD double expm1_plain(double x) {
+    return abs_d(x) <= 0.34 ? expm1_small(x) : exp_plain(x) - 1.0;
+}
+
+NPU_EMU_HD double log1p_small(double f) {  // log(1 + f), f in [sqrt(1/2) - 1, sqrt(2) - 1]
+    const double s = f / (2.0 + f);
+    const double z = s * s;
+    double q = 0x1.2f684bda12f68p-4;
+    q = q * z + 0x1.47ae147ae147bp-4;
+    q = q * z + 0x1.642c8590b2164p-4;
+    q = q * z + 0x1.8618618618618p-4;
+    q = q * z + 0x1.af286bca1af28p-4;
+    q = q * z + 0x1.e1e1e1e1e1e1ep-4;
+    q = q * z + 0x1.1111111111111p-3;
+    q = q * z + 0x1.3b13b13b13b14p-3;
+    q = q * z + 0x1.745d1745d1746p-3;
+    q = q * z + 0x1.c71c71c71c71cp-3;
+    q = q * z + 0x1.2492492492492p-2;
+    q = q * z + 0x1.999999999999ap-2;
+    q = q * z + 0x1.5555555555555p-1;
+    return 2.0 * s + s * z * q;
+}
+
+NPU_EMU_HD double log_plain(double u) {  // u a positive normal double
+    const uint64_t b = double_as_bits(u);
+    const uint64_t mb = (b & 0x000FFFFFFFFFFFFFull) | 0x3FF0000000000000ull;
+    const uint64_t high = mb > SQRT2_BITS ? 1u : 0u;  // m in [sqrt(1/2), sqrt(2))
+    // e as a double from integer bits: (e + 2^52 + 2^51) has e in its low mantissa bits
+    const double e = bits_as_double(0x4338000000000000ull + (b >> 52) + high) - (0x1.8p52 + 1023.0);
+    return e * LN2_H + log1p_small(bits_as_double(mb - (high << 52)) - 1.0);
+}
+
+NPU_EMU_HD double log1p_plain(double w) {  // w > -1, 1 + w normal
+    return (w >= -0.29 && w <= 0.41) ? log1p_small(w) : log_plain(1.0 + w);
+}
+
+}  // namespace expdetail
+
+NPU_EMU_HD float exp(float x) {  // selects, not branches: the loop vectorizes
+    using namespace expdetail;
+    const double xd = x;
+    const float r = static_cast<float>(exp_plain(xd > 89.0 ? 89.0 : xd < -104.0 ? -104.0 : xd));
+    return x != x ? nan_f() : xd > 89.0 ? inf_f() : xd < -104.0 ? 0.0f : r;
+}
+
+NPU_EMU_HD float exp2(float x) {
+    using namespace expdetail;
+    if (x != x) return nan_f();
+    if (x > 129.0f) return inf_f();
+    if (x < -151.0f) return 0.0f;
+    const double k = round_to_int(x);
+    return static_cast<float>((1.0 + expm1_small((x - k) * LN2_H)) * pow2(static_cast<int>(k)));
+}
+
+NPU_EMU_HD float expm1(float x) {
+    using namespace expdetail;
+    if (x != x) return nan_f();
+    if (x > 89.0f) return inf_f();
+    if (x < -18.0f) return -1.0f;  // e^x < 2^-25
+    if (x == 0.0f) return x;       // keeps -0
+    return static_cast<float>(expm1_plain(x));
+}
+
+NPU_EMU_HD float log(float x) {
+    using namespace expdetail;
+    const double xd = x;
+    const float r = static_cast<float>(log_plain(xd > 0.0 && xd < inf_d() ? xd : 1.0));
+    return !(x >= 0.0f) ? nan_f() : x == 0.0f ? -inf_f() : x == inf_f() ? x : r;
+}
+
+NPU_EMU_HD float log2(float x) {
+    using namespace expdetail;
+    if (!(x > 0.0f)) return x == 0.0f ? -inf_f() : nan_f();
+    if (x == inf_f()) return x;
+    return static_cast<float>(log_plain(x) * INV_LN2);
+}
+
+NPU_EMU_HD float log10(float x) {
+    using namespace expdetail;
+    if (!(x > 0.0f)) return x == 0.0f ? -inf_f() : nan_f();
+    if (x == inf_f()) return x;
+    return static_cast<float>(log_plain(x) * INV_LN10_H);
+}
+
+NPU_EMU_HD float log1p(float x) {
+    using namespace expdetail;
+    if (!(x >= -1.0f)) return nan_f();
+    if (x == -1.0f) return -inf_f();
+    if (x == inf_f() || x == 0.0f) return x;  // keeps -0
+    return static_cast<float>(log1p_plain(x));
+}
+
+NPU_EMU_HD float sinh(float x) {  // (E + E / (E + 1)) / 2, E = e^|x| - 1 (finite in double)
+    using namespace expdetail;
+    if (x != x) return nan_f();
+    const double ax = abs_d(x);
+    if (ax == 0.0) return x;
+    if (ax > 90.0) return x < 0.0f ? -inf_f() : inf_f();
+    const double e = expm1_plain(ax);
+    const float r = static_cast<float>(0.5 * (e + e / (e + 1.0)));
+    return x < 0.0f ? -r : r;
+}
+
+NPU_EMU_HD float cosh(float x) {
+    using namespace expdetail;
+    if (x != x) return nan_f();
+    const double ax = abs_d(x);
+    if (ax > 90.0) return inf_f();
+    const double e = exp_plain(ax);
+    return static_cast<float>(0.5 * (e + 1.0 / e));
+}
+
+NPU_EMU_HD float tanh(float x) {  // E / (E + 2), E = e^(2|x|) - 1
+    using namespace expdetail;
+    if (x != x) return nan_f();
+    const double ax = abs_d(x);
+    if (ax == 0.0) return x;
+    const double e = expm1_plain(ax > 10.0 ? 20.0 : 2.0 * ax);  // tanh(10) rounds to 1
+    const float r = ax > 10.0 ? 1.0f : static_cast<float>(e / (e + 2.0));
+    return x < 0.0f ? -r : r;
+}
+
+NPU_EMU_HD float asinh(float x) {  // log1p(|x| + x^2 / (1 + sqrt(1 + x^2))), x^2 finite in double
+    using namespace expdetail;
+    if (x != x) return nan_f();
+    const double ax = abs_d(x);
+    if (ax == 0.0 || ax == inf_d()) return x;
+    const double sq = ax * ax;
+    const float r = static_cast<float>(log1p_plain(ax + sq / (1.0 + sqrt_rn(1.0 + sq))));
+    return x < 0.0f ? -r : r;
+}
+
+NPU_EMU_HD float acosh(float x) {
+    using namespace expdetail;
+    if (!(x >= 1.0f)) return nan_f();
+    if (x == inf_f()) return x;
+    const double t = static_cast<double>(x) - 1.0;  // exact
+    if (t < 1.0) return static_cast<float>(log1p_plain(t + sqrt_rn(t * (t + 2.0))));
+    const double xd = x;
+    return static_cast<float>(log_plain(xd + sqrt_rn(xd * xd - 1.0)));
+}
+
+NPU_EMU_HD float atanh(float x) {  // log1p(2|x| / (1 - |x|)) / 2, 1 - |x| exact in double
+    using namespace expdetail;
+    if (x != x) return nan_f();
+    const double ax = abs_d(x);
+    if (ax > 1.0) return nan_f();
+    if (ax == 0.0) return x;
+    const float r = ax == 1.0 ? inf_f() : static_cast<float>(0.5 * log1p_plain(2.0 * ax / (1.0 - ax)));
+    return x < 0.0f ? -r : r;
+}
+
+// The special cases are the double version's (float values convert exactly); finite x > 0:
+// e^(y log x) with |y log x| < 2^7 known to 2^-45.
+NPU_EMU_HD float pow(float x, float y) {
+    using namespace expdetail;
+    const double ax = abs_d(x), ay = abs_d(y);
+    if (!(ax > 0.0 && ax < inf_d() && ay > 0.0 && ay < inf_d()) || ax == 1.0)
+        return static_cast<float>(pow(static_cast<double>(x), static_cast<double>(y)));
+    if (x < 0.0f && static_cast<double>(static_cast<long long>(ay)) != ay && ay < 0x1p53) return nan_f();
+    const double z = static_cast<double>(y) * log_plain(ax);
+    double r = z > 90.0 ? inf_d() : z < -105.0 ? 0.0 : exp_plain(z);
+    if (x < 0.0f && ay < 0x1p53 && (static_cast<long long>(ay) & 1)) r = -r;
+    return static_cast<float>(r);
+}
+
+NPU_EMU_HD float logaddexp(float x, float y) {  // the double version (its cancellation guard)
     return static_cast<float>(logaddexp(static_cast<double>(x), static_cast<double>(y)));
 }
 
