@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import math
 import os
+import platform
 import re
 import subprocess
 import sys
@@ -58,9 +59,10 @@ CANONICAL_NAN = {np.float32: 0x7FC00000, np.float64: 0x7FF8000000000000}
 
 # ------------------------------------------------------------------ the library under test
 @lru_cache(maxsize=None)
-def _compiled(out_dir: str) -> ctypes.CDLL:
-    lib = Path(out_dir) / "math_shim_exp.so"
-    cmd = [cpu._compiler(), *cpu.cxx_flags(), "-I", str(base.kernels_dir()), str(SHIM), "-o", str(lib)]
+def _compiled(out_dir: str, march: str | None = None) -> ctypes.CDLL:
+    """The shim built with the cpu backend's flags (for `march`, default the backend's)."""
+    lib = Path(out_dir) / f"math_shim_exp_{march or 'default'}.so"
+    cmd = [cpu._compiler(), *cpu.cxx_flags(march), "-I", str(base.kernels_dir()), str(SHIM), "-o", str(lib)]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     return ctypes.CDLL(str(lib))
 
@@ -315,6 +317,19 @@ def test_odd_functions_keep_the_sign_of_zero(shim):
         for dt in DTYPES.values():
             got = run(shim, name, dt, np.array([-0.0, 0.0], dtype=dt))
             assert list(np.signbit(got)) == [True, False], name
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86-64 ISA levels")
+def test_the_same_bits_at_another_isa_level(shim, tmp_path):
+    """The baseline x86-64-v2 build (SSE only) and the backend's own (-march=native, AVX2 or
+    wider where the host has it) give identical bytes for every function and dtype."""
+    other = _compiled(str(tmp_path), "x86-64-v2")
+    for name in FUNCTIONS:
+        for dt in DTYPES.values():
+            rng = np.random.default_rng(SEED)
+            args = [np.concatenate([a, b]) for a, b in zip(special_args(name, dt), sample(name, dt, rng))]
+            a, b = run(shim, name, dt, *args), run(other, name, dt, *args)
+            assert a.tobytes() == b.tobytes(), name
 
 
 def test_the_gpu_build_has_no_approximate_flushing_or_fused_instruction_and_no_libdevice_call():
