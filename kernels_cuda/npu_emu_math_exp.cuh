@@ -192,31 +192,47 @@ NPU_EMU_HD double exp_scaled(dd x, int extra) {
 }
 
 // ------------------------------------------------------------------ log core
-// log(1 + f) for f in [sqrt(1/2) - 1, sqrt(2) - 1] (a double-double), with relative error below
-// 2^-68: log(1 + f) = 2 atanh(s) = 2s + s z P(z), s = f / (2 + f), z = s^2 <= 0.0295, P the
-// atanh series sum 2 z^n / (2n + 3) (its terms past z^12 are below 2^-70 of the result). The
-// first two coefficients are double-doubles, the rest a double Horner sum.
+// log(1 + f) = 2 atanh(s) = 2s + s z P(z) with s = f / (2 + f), z = s^2 <= 0.0295 for f in
+// [sqrt(1/2) - 1, sqrt(2) - 1], and P the atanh series sum 2 z^n / (2n + 3): its terms past
+// z^12 are below 2^-70 of the result.
+NPU_EMU_HD double atanh_series_tail(double z) {  // 2/7 + 2z/9 + ... + 2z^10/27
+    double q = 0x1.2f684bda12f68p-4;
+    q = q * z + 0x1.47ae147ae147bp-4;
+    q = q * z + 0x1.642c8590b2164p-4;
+    q = q * z + 0x1.8618618618618p-4;
+    q = q * z + 0x1.af286bca1af28p-4;
+    q = q * z + 0x1.e1e1e1e1e1e1ep-4;
+    q = q * z + 0x1.1111111111111p-3;
+    q = q * z + 0x1.3b13b13b13b14p-3;
+    q = q * z + 0x1.745d1745d1746p-3;
+    q = q * z + 0x1.c71c71c71c71cp-3;
+    return q * z + 0x1.2492492492492p-2;
+}
+
+NPU_EMU_HD double atanh_series(double z) {  // P(z) in double
+    return (atanh_series_tail(z) * z + 0x1.999999999999ap-2) * z + 0x1.5555555555555p-1;
+}
+
+// log(1 + f) for a double-double f in that range. Precise (for pow and logaddexp, where the
+// log is multiplied up or cancelled): relative error below 2^-68, P's first two coefficients
+// and the products in double-double. Otherwise s z P(z) in double, at most 1% of the result:
+// relative error below 2^-57.
+template <bool Precise = false>
 NPU_EMU_HD dd log1p_core(dd f) {
     const dd s = dd_div(f, dd_add_d(f, 2.0));
+    if (!Precise) {
+        const double z = s.hi * s.hi;
+        return fast_two_sum(2.0 * s.hi, 2.0 * s.lo + s.hi * z * atanh_series(z));
+    }
     const dd z = dd_mul(s, s);
-    double q = 0x1.2f684bda12f68p-4;
-    q = q * z.hi + 0x1.47ae147ae147bp-4;
-    q = q * z.hi + 0x1.642c8590b2164p-4;
-    q = q * z.hi + 0x1.8618618618618p-4;
-    q = q * z.hi + 0x1.af286bca1af28p-4;
-    q = q * z.hi + 0x1.e1e1e1e1e1e1ep-4;
-    q = q * z.hi + 0x1.1111111111111p-3;
-    q = q * z.hi + 0x1.3b13b13b13b14p-3;
-    q = q * z.hi + 0x1.745d1745d1746p-3;
-    q = q * z.hi + 0x1.c71c71c71c71cp-3;
-    q = q * z.hi + 0x1.2492492492492p-2;                                   // 2/7 + 2z/9 + ...
-    dd p = dd_add({0x1.999999999999ap-2, -0x1.999999999999ap-56}, {z.hi * q, 0.0});  // 2/5 + z q
-    p = dd_add({0x1.5555555555555p-1, 0x1.5555555555555p-55}, dd_mul(z, p));        // 2/3 + z p
+    dd p = dd_add({0x1.999999999999ap-2, -0x1.999999999999ap-56}, {z.hi * atanh_series_tail(z.hi), 0.0});
+    p = dd_add({0x1.5555555555555p-1, 0x1.5555555555555p-55}, dd_mul(z, p));  // 2/3 + z (2/5 + ...)
     return dd_add({2.0 * s.hi, 2.0 * s.lo}, dd_mul(dd_mul(s, z), p));
 }
 
 // log(u) for a positive finite double-double u: u = 2^e m, m in [sqrt(1/2), sqrt(2)), so
 // log(u) = e ln2 + log(1 + f) with f = m - 1 exact.
+template <bool Precise = false>
 NPU_EMU_HD dd log_dd(dd u) {
     double uh = u.hi, ul = u.lo;
     int e = 0;
@@ -234,15 +250,16 @@ NPU_EMU_HD dd log_dd(dd u) {
     }
     const double m = bits_as_double(mb);
     const double low = ul == 0.0 ? 0.0 : ul * pow2(-e / 2) * pow2(-e - (-e / 2));
-    const dd l = log1p_core(two_sum(m - 1.0, low));
+    const dd l = log1p_core<Precise>(two_sum(m - 1.0, low));
     const double ed = static_cast<double>(e);
     return dd_add(fast_two_sum(ed * LN2_HI, ed * LN2_LO), l);
 }
 
 // log(1 + w) for a double-double w > -1.
+template <bool Precise = false>
 NPU_EMU_HD dd log1p_dd(dd w) {
-    if (w.hi >= -0.29 && w.hi <= 0.41) return log1p_core(w);
-    return log_dd(dd_add_d(w, 1.0));
+    if (w.hi >= -0.29 && w.hi <= 0.41) return log1p_core<Precise>(w);
+    return log_dd<Precise>(dd_add_d(w, 1.0));
 }
 
 }  // namespace expdetail
@@ -437,7 +454,7 @@ NPU_EMU_HD double pow(double x, double y) {
     } else if (ay > 0x1p64) {  // |y log x| > 2^11 (|log x| >= 2^-53 for x != 1): over- or underflows
         r = (ax > 1.0) == (y > 0.0) ? inf_d() : 0.0;
     } else {
-        const dd l = log_dd({ax, 0.0});
+        const dd l = log_dd<true>({ax, 0.0});
         const dd p = two_prod(y, l.hi);
         r = exp_scaled(fast_two_sum(p.hi, p.lo + y * l.lo), 0);
     }
@@ -461,7 +478,7 @@ NPU_EMU_HD double logaddexp(double x, double y) {
     const reduced red = exp_reduce(d);
     const dd e = exp_poly(red.r);
     const double s = pow2(red.k);
-    const dd l = dd_add_d(log1p_dd({e.hi * s, e.lo * s}), m);
+    const dd l = dd_add_d(log1p_dd<true>({e.hi * s, e.lo * s}), m);
     return l.hi + l.lo;
 }
 
@@ -497,20 +514,7 @@ NPU_EMU_HD double expm1_plain(double x) {
 NPU_EMU_HD double log1p_small(double f) {  // log(1 + f), f in [sqrt(1/2) - 1, sqrt(2) - 1]
     const double s = f / (2.0 + f);
     const double z = s * s;
-    double q = 0x1.2f684bda12f68p-4;
-    q = q * z + 0x1.47ae147ae147bp-4;
-    q = q * z + 0x1.642c8590b2164p-4;
-    q = q * z + 0x1.8618618618618p-4;
-    q = q * z + 0x1.af286bca1af28p-4;
-    q = q * z + 0x1.e1e1e1e1e1e1ep-4;
-    q = q * z + 0x1.1111111111111p-3;
-    q = q * z + 0x1.3b13b13b13b14p-3;
-    q = q * z + 0x1.745d1745d1746p-3;
-    q = q * z + 0x1.c71c71c71c71cp-3;
-    q = q * z + 0x1.2492492492492p-2;
-    q = q * z + 0x1.999999999999ap-2;
-    q = q * z + 0x1.5555555555555p-1;
-    return 2.0 * s + s * z * q;
+    return 2.0 * s + s * z * atanh_series(z);
 }
 
 NPU_EMU_HD double log_plain(double u) {  // u a positive normal double
@@ -528,7 +532,7 @@ NPU_EMU_HD double log1p_plain(double w) {  // w > -1, 1 + w normal
 
 }  // namespace expdetail
 
-NPU_EMU_HD float exp(float x) {  // selects, not branches: the loop vectorizes
+NPU_EMU_HD float exp(float x) {  // selects, not branches (vectorizable under g++ -fno-trapping-math)
     using namespace expdetail;
     const double xd = x;
     const float r = static_cast<float>(exp_plain(xd > 89.0 ? 89.0 : xd < -104.0 ? -104.0 : xd));
