@@ -653,7 +653,7 @@ NPU_EMU_HD float pow(float x, float y) {
     const double ax = abs_d(x), ay = abs_d(y);
     if (!(ax > 0.0 && ax < inf_d() && ay > 0.0 && ay < inf_d()) || ax == 1.0)
         return static_cast<float>(pow(static_cast<double>(x), static_cast<double>(y)));
-    if (x < 0.0f && static_cast<double>(static_cast<long long>(ay)) != ay && ay < 0x1p53) return nan_f();
+    if (x < 0.0f && ay < 0x1p53 && static_cast<double>(static_cast<long long>(ay)) != ay) return nan_f();
     const double z = static_cast<double>(y) * log_plain(ax);
     double r = z > 90.0 ? inf_d() : z < -105.0 ? 0.0 : exp_plain(z);
     if (x < 0.0f && ay < 0x1p53 && (static_cast<long long>(ay) & 1)) r = -r;
