@@ -1,0 +1,377 @@
+"""kernels_cuda/npu_emu_math_exp.cuh, the exp/log family of our own math library, against
+correctly rounded references from mpmath (1.3): every result within 1 ulp, special values
+exactly as C99 Annex F (glibc through NumPy gives the expected bits), and the NVRTC build of
+the same source free of approximate, flushing or fused instructions and of libdevice calls.
+
+The header is compiled through a small shim (tests/kernels/math_shim_exp.cu) with the cpu
+backend's own flags and loaded with ctypes. NPU_EMU_MATH_SWEEP=1 runs ~20x more points.
+`python tests/test_math_exp.py` prints the max-ulp table of docs/math.md.
+"""
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import platform
+import re
+import subprocess
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+mpmath = pytest.importorskip("mpmath", minversion="1.3")
+from mpmath import mp, mpf  # noqa: E402
+
+from npu_emu.runtime import base, cpu  # noqa: E402
+
+SHIM = Path(__file__).parent / "kernels" / "math_shim_exp.cu"
+SWEEP = os.environ.get("NPU_EMU_MATH_SWEEP", "") not in ("", "0")
+RANDOM_POINTS = 30000 if SWEEP else 1200
+SEED = 20261201
+
+# name -> (mpmath reference, number of arguments)
+FUNCTIONS = {
+    "exp": (lambda x: mp.exp(x), 1),
+    "exp2": (lambda x: mp.power(2, x), 1),
+    "expm1": (lambda x: mp.expm1(x), 1),
+    "log": (lambda x: mp.log(x), 1),
+    "log2": (lambda x: mp.log(x, 2), 1),
+    "log10": (lambda x: mp.log10(x), 1),
+    "log1p": (lambda x: mp.log1p(x), 1),
+    "sinh": (lambda x: mp.sinh(x), 1),
+    "cosh": (lambda x: mp.cosh(x), 1),
+    "tanh": (lambda x: mp.tanh(x), 1),
+    "asinh": (lambda x: mp.asinh(x), 1),
+    "acosh": (lambda x: mp.acosh(x), 1),
+    "atanh": (lambda x: mp.atanh(x), 1),
+    "pow": (lambda x, y: mp.power(x, y), 2),
+    "logaddexp": (lambda x, y: max(x, y) + mp.log1p(mp.exp(-abs(x - y))), 2),
+}
+NUMPY = {"exp2": np.exp2, "pow": np.power}  # the rest under the same name
+DTYPES = {"f32": np.float32, "f64": np.float64}
+# (precision, smallest normal exponent, largest exponent) of each format
+FORMATS = {np.float32: (24, -126, 127), np.float64: (53, -1022, 1023)}
+CANONICAL_NAN = {np.float32: 0x7FC00000, np.float64: 0x7FF8000000000000}
+
+
+# ------------------------------------------------------------------ the library under test
+@lru_cache(maxsize=None)
+def _compiled(out_dir: str, march: str | None = None) -> ctypes.CDLL:
+    """The shim built with the cpu backend's flags (for `march`, default the backend's)."""
+    lib = Path(out_dir) / f"math_shim_exp_{march or 'default'}.so"
+    cmd = [cpu._compiler(), *cpu.cxx_flags(march), "-I", str(base.kernels_dir()), str(SHIM), "-o", str(lib)]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return ctypes.CDLL(str(lib))
+
+
+@pytest.fixture(scope="module")
+def shim(tmp_path_factory) -> ctypes.CDLL:
+    return _compiled(str(tmp_path_factory.mktemp("math_exp")))
+
+
+def run(lib: ctypes.CDLL, name: str, dtype, *args: np.ndarray) -> np.ndarray:
+    arrays = [np.ascontiguousarray(a, dtype=dtype) for a in args]
+    out = np.empty_like(arrays[0])
+    fn = getattr(lib, f"{name}_{'f32' if dtype == np.float32 else 'f64'}")
+    ptrs = [a.ctypes.data_as(ctypes.c_void_p) for a in (*arrays, out)]
+    fn(*ptrs, ctypes.c_long(out.size))
+    return out
+
+
+# ------------------------------------------------------------------ correctly rounded references
+def round_to(v: mpf, dtype) -> float:
+    """v rounded to nearest-even in `dtype` (subnormals, overflow to inf included), exactly:
+    from mpmath's (sign, mantissa, exponent) with integer arithmetic."""
+    p, emin, emax = FORMATS[dtype]
+    if not mpmath.isfinite(v):
+        return float(v)
+    sign, man, exp, bc = v._mpf_
+    if man == 0:
+        return 0.0
+    if exp + bc - 1 > emax + 1:  # far outside the format: no need to shift huge integers
+        return -math.inf if sign else math.inf
+    if exp + bc - 1 < emin - p - 1:
+        return -0.0 if sign else 0.0
+    q = max(exp + bc - p, emin - p + 1)  # the exponent of the result's last bit
+    shift = q - exp
+    if shift <= 0:
+        n = man << -shift
+    else:
+        n, rem = man >> shift, man & ((1 << shift) - 1)
+        half = 1 << (shift - 1)
+        n += rem > half or (rem == half and n & 1)
+    if n and n.bit_length() + q - 1 > emax:
+        r = math.inf
+    else:
+        r = math.ldexp(n, q)
+    return -r if sign else r
+
+
+def reference(name: str, dtype, *args: float) -> float:
+    """The correctly rounded result for finite arguments inside the domain (mpmath at ~4x the
+    format's precision); NaN outside it."""
+    f, _ = FUNCTIONS[name]
+    mp.prec = 120 if dtype == np.float32 else 240
+    try:
+        v = f(*[mpf(a) for a in args])
+    except (ValueError, ZeroDivisionError):
+        return math.nan
+    if isinstance(v, mpmath.mpc):
+        if v.imag != 0:
+            return math.nan
+        v = v.real
+    return round_to(v, dtype)
+
+
+def ordered(bits: np.ndarray, dtype) -> np.ndarray:
+    """Bit patterns as integers in the order of the values (one apart = one ulp apart)."""
+    i = bits.view(np.int32 if dtype == np.float32 else np.int64).astype(np.int64)
+    mask = np.int64(0x7FFFFFFF) if dtype == np.float32 else np.int64(0x7FFFFFFFFFFFFFFF)
+    return np.where(i < 0, -(i & mask), i)
+
+
+def ulp_distance(got: np.ndarray, want: np.ndarray, dtype) -> np.ndarray:
+    d = np.abs(ordered(got, dtype) - ordered(want, dtype)).astype(np.float64)
+    both_nan = np.isnan(got) & np.isnan(want)
+    return np.where(both_nan, 0.0, np.where(np.isnan(got) | np.isnan(want), np.inf, d))
+
+
+# ------------------------------------------------------------------ inputs
+def _log_uniform(rng, n, lo_exp, hi_exp, signs=True):
+    v = np.exp2(rng.uniform(lo_exp, hi_exp, n))
+    return v * (rng.choice([-1.0, 1.0], n) if signs else 1.0)
+
+
+def _random_bits(rng, n, dtype, positive=False):
+    if dtype == np.float32:
+        v = rng.integers(0, 0xFF800000, n, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    else:
+        v = rng.integers(0, 0xFFF0000000000000, n, dtype=np.uint64).view(np.float64)
+    v = v[np.isfinite(v)].astype(np.float64)
+    return np.abs(v) if positive else v
+
+
+def sample(name: str, dtype, rng) -> tuple[np.ndarray, ...]:
+    """Finite arguments: each reduction range's inside and boundaries, the over- and underflow
+    thresholds, subnormal results and inputs, and random points over the whole domain."""
+    n = RANDOM_POINTS
+    info = np.finfo(dtype)
+    big = float(np.log(info.max))            # ~88.7 / ~709.8
+    tiny = float(np.log(info.smallest_subnormal)) - 1
+    small = _log_uniform(rng, n // 4, -60, 0)
+    near1 = 1 + _log_uniform(rng, n // 4, -52 if dtype == np.float64 else -23, -1)
+    edges = np.concatenate([k * np.log(2) / 2 + np.array([-1e-9, 0, 1e-9]) for k in range(-6, 7)])
+    if name in ("exp", "expm1"):
+        xs = [rng.uniform(tiny, big + 1, n), small, edges,
+              np.linspace(big - 1e-3, big + 1e-3, 41), np.linspace(tiny - 1, tiny + 40, 81)]
+    elif name == "exp2":
+        xs = [rng.uniform(tiny / np.log(2), big / np.log(2) + 1, n), small, edges,
+              np.arange(-1080, 1030, 7.0), np.arange(-1080, 1030, 7.0) + 0.5]
+    elif name in ("log", "log2", "log10"):
+        xs = [_random_bits(rng, n, dtype, positive=True), near1, 2 - near1,
+              2.0 ** np.arange(-1074, 1024.0), 10.0 ** np.arange(-30, 30.0),
+              [np.sqrt(0.5), np.sqrt(2.0)]]
+    elif name == "log1p":
+        xs = [_random_bits(rng, n // 2, dtype, positive=True), small,
+              -_log_uniform(rng, n // 4, -60, 0, False), np.sqrt([0.5, 2.0]) - 1,
+              [-0.29, 0.41, -0.2900001, 0.41000001], -1 + _log_uniform(rng, 100, -52, -1, False)]
+    elif name in ("sinh", "cosh"):
+        xs = [rng.uniform(-big - 2, big + 2, n), small, rng.uniform(-23, 23, n // 4),
+              [22.0, -22.0, 21.999999]]
+    elif name == "tanh":
+        xs = [rng.uniform(-25, 25, n), small, [22.0, -22.0, 21.999999]]
+    elif name == "asinh":
+        xs = [_random_bits(rng, n, dtype), small, [2.0 ** 28, 2.0 ** 28 * (1 + 2 ** -20)]]
+    elif name == "acosh":
+        xs = [1 + _log_uniform(rng, n, -52, FORMATS[dtype][2], False), near1, [2.0, 2.0 ** 28, 1.9999999]]
+    elif name == "atanh":
+        xs = [_log_uniform(rng, n, -60, 0), 1 - _log_uniform(rng, n // 4, -53, -1, False), [0.5, -0.5]]
+    elif name == "pow":
+        x = _log_uniform(rng, n, -1074 if dtype == np.float64 else -149, big / np.log(2), False)
+        y = rng.uniform(-1.05, 1.05, n) * big / np.abs(np.log(x))
+        xi = -_log_uniform(rng, n // 4, -20, 20, False)
+        yi = np.round(rng.uniform(-1, 1, n // 4) * big / np.abs(np.log(-xi)))
+        x1 = 1 + _log_uniform(rng, n // 4, -52 if dtype == np.float64 else -23, -4)
+        y1 = _log_uniform(rng, n // 4, 0, 60)
+        xe = np.array([2.0, 3.0, 10.0, 0.5, 4.0, 9.0, 2.0, 2.0, 1.5])
+        ye = np.array([10.0, 3.0, 5.0, 3.0, 0.5, 0.5, -1074.0, 1023.0, 2.0])
+        args = (np.concatenate([x, xi, x1, xe]), np.concatenate([y, yi, y1, ye]))
+        return _finite_pairs(args, dtype)
+    elif name == "logaddexp":
+        x = rng.uniform(-big, big, n)
+        d = _log_uniform(rng, n, -60, 7)
+        pairs = (np.concatenate([x, [-np.log(2), 0.0]]), np.concatenate([x + d, [-np.log(2), -1.0]]))
+        return _finite_pairs(pairs, dtype)
+    else:
+        raise AssertionError(name)
+    with np.errstate(over="ignore"):
+        x = np.concatenate([np.asarray(a, dtype=np.float64) for a in xs]).astype(dtype)
+    return (x[np.isfinite(x)],)
+
+
+def _finite_pairs(args, dtype):
+    with np.errstate(over="ignore"):
+        x, y = (np.asarray(a).astype(dtype) for a in args)
+    keep = np.isfinite(x) & np.isfinite(y)
+    return x[keep], y[keep]
+
+
+NAN_PATTERNS = {np.float32: [0xFFC00000, 0x7FC00001, 0x7FA00000],
+                np.float64: [0xFFF8000000000000, 0x7FF8000000000001, 0x7FF4000000000000]}
+SPECIALS = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, -3.0]
+
+
+def special_args(name: str, dtype) -> tuple[np.ndarray, ...]:
+    info = np.finfo(dtype)
+    pts = SPECIALS + [float(info.max), -float(info.max), float(info.smallest_subnormal),
+                      -float(info.smallest_subnormal), float(info.tiny), -float(info.tiny)]
+    # NaNs with a sign, a payload, signalling: every NaN result is the canonical one
+    uint = np.uint32 if dtype == np.float32 else np.uint64
+    nans = np.array(NAN_PATTERNS[dtype], dtype=uint).view(dtype)
+    if FUNCTIONS[name][1] == 1:
+        return (np.concatenate([np.array(pts, dtype=dtype), nans]),)
+    grid = np.concatenate([np.array(pts + [0.25, -0.25, 4.0, -4.0], dtype=dtype), nans])
+    return tuple(a.ravel() for a in np.meshgrid(grid, grid))
+
+
+# ------------------------------------------------------------------ measurement
+def measure(lib: ctypes.CDLL, name: str, dtype, seed: int = SEED) -> tuple[float, int, list, int]:
+    """(max ulp distance from the correctly rounded result, number of points, worst cases,
+    number of results that are not the correctly rounded one)."""
+    rng = np.random.default_rng(seed + sum(map(ord, name)) + (dtype == np.float64))
+    args = sample(name, dtype, rng)
+    got = run(lib, name, dtype, *args)
+    want = np.array([reference(name, dtype, *map(float, a)) for a in zip(*args)], dtype=dtype)
+    d = ulp_distance(got, want, dtype)
+    worst = np.argsort(d)[::-1][:3]
+    cases = [(tuple(float(a[i]) for a in args), float(got[i]), float(want[i]), d[i]) for i in worst]
+    return float(d.max()), int(d.size), cases, int((d > 0).sum())
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES), ids=list(DTYPES))
+@pytest.mark.parametrize("name", list(FUNCTIONS))
+def test_within_one_ulp_of_the_correctly_rounded_result(shim, name, dtype):
+    worst, count, cases, _ = measure(shim, name, DTYPES[dtype])
+    assert count > 100
+    assert worst <= 1, f"{name} {dtype}: {worst} ulp at (args, got, want, ulp) {cases}"
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES), ids=list(DTYPES))
+@pytest.mark.parametrize("name", list(FUNCTIONS))
+def test_special_values_follow_c99(shim, name, dtype):
+    """±0, ±inf, NaN, ±1, the largest and smallest values: where C99 Annex F fixes the result
+    (inf, 0 or 1 out, or an infinite argument), the bits it gives (glibc's libm through
+    NumPy 2.x); NaN as the canonical quiet NaN; the rest within 1 ulp as everywhere."""
+    dt = DTYPES[dtype]
+    args = special_args(name, dt)
+    got = run(shim, name, dt, *args)
+    with np.errstate(all="ignore"):
+        want = getattr(np, name) if name not in NUMPY else NUMPY[name]
+        want = np.asarray(want(*args), dtype=dt)
+    nan = np.isnan(want)
+    assert np.array_equal(np.isnan(got), nan), [a[np.isnan(got) != nan] for a in args]
+    uint = np.uint32 if dt == np.float32 else np.uint64
+    assert (got[nan].view(uint) == CANONICAL_NAN[dt]).all()
+    # exact: inf or 0 out, inf in, or 1 out (exp(0), pow(x, 0), pow(-1, inf), tanh(max), ...)
+    exact = ~nan & (~np.isfinite(want) | (want == 0) | (want == 1)
+                    | np.logical_or.reduce([~np.isfinite(a) for a in args]))
+    assert np.array_equal(got[exact].view(uint), want[exact].view(uint)), \
+        [(tuple(a[exact][i] for a in args), got[exact][i], want[exact][i])
+         for i in np.flatnonzero(got[exact].view(uint) != want[exact].view(uint))[:5]]
+    # the rest (finite nonzero in and out): within 1 ulp of the correctly rounded result
+    rest = ~nan & ~exact
+    ref = np.array([reference(name, dt, *map(float, a)) for a in zip(*(x[rest] for x in args))], dtype=dt)
+    assert ulp_distance(got[rest], ref, dt).max(initial=0) <= 1
+
+
+# ------------------------------------------------------------------ float32 over all bit patterns
+# A float64 value within 16 double ulps of no float32 midpoint rounds to the same float32 as
+# the exact result, because NumPy's float64 routines (glibc's libm, or NumPy's SIMD ones) are
+# documented within 4 ulp (their NaN means outside the domain, their inf beyond the double
+# range). Only the few arguments that land near a midpoint or the float overflow threshold
+# need mpmath, so a float32 sweep over every STRIDE-th bit pattern is cheap.
+STRIDE = 251 if SWEEP else 65521
+UNARY = [name for name, (_, arity) in FUNCTIONS.items() if arity == 1]
+
+
+def screened_float32_reference(name: str, x: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        d = getattr(np, name)(x.astype(np.float64))
+        f = d.astype(np.float32)
+        lo, hi = np.nextafter(f, np.float32(-np.inf)), np.nextafter(f, np.float32(np.inf))
+        f64 = f.astype(np.float64)
+        tol = 16 * np.spacing(np.abs(d))
+        near = (np.abs(d - (f64 + lo) / 2) <= tol) | (np.abs(d - (f64 + hi) / 2) <= tol)
+    doubt = near | (np.isfinite(d) & ~np.isfinite(f) & (np.abs(d) < 2 * float(np.finfo(np.float32).max)))
+    for i in np.flatnonzero(doubt):
+        f[i] = reference(name, np.float32, float(x[i]))
+    return f
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_float32_over_spaced_bit_patterns(shim, name):
+    bits = np.arange(0, 1 << 32, STRIDE, dtype=np.uint64).astype(np.uint32)
+    x = bits.view(np.float32)
+    x = x[np.isfinite(x)]
+    got = run(shim, name, np.float32, x)
+    d = ulp_distance(got, screened_float32_reference(name, x), np.float32)
+    assert d.max() <= 1, f"{name}: {d.max()} ulp at {x[np.argmax(d)]!r}"
+
+
+def test_odd_functions_keep_the_sign_of_zero(shim):
+    for name in ("expm1", "log1p", "sinh", "tanh", "asinh", "atanh"):
+        for dt in DTYPES.values():
+            got = run(shim, name, dt, np.array([-0.0, 0.0], dtype=dt))
+            assert list(np.signbit(got)) == [True, False], name
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86-64 ISA levels")
+def test_the_same_bits_at_another_isa_level(shim, tmp_path):
+    """The baseline x86-64-v2 build (SSE only) and the backend's own (-march=native, AVX2 or
+    wider where the host has it) give identical bytes for every function and dtype."""
+    other = _compiled(str(tmp_path), "x86-64-v2")
+    for name in FUNCTIONS:
+        for dt in DTYPES.values():
+            rng = np.random.default_rng(SEED)
+            args = [np.concatenate([a, b]) for a, b in zip(special_args(name, dt), sample(name, dt, rng))]
+            a, b = run(shim, name, dt, *args), run(other, name, dt, *args)
+            assert a.tobytes() == b.tobytes(), name
+
+
+def test_the_gpu_build_has_no_approximate_flushing_or_fused_instruction_and_no_libdevice_call():
+    cuda = pytest.importorskip("npu_emu.runtime.cuda")
+    try:
+        cuda.import_cupy()
+        cuda.nvrtc_version()
+    except Exception as exc:  # no CuPy/NVRTC: the test extra installs both
+        pytest.skip(f"CuPy with NVRTC is not installed ({exc}); pip install -e '.[test]'")
+    _, ptx = cuda.compile_source(SHIM.read_text(), SHIM.name, 90)
+    assert ptx.count(".entry") == 2 * len(FUNCTIONS)
+    assert not re.findall(r"\.approx\b", ptx)
+    assert not re.findall(r"^\s*[a-z][\w.]*\.ftz\b.*$", ptx, re.M)
+    assert not re.findall(r"^\s*(?:fma|mad)\.[\w.]*\b(?:f32|f64)\b.*$", ptx, re.M)
+    assert "__nv_" not in ptx and not re.findall(r"^\s*call", ptx, re.M)
+    assert re.search(r"\bsqrt\.rn\.f64\b", ptx)  # asinh/acosh's square root, correctly rounded
+
+
+def main() -> None:
+    """Print the measured max-ulp table (markdown rows for docs/math.md)."""
+    import tempfile
+    lib = _compiled(tempfile.mkdtemp())
+    print("| function | float32: max ulp (not correctly rounded) "
+          "| float64: max ulp (not correctly rounded) | points (float32 / float64) |")
+    print("|---|---|---|---|")
+    for name in FUNCTIONS:
+        row = [measure(lib, name, dt) for dt in DTYPES.values()]
+        cells = [f"{worst:g} ({wrong})" for worst, _, _, wrong in row]
+        print(f"| {name} | {cells[0]} | {cells[1]} | {row[0][1]} / {row[1][1]} |", flush=True)
+        for (w, _, cases, _), dt in zip(row, DTYPES):
+            if w > 0.0:
+                print(f"    {dt} worst: {cases[0]}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
