@@ -43,8 +43,9 @@ _X86 = platform.machine() in ("x86_64", "AMD64", "i686")
 # AVX-512F carries FMA encodings of its own that -mno-fma leaves on. The kernels are
 # bandwidth-bound, so AVX2 is the widest vector they lose nothing by. (tests/
 # test_kernels_compile.py reads the machine code; tests/test_bits_identical.py compares the
-# outputs of builds for two ISA levels.) -fno-math-errno lets sqrt be the instruction alone (no
-# errno branch), which changes no result and lets the loops that call it vectorize.
+# outputs of builds for two ISA levels.) -fno-math-errno (sqrt is the instruction alone, no errno
+# branch) and -fno-trapping-math (no FP exception is ever unmasked, so a select may compute
+# both sides) change no result and let the math library's loops vectorize.
 NO_FUSED = ("-mno-fma", "-mno-fma4", "-mno-avx512f") if _X86 else ()
 
 
@@ -53,8 +54,8 @@ def cxx_flags(march: str | None = None) -> tuple[str, ...]:
     the host's own ISA, fused instructions excepted)."""
     march = march or os.environ.get("NPU_EMU_CPU_MARCH", "").strip() or "native"
     return ("-x", "c++", "-std=c++17", "-O3", "-fopenmp", "-fPIC", "-shared", f"-march={march}",
-            "-ffp-contract=off", "-fno-math-errno", "-fno-strict-aliasing", "-DNPU_EMU_CPU=1",
-            *NO_FUSED)
+            "-ffp-contract=off", "-fno-math-errno", "-fno-trapping-math", "-fno-strict-aliasing",
+            "-DNPU_EMU_CPU=1", *NO_FUSED)
 
 
 CXX_FLAGS = cxx_flags("native")
