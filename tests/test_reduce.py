@@ -285,6 +285,30 @@ def test_multi_axis_strided_and_negative_stride_views():
     assert run("argmax", base[::2, ::-1]) == np.argmax(flat)
 
 
+def test_plan_writes_a_strided_output_view(cpu_backend):
+    """The output is any view: here every other element of a buffer, transposed."""
+    be = cpu_backend
+    x = random(DT.ACL_INT32, (4, 6, 50), np.random.default_rng(2))
+    xb, xv = R._device_view(be, x)
+    buf = np.full(2 * 24, -1, dtype=np.int64)
+    yb = be.malloc(buf.nbytes)
+    be.copy_from_host(yb, buf)
+    try:
+        out = R.View(yb, (4, 6), (2, 8), 8)          # out[i, j] at element 2 * i + 8 * j
+        p = R.plan(be, "sum", xv, DT.ACL_INT32, out, DT.ACL_INT64, (2,))
+        be.enqueue(p.launches, be.default_stream)
+        be.synchronize()
+        be.copy_to_host(buf, yb)
+    finally:
+        be.free(xb)
+        be.free(yb)
+    want = np.full(48, -1, dtype=np.int64)
+    np.lib.stride_tricks.as_strided(want, (4, 6), (16, 64))[...] = x.sum(axis=2)
+    np.testing.assert_array_equal(buf, want)
+    with pytest.raises(ValueError, match=r"out has shape \(4, 1, 6\)"):
+        R.plan(be, "sum", xv, DT.ACL_INT32, R.View(yb, (4, 1, 6), (6, 6, 1), 8), DT.ACL_INT64, (2,))
+
+
 def test_empty_and_size_one_axes():
     e = np.zeros((3, 0, 4), dtype=np.float32)
     assert run("sum", e, 1).tolist() == [[0.0] * 4] * 3 and not np.signbit(run("sum", e, 1)).any()

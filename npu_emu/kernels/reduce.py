@@ -170,6 +170,7 @@ PHASE_WHOLE, PHASE_GROUPS, PHASE_COMBINE = 0, 1, 2
 FLAG_SQRT, FLAG_INITIAL = 1, 2
 
 
+@functools.lru_cache(maxsize=None)
 def params_dtype() -> np.dtype:
     """NumPy mirror of ReduceParams (for the layout checks)."""
     return np.dtype([
@@ -322,11 +323,6 @@ class ReducePlan:
     workspace_size: int
 
 
-def _launch(be: Backend, name: str, threads: int, block: int, args: tuple) -> Launch:
-    grid = -(-max(threads, 1) // block)
-    return Launch(be.function(MODULE, name), (grid, 1, 1), (block, 1, 1), args)
-
-
 def _check_types(name: str, src: DT, dst: DT) -> None:
     if name not in FUNCTIONS:
         raise ValueError(f"{name!r} is not a reduction of this family; choose one of "
@@ -351,48 +347,76 @@ def _normalize_axes(name: str, ndim: int, axes: Sequence[int] | None) -> tuple[i
     return tuple(sorted(out))
 
 
+# Pointer slots of a cached plan's arguments, filled per call.
+X, Y = "x", "y"
+
+
 def plan(be: Backend, name: str, x: View, x_dtype: DT, out: View, out_dtype: DT,
          axes: Sequence[int] | None = None, *, correction: float = 0.0,
          include_initial: bool = False,
          geometry: Callable[[int, int], Geometry] | None = None) -> ReducePlan:
     """Launches computing `name` of the view x over `axes` (None: all; scans: one) into the
     view out: the kept dims in order for reductions (keepdims is the caller's reshape), x's
-    shape with the axis one longer (include_initial) or the same for scans."""
+    shape with the axis one longer (include_initial) or the same for scans. The host work
+    depends only on shapes, strides, dtypes and the geometry, and is cached on them."""
     _check_types(name, x_dtype, out_dtype)
-    f = FUNCTIONS[name]
     axes = _normalize_axes(name, len(x.shape), axes)
+    skeleton, size = _skeleton(be, (be.is_cpu, be.parallelism), geometry, name, x_dtype, out_dtype,
+                               tuple(x.shape), tuple(x.strides), tuple(out.shape),
+                               tuple(out.strides), axes, float(correction), bool(include_initial))
+    slots = {X: pointer_arg(x.ptr), Y: pointer_arg(out.ptr)}
+    return ReducePlan([Launch(kernel, grid, block, tuple(slots.get(a, a) if isinstance(a, str) else a
+                                                         for a in args))
+                       for kernel, grid, block, args in skeleton], size)
+
+
+@functools.lru_cache(maxsize=1024)
+def _skeleton(be: Backend, device: tuple, geometry: Callable[[int, int], Geometry] | None,
+              name: str, x_dtype: DT, out_dtype: DT, x_shape: tuple, x_strides: tuple,
+              out_shape: tuple, out_strides: tuple, axes: tuple, correction: float,
+              include_initial: bool) -> tuple[tuple, int]:
+    """(launches as (kernel, grid, block, args) with X / Y in the pointer slots, workspace
+    bytes). `device`: what the geometry reads of the backend, part of the key."""
+    f = FUNCTIONS[name]
+    x = View(X, x_shape, x_strides, 0)     # type: ignore[arg-type]  (the pointers are slots)
+    out = View(Y, out_shape, out_strides, 0)  # type: ignore[arg-type]
     scan = f.kind == "scan"
     space = make_space(x, out, axes, int(include_initial) if scan else None)
     if space.nout == 0 or out.numel == 0:
-        return ReducePlan([], 0)
+        return (), 0
     choose = geometry or functools.partial(choose_geometry, be)
+    launches: list[tuple] = []
+
+    def add(kernel: str, threads: int, block: int, args: tuple) -> None:
+        grid = -(-max(threads, 1) // block)
+        launches.append((be.function(MODULE, kernel), (grid, 1, 1), (block, 1, 1), args))
+
     if scan:
         geo = choose(space.nout, 1)
         params = pack(space, 1, PHASE_WHOLE, flags=FLAG_INITIAL if include_initial else 0,
-                      scan_ystride=out.strides[axes[0]])
-        return ReducePlan([_launch(be, kernel_name("scan", f.op, x_dtype, out_dtype), space.nout,
-                                   geo.block, (params, pointer_arg(x.ptr), pointer_arg(out.ptr)))], 0)
+                      scan_ystride=out_strides[axes[0]])
+        add(kernel_name("scan", f.op, x_dtype, out_dtype), space.nout, geo.block, (params, X, Y))
+        return tuple(launches), 0
 
     geo = choose(space.nout, space.nleaves)
     ngroups = max(1, -(-space.nleaves // geo.group))
     two_phase = ngroups > 1
-    partials = Workspace(0)
+    partials = Workspace(0) if two_phase else np.uint64(0)
     size = -(-space.nout * ngroups * PART_BYTES // ALIGN) * ALIGN if two_phase else 0
-    launches: list[Launch] = []
+    null = np.uint64(0)
 
-    def passes(kernel: str, y: "int | Workspace", center: "Workspace | None",
-               flags: int = 0, ystrides: Sequence[int] | None = None) -> None:
-        args = (pointer_arg(x.ptr), pointer_arg(partials) if two_phase else np.uint64(0))
-        tail = (pointer_arg(y), pointer_arg(center) if center is not None else np.uint64(0))
+    def passes(kernel: str, y: "str | Workspace", center: "Workspace | None", flags: int = 0,
+               ystrides: Sequence[int] | None = None) -> None:
+        args = (X, partials, y, center if center is not None else null)
         common = dict(correction=correction, flags=flags, ystrides=ystrides)
         if not two_phase:
-            launches.append(_launch(be, kernel, min(geo.threads, space.nout), geo.block,
-                                    (pack(space, geo.group, PHASE_WHOLE, **common), *args, *tail)))
+            add(kernel, min(geo.threads, space.nout), geo.block,
+                (pack(space, geo.group, PHASE_WHOLE, **common), *args))
             return
-        launches.append(_launch(be, kernel, min(geo.threads, space.nout * ngroups), geo.block,
-                                (pack(space, geo.group, PHASE_GROUPS, **common), *args, *tail)))
-        launches.append(_launch(be, kernel, min(geo.threads, space.nout), geo.block,
-                                (pack(space, geo.group, PHASE_COMBINE, **common), *args, *tail)))
+        add(kernel, min(geo.threads, space.nout * ngroups), geo.block,
+            (pack(space, geo.group, PHASE_GROUPS, **common), *args))
+        add(kernel, min(geo.threads, space.nout), geo.block,
+            (pack(space, geo.group, PHASE_COMBINE, **common), *args))
 
     center = None
     if f.op == "sqdev":   # first pass: each output's mean, in float (f16/bf16) or the type
@@ -401,9 +425,9 @@ def plan(be: Backend, name: str, x: View, x_dtype: DT, out: View, out_dtype: DT,
         size += -(-space.nout * CENTER_BYTES // ALIGN) * ALIGN
         by_m = [math.prod(space.out_sizes[:d]) for d in range(len(space.out_sizes))]
         passes(kernel_name("reduce", "mean", x_dtype, acc), center, None, ystrides=by_m)
-    passes(kernel_name("reduce", f.op, x_dtype, out_dtype), out.ptr, center,
+    passes(kernel_name("reduce", f.op, x_dtype, out_dtype), Y, center,
            flags=FLAG_SQRT if name == "std" else 0)
-    return ReducePlan(launches, size)
+    return tuple(launches), size
 
 
 # ----------------------------------------------------------------------- eager helper
