@@ -347,21 +347,24 @@ NPU_EMU_HD typename Op::Part leaf(const ReduceParams& p, const typename Op::In* 
                                   int64_t n, typename Op::Acc c) {
     using Part = typename Op::Part;
     Part lane[W];
-    if (p.red_ndim == 1 && n == L) {   // a whole leaf along one dim: the vectorized loops
+    const int used = n < W ? static_cast<int>(n) : W;
+    if (p.red_ndim == 1) {   // one dim: rows of W elements (the CPU's loops vectorize), a tail
         const int64_t s = p.red_stride[0];
+        const int64_t rows_end = n / W * W;
+        const typename Op::In* q = x + k0 * s;
         if (s == 1) {
-            const typename Op::In* q = x + k0;
-            for (int j = 0; j < W; ++j) lane[j] = Op::map(q[j], k0 + j, c);
-            for (int64_t i = W; i < L; i += W)
+            for (int j = 0; j < used; ++j) lane[j] = Op::map(q[j], k0 + j, c);
+            for (int64_t i = W; i < rows_end; i += W)
                 for (int j = 0; j < W; ++j) lane[j] = Op::combine(lane[j], Op::map(q[i + j], k0 + i + j, c));
         } else {
-            const typename Op::In* q = x + k0 * s;
-            for (int j = 0; j < W; ++j) lane[j] = Op::map(q[j * s], k0 + j, c);
-            for (int64_t i = W; i < L; i += W)
+            for (int j = 0; j < used; ++j) lane[j] = Op::map(q[j * s], k0 + j, c);
+            for (int64_t i = W; i < rows_end; i += W)
                 for (int j = 0; j < W; ++j)
                     lane[j] = Op::combine(lane[j], Op::map(q[(i + j) * s], k0 + i + j, c));
         }
-        return lane_tree<Op>(lane, W);
+        for (int64_t i = rows_end > W ? rows_end : W; i < n; ++i)
+            lane[i - rows_end] = Op::combine(lane[i - rows_end], Op::map(q[i * s], k0 + i, c));
+        return lane_tree<Op>(lane, used);
     }
     RedCursor cur;
     cur.seek(p, k0);
@@ -371,7 +374,7 @@ NPU_EMU_HD typename Op::Part leaf(const ReduceParams& p, const typename Op::In* 
         lane[j] = i < W ? v : Op::combine(lane[j], v);
         cur.step(p);
     }
-    return lane_tree<Op>(lane, n < W ? static_cast<int>(n) : W);
+    return lane_tree<Op>(lane, used);
 }
 
 // Output m's element offsets in the input and the output (kept dims, innermost first).
@@ -399,6 +402,49 @@ __device__ __forceinline__ void thread_range(int64_t items, int64_t* begin, int6
     *end = static_cast<int64_t>(e < static_cast<uint64_t>(items) ? e : items);
 }
 
+#if defined(NPU_EMU_CPU)
+// The CPU's path for R outputs side by side in memory (the kept inner dim contiguous in the
+// input, e.g. the columns of a row-major matrix): the same order for each output, with the
+// innermost loop across the R outputs, so it vectorizes as a sum of rows. (A GPU's threads
+// each take one of those outputs and read side by side already.)
+constexpr int R = 16;
+template <class Op>
+NPU_EMU_HD bool side_by_side(const ReduceParams& p) {
+    return p.phase == 0 && p.red_ndim == 1 && p.out_ndim >= 1 && p.out_xstride[0] == 1 &&
+           p.out_size[0] >= R && p.nred > 0;
+}
+template <class Op>
+NPU_EMU_HD void reduce_side_by_side(const ReduceParams& p, const typename Op::In* x,
+                                    typename Op::Out* y, const typename Op::Acc* center) {
+    using Part = typename Op::Part;
+    using Acc = typename Op::Acc;
+    Tree<Op> trees[R];
+    Acc cr[R];
+    for (int r = 0; r < R; ++r) cr[r] = center ? center[r] : Acc();
+    const int64_t s = p.red_stride[0];
+    for (int64_t l = 0; l < p.nleaves; ++l) {
+        const int64_t k0 = l * L;
+        const int64_t n = p.nred - k0 < L ? p.nred - k0 : L;
+        const int used = n < W ? static_cast<int>(n) : W;
+        const typename Op::In* q = x + k0 * s;
+        Part lane[W][R];
+        for (int j = 0; j < used; ++j)
+            for (int r = 0; r < R; ++r) lane[j][r] = Op::map(q[j * s + r], k0 + j, cr[r]);
+        for (int64_t i = W; i < n; ++i) {
+            Part* row = lane[i & (W - 1)];
+            const typename Op::In* qi = q + i * s;
+            for (int r = 0; r < R; ++r) row[r] = Op::combine(row[r], Op::map(qi[r], k0 + i, cr[r]));
+        }
+        for (int h = W / 2; h >= 1; h >>= 1)
+            for (int j = 0; j < h; ++j)
+                if (j + h < used)
+                    for (int r = 0; r < R; ++r) lane[j][r] = Op::combine(lane[j][r], lane[j + h][r]);
+        for (int r = 0; r < R; ++r) trees[r].push(lane[0][r]);
+    }
+    for (int r = 0; r < R; ++r) y[r * p.out_ystride[0]] = Op::finish(trees[r].result(), p);
+}
+#endif
+
 // phase 0: each item is an output, reduced whole. phase 1: item (m, g) writes the node of
 // output m's leaf group g to ws[m * ngroups + g]. phase 2: item m combines its ngroups nodes.
 // center (var/std): output m's mean, by m; null otherwise.
@@ -409,10 +455,20 @@ __device__ __forceinline__ void reduce_body(const ReduceParams& p, const typenam
     const int64_t items = p.phase == 1 ? p.nout * p.ngroups : p.nout;
     int64_t begin, end;
     thread_range(items, &begin, &end);
+#if defined(NPU_EMU_CPU)
+    const bool rows = side_by_side<Op>(p);
+#endif
     for (int64_t it = begin; it < end; ++it) {
         const int64_t m = p.phase == 1 ? it / p.ngroups : it;
         int64_t xo, yo;
         out_offsets(p, m, &xo, &yo);
+#if defined(NPU_EMU_CPU)
+        if (rows && m % p.out_size[0] + R <= p.out_size[0] && it + R <= end) {
+            reduce_side_by_side<Op>(p, x + xo, y + yo, center ? center + m : nullptr);
+            it += R - 1;
+            continue;
+        }
+#endif
         Tree<Op> tree;
         if (p.phase == 2) {
             for (int64_t g = 0; g < p.ngroups; ++g) tree.push(ws[m * p.ngroups + g]);
