@@ -23,10 +23,12 @@
 // the output once (npu_emu_convert.cuh). Floating-point results that are NaN are stored as the
 // canonical NaN (f32 0x7FC00000, f64 0x7FF8000000000000, f16 0x7E00, bf16 0x7FC0; complex
 // part by part). max/min: NaN wins (propagates); among zeros, max prefers +0 and min -0, so
-// the sign of a zero result does not depend on the order either. argmax/argmin: the first index of the best value; NaN is best; -0 == +0.
+// the sign of a zero result does not depend on the order either. argmax/argmin: the first
+// index of the best value; NaN is best; -0 == +0.
 // Empty reductions (K == 0): sum 0, prod 1, all true, any false, mean/var/std NaN,
 // max the type's lowest value (-inf), min its highest (+inf), argmax/argmin -1.
-// Scans run sequentially along their axis, one thread per line.
+// Scans run sequentially along their axis, one thread per line. On the CPU, outputs side by
+// side in memory are reduced 16 at a time (reduce_side_by_side), each in its own order.
 #include "npu_emu_common.cuh"
 #include "npu_emu_convert.cuh"
 

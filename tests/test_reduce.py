@@ -8,7 +8,6 @@ and the PTX NVRTC makes of reduce.cu (no atomics)."""
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import math
 import os
 import subprocess
@@ -327,6 +326,11 @@ def test_empty_and_size_one_axes():
     assert np.isinf(run("var", one, 1, correction=1.0)).sum() == 0           # 0 / 0 -> NaN
     assert np.isnan(run("var", one, 1, correction=1.0)).all()
     np.testing.assert_array_equal(run("var", np.array([1.0, 2.0]), correction=3), np.var([1.0, 2.0], ddof=3))
+    zero_d = np.array(-0.0, dtype=np.float32)
+    assert bits(run("sum", zero_d)) == 0x80000000 and run("argmax", zero_d) == 0
+    assert run("mean", np.array(2.5)) == 2.5 and run("var", np.array(2.5)) == 0
+    with pytest.raises(ValueError, match="axis=0 is out of range for an array of 0 dims"):
+        run("sum", zero_d, 0)
 
 
 # --------------------------------------------------------------------- special values

@@ -294,7 +294,7 @@ def cpu_geometry(parallelism: int, nout: int, nleaves: int) -> Geometry:
     chunks = 4 * parallelism
     whole = _pow2_at_least(max(nleaves, 1))
     if nout * max(nleaves, 1) <= 16 or nout >= chunks or nleaves <= 1:
-        small = nout * max(nleaves, 1) <= 16       # ~16K elements: one block, run inline
+        small = nout * max(nleaves, 1) <= 16       # at most 16 leaves: one block, run inline
         return Geometry(whole, 1 if small else min(nout, chunks))
     per_output = -(-chunks // nout)
     group = _pow2_at_least(-(-nleaves // per_output))
@@ -337,9 +337,9 @@ def _normalize_axes(name: str, ndim: int, axes: Sequence[int] | None) -> tuple[i
         return tuple(range(ndim))
     out = []
     for a in axes:
-        if not -ndim <= a < max(ndim, 1):
+        if not -ndim <= a < ndim:
             raise ValueError(f"axis={a} is out of range for an array of {ndim} dims")
-        out.append(a % max(ndim, 1))
+        out.append(a % ndim)
     if len(set(out)) != len(out):
         raise ValueError(f"axis={tuple(axes)} repeats an axis")
     if name.startswith("cumulative") and len(out) != 1:
