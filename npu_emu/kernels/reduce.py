@@ -293,8 +293,9 @@ def cpu_geometry(parallelism: int, nout: int, nleaves: int) -> Geometry:
     there are too few outputs to keep every worker busy."""
     chunks = 4 * parallelism
     whole = _pow2_at_least(max(nleaves, 1))
-    if nout * max(nleaves, 1) <= 16 or nout >= chunks or nleaves <= 1:
-        small = nout * max(nleaves, 1) <= 16       # at most 16 leaves: one block, run inline
+    if parallelism == 1 or nout * max(nleaves, 1) <= 16 or nout >= chunks or nleaves <= 1:
+        # one worker or at most 16 leaves: one block, run inline (no hand-off to a worker)
+        small = parallelism == 1 or nout * max(nleaves, 1) <= 16
         return Geometry(whole, 1 if small else min(nout, chunks))
     per_output = -(-chunks // nout)
     group = _pow2_at_least(-(-nleaves // per_output))
