@@ -1,0 +1,511 @@
+"""Host side of `kernels_cuda/reduce.cu`: the family's catalog (functions x dtype pairs,
+declared once; the .cu instantiation list is generated from it), `plan` (launches and
+workspace for a reduction or scan over a strided view) and `apply_numpy`, the eager helper
+the tests use. The order every reduction follows is in docs/reductions.md.
+
+`python -m npu_emu.kernels.reduce` rewrites the generated block of reduce.cu
+(`--check`: exit 1 when it is stale).
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import math
+import struct
+import sys
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..dtypes import INFO, aclDataType as DT, as_dtype, dt_name
+from ..runtime import current as current_backend
+from ..runtime.base import Backend, Launch, Workspace, kernels_dir
+from ..runtime.copy import View, pointer_arg
+from ..runtime.indexing import coalesce
+
+MODULE = "reduce.cu"
+LEAF = 1024          # L: elements per leaf
+LANES = 16           # W: interleaved accumulators per leaf
+MAX_DIMS = 8         # kept dims and reduced dims, each after merging
+PART_BYTES = 16      # the widest partial result (complex128, a key with its index)
+CENTER_BYTES = 8     # var/std's per-output mean (float or double)
+ALIGN = 256
+
+# ------------------------------------------------------------------------- the catalog
+
+# The C++ storage type of each dtype the family takes (kernels_cuda/npu_emu_convert.cuh).
+C_TYPES = {
+    DT.ACL_BOOL: "npu_emu::boolean",
+    DT.ACL_INT8: "int8_t", DT.ACL_INT16: "int16_t", DT.ACL_INT32: "int32_t", DT.ACL_INT64: "int64_t",
+    DT.ACL_UINT8: "uint8_t", DT.ACL_UINT16: "uint16_t", DT.ACL_UINT32: "uint32_t",
+    DT.ACL_UINT64: "uint64_t",
+    DT.ACL_FLOAT16: "npu_emu::f16", DT.ACL_BF16: "npu_emu::bf16",
+    DT.ACL_FLOAT: "float", DT.ACL_DOUBLE: "double",
+    DT.ACL_COMPLEX64: "npu_emu::c64", DT.ACL_COMPLEX128: "npu_emu::c128",
+}
+SIGNED = (DT.ACL_INT8, DT.ACL_INT16, DT.ACL_INT32, DT.ACL_INT64)
+UNSIGNED = (DT.ACL_UINT8, DT.ACL_UINT16, DT.ACL_UINT32, DT.ACL_UINT64)
+REAL_FLOATS = (DT.ACL_FLOAT16, DT.ACL_BF16, DT.ACL_FLOAT, DT.ACL_DOUBLE)
+COMPLEX = (DT.ACL_COMPLEX64, DT.ACL_COMPLEX128)
+REAL = SIGNED + UNSIGNED + REAL_FLOATS
+NUMERIC = REAL + COMPLEX
+ALL = (DT.ACL_BOOL,) + NUMERIC
+
+# sum / prod / the scans: (input, output) pairs. The output is the accumulation type (fp16 and
+# bf16 accumulate in float and round once); the widening pairs are the array API's defaults
+# (sum of int32 is int64, of bool int64) and the dtype= arguments that prevent overflow.
+SUM_TYPES = tuple((t, t) for t in NUMERIC) + (
+    (DT.ACL_BOOL, DT.ACL_INT64),
+    (DT.ACL_INT8, DT.ACL_INT64), (DT.ACL_INT16, DT.ACL_INT64), (DT.ACL_INT32, DT.ACL_INT64),
+    (DT.ACL_UINT8, DT.ACL_UINT64), (DT.ACL_UINT16, DT.ACL_UINT64), (DT.ACL_UINT32, DT.ACL_UINT64),
+    (DT.ACL_FLOAT16, DT.ACL_FLOAT), (DT.ACL_BF16, DT.ACL_FLOAT), (DT.ACL_FLOAT, DT.ACL_DOUBLE),
+    (DT.ACL_COMPLEX64, DT.ACL_COMPLEX128),
+)
+# mean: same type; f16/bf16 -> float are var/std's centers (their mean kept in float).
+MEAN_TYPES = tuple((t, t) for t in REAL_FLOATS + COMPLEX) + (
+    (DT.ACL_FLOAT16, DT.ACL_FLOAT), (DT.ACL_BF16, DT.ACL_FLOAT))
+
+
+@dataclass(frozen=True)
+class KernelSet:
+    """One op of reduce.cu: the kernels `{kind}_{op}_{in}_{out}` for each dtype pair."""
+    kind: str     # "reduce" or "scan"
+    op: str       # the kernel op name
+    cpp: str      # the op's struct in reduce.cu
+    types: tuple[tuple[DT, DT], ...]
+
+
+KERNEL_SETS = (
+    KernelSet("reduce", "sum", "Sum", SUM_TYPES),
+    KernelSet("reduce", "prod", "Prod", SUM_TYPES),
+    KernelSet("reduce", "max", "Max", tuple((t, t) for t in REAL)),
+    KernelSet("reduce", "min", "Min", tuple((t, t) for t in REAL)),
+    KernelSet("reduce", "argmax", "ArgMax", tuple((t, DT.ACL_INT64) for t in REAL)),
+    KernelSet("reduce", "argmin", "ArgMin", tuple((t, DT.ACL_INT64) for t in REAL)),
+    KernelSet("reduce", "all", "All", tuple((t, DT.ACL_BOOL) for t in ALL)),
+    KernelSet("reduce", "any", "Any", tuple((t, DT.ACL_BOOL) for t in ALL)),
+    KernelSet("reduce", "mean", "Mean", MEAN_TYPES),
+    KernelSet("reduce", "sqdev", "SqDev", tuple((t, t) for t in REAL_FLOATS)),
+    KernelSet("scan", "sum", "Sum", SUM_TYPES),
+    KernelSet("scan", "prod", "Prod", SUM_TYPES),
+)
+
+
+@dataclass(frozen=True)
+class Function:
+    """A reduction as callers name it: the kernel set it runs on and its default output."""
+    name: str
+    kind: str
+    op: str
+
+
+FUNCTIONS = {f.name: f for f in (
+    Function("sum", "reduce", "sum"), Function("prod", "reduce", "prod"),
+    Function("max", "reduce", "max"), Function("min", "reduce", "min"),
+    Function("argmax", "reduce", "argmax"), Function("argmin", "reduce", "argmin"),
+    Function("all", "reduce", "all"), Function("any", "reduce", "any"),
+    Function("mean", "reduce", "mean"),
+    Function("var", "reduce", "sqdev"), Function("std", "reduce", "sqdev"),
+    Function("cumulative_sum", "scan", "sum"), Function("cumulative_prod", "scan", "prod"),
+)}
+
+
+def kernel_name(kind: str, op: str, src: DT, dst: DT) -> str:
+    """The one place kernel names are made: `reduce_sum_s32_s64`, `scan_prod_f16_f16`."""
+    return f"{kind}_{op}_{INFO[src].short}_{INFO[dst].short}"
+
+
+def kernel_set(kind: str, op: str) -> KernelSet:
+    return next(k for k in KERNEL_SETS if k.kind == kind and k.op == op)
+
+
+def supported(name: str) -> tuple[tuple[DT, DT], ...]:
+    """The (input, output) dtype pairs of a function."""
+    f = FUNCTIONS[name]
+    return kernel_set(f.kind, f.op).types
+
+
+def default_dtype(name: str, src: DT) -> DT:
+    """The output dtype when the caller gives none: the array API's rules (sum/prod/scans of
+    signed integers and bool give int64, of unsigned integers uint64)."""
+    if name in ("argmax", "argmin"):
+        return DT.ACL_INT64
+    if name in ("all", "any"):
+        return DT.ACL_BOOL
+    if name in ("sum", "prod", "cumulative_sum", "cumulative_prod"):
+        if src in SIGNED or src == DT.ACL_BOOL:
+            return DT.ACL_INT64
+        if src in UNSIGNED:
+            return DT.ACL_UINT64
+    return src
+
+
+def instantiation_list() -> str:
+    """The macro lines of reduce.cu's generated block, one kernel each."""
+    lines = []
+    for ks in KERNEL_SETS:
+        macro = "NPU_EMU_REDUCE" if ks.kind == "reduce" else "NPU_EMU_SCAN"
+        for src, dst in ks.types:
+            lines.append(f"{macro}({ks.op}, {ks.cpp}, {C_TYPES[src]}, {INFO[src].short}, "
+                         f"{C_TYPES[dst]}, {INFO[dst].short})")
+    return "\n".join(lines) + "\n"
+
+
+BEGIN, END = "// BEGIN GENERATED\n", "// END GENERATED\n"
+
+
+def source_with_instances(text: str) -> str:
+    """reduce.cu's text with its generated block replaced by instantiation_list()."""
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    return head + BEGIN + instantiation_list() + END + tail
+
+
+# ------------------------------------------------------------------------------ params
+
+# Mirror of `ReduceParams` (reduce.cu): 6 counts, 5 arrays of MAX_DIMS, a double, 4 int32.
+_PARAMS = struct.Struct(f"=6q{5 * MAX_DIMS}qd4i")
+PHASE_WHOLE, PHASE_GROUPS, PHASE_COMBINE = 0, 1, 2
+FLAG_SQRT, FLAG_INITIAL = 1, 2
+
+
+@functools.lru_cache(maxsize=None)
+def params_dtype() -> np.dtype:
+    """NumPy mirror of ReduceParams (for the layout checks)."""
+    return np.dtype([
+        ("nout", np.int64), ("nred", np.int64), ("nleaves", np.int64), ("group", np.int64),
+        ("ngroups", np.int64), ("scan_ystride", np.int64),
+        ("out_size", np.int64, (MAX_DIMS,)), ("out_xstride", np.int64, (MAX_DIMS,)),
+        ("out_ystride", np.int64, (MAX_DIMS,)), ("red_size", np.int64, (MAX_DIMS,)),
+        ("red_stride", np.int64, (MAX_DIMS,)), ("correction", np.float64),
+        ("out_ndim", np.int32), ("red_ndim", np.int32), ("phase", np.int32), ("flags", np.int32),
+    ], align=True)
+
+
+@dataclass(frozen=True)
+class Space:
+    """An output space (kept dims: sizes, input strides, output strides; innermost first) and
+    the reduced space of each output (sizes, strides; innermost = the last axis first)."""
+    out_sizes: tuple[int, ...]
+    out_xstrides: tuple[int, ...]
+    out_ystrides: tuple[int, ...]
+    red_sizes: tuple[int, ...]
+    red_strides: tuple[int, ...]
+
+    @property
+    def nout(self) -> int:
+        return math.prod(self.out_sizes)
+
+    @property
+    def nred(self) -> int:
+        return math.prod(self.red_sizes)
+
+    @property
+    def nleaves(self) -> int:
+        return -(-self.nred // LEAF)
+
+
+def _pad(values: Sequence[int]) -> list[int]:
+    return [*values, *([1] * (MAX_DIMS - len(values)))]
+
+
+def pack(space: Space, group: int, phase: int, *, correction: float = 0.0, flags: int = 0,
+         scan_ystride: int = 0, ystrides: Sequence[int] | None = None) -> np.void:
+    """The ReduceParams struct, as a NumPy structured scalar."""
+    ngroups = max(1, -(-space.nleaves // group))
+    raw = _PARAMS.pack(space.nout, space.nred, space.nleaves, group, ngroups, scan_ystride,
+                       *_pad(space.out_sizes), *_pad(space.out_xstrides),
+                       *_pad(space.out_ystrides if ystrides is None else ystrides),
+                       *_pad(space.red_sizes), *_pad(space.red_strides), float(correction),
+                       len(space.out_sizes), len(space.red_sizes), phase, flags)
+    return np.frombuffer(raw, dtype=params_dtype())[0]
+
+
+def reduced_dims(shape: Sequence[int], strides: Sequence[int],
+                 axes: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The reduced space in its logical C order (ascending axes, the last fastest), innermost
+    first: size-1 axes dropped, neighbours merged where memory is contiguous across them (the
+    logical order is unchanged by both)."""
+    dims = [(shape[a], strides[a]) for a in sorted(axes) if shape[a] != 1]
+    if any(n == 0 for n, _ in dims):
+        return (0,), (0,)
+    merged: list[list[int]] = []            # innermost first
+    for n, s in reversed(dims):
+        if merged and s == merged[-1][1] * merged[-1][0]:
+            merged[-1][0] *= n
+        else:
+            merged.append([n, s])
+    if not merged:
+        return (1,), (0,)
+    if len(merged) > MAX_DIMS:
+        raise ValueError(f"axis={tuple(axes)} leaves {len(merged)} reduced dims after merging; "
+                         f"the kernels take at most {MAX_DIMS}")
+    return tuple(n for n, _ in merged), tuple(s for _, s in merged)
+
+
+def make_space(x: View, out: View, axes: Sequence[int], initial: "int | None" = None) -> Space:
+    """The spaces of a reduction over `axes`, or of a scan along axes[0] (`initial`: how many
+    leading outputs the scan writes before its first element, 0 or 1)."""
+    scan = initial is not None
+    kept = [a for a in range(len(x.shape)) if a not in set(axes)]
+    kept_shape = tuple(x.shape[a] for a in kept)
+    ystrides = [out.strides[a] for a in kept] if scan else list(out.strides)
+    want = tuple(n + (initial if scan and a == axes[0] else 0)
+                 for a, n in enumerate(x.shape)) if scan else kept_shape
+    if tuple(out.shape) != want:
+        raise ValueError(f"out has shape {tuple(out.shape)}; this {'scan' if scan else 'reduction'} "
+                         f"of shape {tuple(x.shape)} over axis={tuple(axes)} writes {want}")
+    kspace = coalesce(kept_shape, [ystrides, [x.strides[a] for a in kept]])
+    if kspace.ndim > MAX_DIMS:
+        raise ValueError(f"the kept dims coalesce to {kspace.ndim} dims; the kernels take at "
+                         f"most {MAX_DIMS}")
+    red_sizes, red_strides = reduced_dims(x.shape, x.strides, axes)
+    if scan:   # one axis, never merged
+        red_sizes, red_strides = (x.shape[axes[0]],), (x.strides[axes[0]],)
+    return Space(kspace.sizes, kspace.strides[1], kspace.strides[0], red_sizes, red_strides)
+
+
+# ---------------------------------------------------------------------------- geometry
+
+@dataclass(frozen=True)
+class Geometry:
+    """How a launch splits the work (never what it computes): `group` leaves per phase-1
+    item (a power of two; at least nleaves means one phase), `threads` in all, `block` per
+    block. Tests pass their own to prove the bits do not change."""
+    group: int
+    threads: int
+    block: int = 1
+
+    def __post_init__(self) -> None:
+        if self.group < 1 or self.group & (self.group - 1):
+            raise ValueError(f"group={self.group}: leaves per group must be a power of two")
+        if self.threads < 1 or self.block < 1:
+            raise ValueError(f"threads={self.threads}, block={self.block}: both must be >= 1")
+
+
+def _pow2_at_least(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def cpu_geometry(parallelism: int, nout: int, nleaves: int) -> Geometry:
+    """A few contiguous chunks per worker; an output's leaves are split into groups only when
+    there are too few outputs to keep every worker busy."""
+    chunks = 4 * parallelism
+    whole = _pow2_at_least(max(nleaves, 1))
+    if parallelism == 1 or nout * max(nleaves, 1) <= 16 or nout >= chunks or nleaves <= 1:
+        # one worker or at most 16 leaves: one block, run inline (no hand-off to a worker)
+        small = parallelism == 1 or nout * max(nleaves, 1) <= 16
+        return Geometry(whole, 1 if small else min(nout, chunks))
+    per_output = -(-chunks // nout)
+    group = _pow2_at_least(-(-nleaves // per_output))
+    return Geometry(group, min(nout * -(-nleaves // group), chunks))
+
+
+def gpu_geometry(nout: int, nleaves: int, block: int = 256) -> Geometry:
+    """One item per thread: a whole output each when there are many, else one leaf each."""
+    if nleaves <= 1 or nout >= 65536:
+        return Geometry(_pow2_at_least(max(nleaves, 1)), max(nout, 1), block)
+    return Geometry(1, nout * nleaves, block)
+
+
+def choose_geometry(be: Backend, nout: int, nleaves: int) -> Geometry:
+    if be.is_cpu:
+        return cpu_geometry(be.parallelism, nout, nleaves)
+    return gpu_geometry(nout, nleaves)
+
+
+# -------------------------------------------------------------------------------- plan
+
+@dataclass
+class ReducePlan:
+    """Launches (in order, on one stream) and the workspace bytes they need."""
+    launches: list[Launch]
+    workspace_size: int
+
+
+def _check_types(name: str, src: DT, dst: DT) -> None:
+    if name not in FUNCTIONS:
+        raise ValueError(f"{name!r} is not a reduction of this family; choose one of "
+                         f"{', '.join(FUNCTIONS)}")
+    if (src, dst) not in supported(name):
+        raise TypeError(f"{name} has no kernel from {dt_name(src)} to {dt_name(dst)}; it takes "
+                        + ", ".join(f"{INFO[a].short}->{INFO[b].short}" for a, b in supported(name)))
+
+
+def _normalize_axes(name: str, ndim: int, axes: Sequence[int] | None) -> tuple[int, ...]:
+    if axes is None:
+        return tuple(range(ndim))
+    out = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"axis={a} is out of range for an array of {ndim} dims")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"axis={tuple(axes)} repeats an axis")
+    if name.startswith("cumulative") and len(out) != 1:
+        raise ValueError(f"{name} takes one axis, got axis={tuple(axes)}")
+    return tuple(sorted(out))
+
+
+# Pointer slots of a cached plan's arguments, filled per call.
+X, Y = "x", "y"
+
+
+def plan(be: Backend, name: str, x: View, x_dtype: DT, out: View, out_dtype: DT,
+         axes: Sequence[int] | None = None, *, correction: float = 0.0,
+         include_initial: bool = False,
+         geometry: Callable[[int, int], Geometry] | None = None) -> ReducePlan:
+    """Launches computing `name` of the view x over `axes` (None: all; scans: one) into the
+    view out: the kept dims in order for reductions (keepdims is the caller's reshape), x's
+    shape with the axis one longer (include_initial) or the same for scans. The host work
+    depends only on shapes, strides, dtypes and the geometry, and is cached on them."""
+    _check_types(name, x_dtype, out_dtype)
+    axes = _normalize_axes(name, len(x.shape), axes)
+    skeleton, size = _skeleton(be, (be.is_cpu, be.parallelism), geometry, name, x_dtype, out_dtype,
+                               tuple(x.shape), tuple(x.strides), tuple(out.shape),
+                               tuple(out.strides), axes, float(correction), bool(include_initial))
+    slots = {X: pointer_arg(x.ptr), Y: pointer_arg(out.ptr)}
+    return ReducePlan([Launch(kernel, grid, block, tuple(slots.get(a, a) if isinstance(a, str) else a
+                                                         for a in args))
+                       for kernel, grid, block, args in skeleton], size)
+
+
+@functools.lru_cache(maxsize=1024)
+def _skeleton(be: Backend, device: tuple, geometry: Callable[[int, int], Geometry] | None,
+              name: str, x_dtype: DT, out_dtype: DT, x_shape: tuple, x_strides: tuple,
+              out_shape: tuple, out_strides: tuple, axes: tuple, correction: float,
+              include_initial: bool) -> tuple[tuple, int]:
+    """(launches as (kernel, grid, block, args) with X / Y in the pointer slots, workspace
+    bytes). `device`: what the geometry reads of the backend, part of the key."""
+    f = FUNCTIONS[name]
+    x = View(X, x_shape, x_strides, 0)     # type: ignore[arg-type]  (the pointers are slots)
+    out = View(Y, out_shape, out_strides, 0)  # type: ignore[arg-type]
+    scan = f.kind == "scan"
+    space = make_space(x, out, axes, int(include_initial) if scan else None)
+    if space.nout == 0 or out.numel == 0:
+        return (), 0
+    choose = geometry or functools.partial(choose_geometry, be)
+    launches: list[tuple] = []
+
+    def add(kernel: str, threads: int, block: int, args: tuple) -> None:
+        grid = -(-max(threads, 1) // block)
+        launches.append((be.function(MODULE, kernel), (grid, 1, 1), (block, 1, 1), args))
+
+    if scan:
+        geo = choose(space.nout, 1)
+        params = pack(space, 1, PHASE_WHOLE, flags=FLAG_INITIAL if include_initial else 0,
+                      scan_ystride=out_strides[axes[0]])
+        add(kernel_name("scan", f.op, x_dtype, out_dtype), space.nout, geo.block, (params, X, Y))
+        return tuple(launches), 0
+
+    geo = choose(space.nout, space.nleaves)
+    ngroups = max(1, -(-space.nleaves // geo.group))
+    two_phase = ngroups > 1
+    partials = Workspace(0) if two_phase else np.uint64(0)
+    size = -(-space.nout * ngroups * PART_BYTES // ALIGN) * ALIGN if two_phase else 0
+    null = np.uint64(0)
+
+    def passes(kernel: str, y: "str | Workspace", center: "Workspace | None", flags: int = 0,
+               ystrides: Sequence[int] | None = None) -> None:
+        args = (X, partials, y, center if center is not None else null)
+        common = dict(correction=correction, flags=flags, ystrides=ystrides)
+        if not two_phase:
+            add(kernel, min(geo.threads, space.nout), geo.block,
+                (pack(space, geo.group, PHASE_WHOLE, **common), *args))
+            return
+        add(kernel, min(geo.threads, space.nout * ngroups), geo.block,
+            (pack(space, geo.group, PHASE_GROUPS, **common), *args))
+        add(kernel, min(geo.threads, space.nout), geo.block,
+            (pack(space, geo.group, PHASE_COMBINE, **common), *args))
+
+    center = None
+    if f.op == "sqdev":   # first pass: each output's mean, in float (f16/bf16) or the type
+        acc = DT.ACL_FLOAT if x_dtype in (DT.ACL_FLOAT16, DT.ACL_BF16) else x_dtype
+        center = Workspace(size)
+        size += -(-space.nout * CENTER_BYTES // ALIGN) * ALIGN
+        by_m = [math.prod(space.out_sizes[:d]) for d in range(len(space.out_sizes))]
+        passes(kernel_name("reduce", "mean", x_dtype, acc), center, None, ystrides=by_m)
+    passes(kernel_name("reduce", f.op, x_dtype, out_dtype), Y, center,
+           flags=FLAG_SQRT if name == "std" else 0)
+    return tuple(launches), size
+
+
+# ----------------------------------------------------------------------- eager helper
+
+def _device_view(be: Backend, arr: np.ndarray) -> tuple[int, View]:
+    """A device copy of the memory arr spans; (the block, arr's view of it)."""
+    item = arr.itemsize
+    lo = sum(min(0, (n - 1) * s) for n, s in zip(arr.shape, arr.strides)) if arr.size else 0
+    hi = (sum(max(0, (n - 1) * s) for n, s in zip(arr.shape, arr.strides)) + item) if arr.size else 0
+    block = be.malloc(max(hi - lo, 1))
+    if arr.size:
+        span = np.ctypeslib.as_array((ctypes.c_uint8 * (hi - lo)).from_address(arr.ctypes.data + lo))
+        be.copy_from_host(block, span)
+    strides = tuple(s // item for s in arr.strides)
+    return block, View(block - lo, tuple(arr.shape), strides, item)
+
+
+def apply_numpy(name: str, arr: np.ndarray, axis: "int | Sequence[int] | None" = None,
+                dtype: object = None, *, correction: float = 0.0, include_initial: bool = False,
+                geometry: Callable[[int, int], Geometry] | None = None,
+                backend: Backend | None = None) -> np.ndarray:
+    """`name` of a NumPy array (any view: strided, negative strides) on a backend (default the
+    current one): copy in, plan, launch, synchronize, copy out. Reductions drop the reduced
+    axes; argmax/argmin over all axes index the C-order flattening."""
+    be = backend or current_backend()
+    arr = np.asarray(arr)
+    src = as_dtype(arr.dtype)
+    dst = default_dtype(name, src) if dtype is None else as_dtype(dtype)
+    _check_types(name, src, dst)
+    raw = arr.view(INFO[src].storage) if arr.dtype != INFO[src].storage else arr
+    axes = None if axis is None else ((axis,) if isinstance(axis, (int, np.integer)) else tuple(axis))
+    if FUNCTIONS[name].kind == "scan":
+        if axes is None:
+            if arr.ndim != 1:
+                raise ValueError(f"{name} of a {arr.ndim}-d array needs an axis")
+            axes = (0,)
+        a = axes[0] % max(arr.ndim, 1)
+        shape = tuple(n + (include_initial and d == a) for d, n in enumerate(arr.shape))
+    else:
+        keep = set(range(arr.ndim)) - set(_normalize_axes(name, arr.ndim, axes))
+        shape = tuple(n for d, n in enumerate(arr.shape) if d in keep)
+    result = np.empty(shape, dtype=INFO[dst].storage)
+    x_block, x_view = _device_view(be, raw)
+    y_block = be.malloc(max(result.nbytes, 1))
+    y_view = View(y_block, shape, tuple(s // result.itemsize for s in result.strides), result.itemsize)
+    ws = 0
+    try:
+        p = plan(be, name, x_view, src, y_view, dst, axes, correction=correction,
+                 include_initial=include_initial, geometry=geometry)
+        if p.workspace_size:
+            ws = be.malloc(p.workspace_size)
+        be.enqueue(p.launches, be.default_stream, workspace=ws)
+        be.synchronize()
+        if result.size:
+            be.copy_to_host(result, y_block)
+    finally:
+        for block in (x_block, y_block, ws):
+            if block:
+                be.free(block)
+    host = INFO[dst].host
+    return result.view(host) if host is not None and host != result.dtype else result
+
+
+def _main(argv: Sequence[str]) -> int:
+    path = kernels_dir() / MODULE
+    text = path.read_text()
+    fresh = source_with_instances(text)
+    if "--check" in argv:
+        if fresh != text:
+            print(f"{path} is stale: run python -m npu_emu.kernels.reduce", file=sys.stderr)
+            return 1
+        return 0
+    if fresh != text:
+        path.write_text(fresh)
+        print(f"rewrote the generated block of {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main(sys.argv[1:]))

@@ -1,0 +1,470 @@
+"""The reduction kernels (kernels_cuda/reduce.cu, npu_emu/kernels/reduce.py) on the cpu
+backend: every function x dtype against NumPy (2.x; integers exact), floats bit for bit
+against a pure-NumPy implementation of the documented order (docs/reductions.md) and within
+its error bound of an exact sum (math.fsum), the same bits for every geometry (groups,
+thread counts, the GPU's shape, OMP_NUM_THREADS=1 and 2 in subprocesses), NaN / inf / -0,
+empty and size-1 axes, extents past one leaf and past leaf^2, the catalog's generated list,
+and the PTX NVRTC makes of reduce.cu (no atomics)."""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from npu_emu.dtypes import INFO, aclDataType as DT
+from npu_emu.kernels import reduce as R
+from npu_emu.runtime import kernels_dir
+
+ROOT = Path(__file__).resolve().parent.parent
+L, W = R.LEAF, R.LANES
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+
+@pytest.fixture(autouse=True)
+def _cpu(cpu_backend):
+    yield cpu_backend
+
+
+def run(name, x, axis=None, dtype=None, **kw):
+    return R.apply_numpy(name, x, axis=axis, dtype=dtype, **kw)
+
+
+def bits(a):
+    a = np.ascontiguousarray(a)
+    return a.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.uint64}[a.dtype.itemsize])
+
+
+def host(dt):
+    return INFO[dt].host if INFO[dt].host is not None else INFO[dt].storage
+
+
+def random(dt, shape, rng, scale=10.0):
+    if dt == DT.ACL_BOOL:
+        return rng.integers(0, 2, shape).astype(np.bool_)
+    if INFO[dt].kind in ("signed", "unsigned"):
+        info = np.iinfo(host(dt))
+        return rng.integers(max(info.min, -100), min(info.max, 100), shape, endpoint=True).astype(host(dt))
+    if INFO[dt].kind == "complex":
+        return (rng.normal(size=shape) * scale + 1j * rng.normal(size=shape) * scale).astype(host(dt))
+    return (rng.normal(size=shape) * scale).astype(host(dt))
+
+
+# ---------------------------------------------------------------- the order, in NumPy
+# An implementation of docs/reductions.md independent of the kernel's: vectorized over
+# outputs, leaves and lanes; the leaf tree level by level (the kernel uses a binary-counter
+# stack).
+
+def cmul(a, b):
+    """The textbook complex product, each operation rounded in the parts' type."""
+    re = a.real * b.real - a.imag * b.imag
+    im = a.real * b.imag + a.imag * b.real
+    out = np.empty(np.broadcast(a, b).shape, dtype=a.dtype)
+    out.real, out.imag = re, im
+    return out
+
+
+def ordered(v: np.ndarray, combine) -> np.ndarray:
+    """v: (M, K) in the reduced space's logical order, K >= 1 -> (M,) in the fixed order."""
+    m, k = v.shape
+    nl = -(-k // L)
+    pad = np.zeros((m, nl * L), dtype=v.dtype)
+    pad[:, :k] = v
+    x = pad.reshape(m, nl, L // W, W)
+    valid = (np.arange(nl * L) < k).reshape(nl, L // W, W)
+    lanes = x[:, :, 0, :].copy()
+    for step in range(1, L // W):
+        lanes = np.where(valid[:, step, :], combine(lanes, x[:, :, step, :]), lanes)
+    used = np.minimum(k - np.arange(nl) * L, W)            # lanes holding elements, per leaf
+    for h in (8, 4, 2, 1):
+        take = (np.arange(h)[None, :] + h) < used[:, None]  # (nl, h)
+        lanes[:, :, :h] = np.where(take, combine(lanes[:, :, :h], lanes[:, :, h:2 * h]), lanes[:, :, :h])
+    nodes = lanes[:, :, 0]
+    while nodes.shape[1] > 1:                               # level by level, odd last moves up
+        n = nodes.shape[1]
+        paired = combine(nodes[:, 0:n - 1:2], nodes[:, 1:n:2])
+        nodes = np.concatenate([paired, nodes[:, n - 1:]], axis=1) if n % 2 else paired
+    return nodes[:, 0]
+
+
+def logical(x: np.ndarray, axes) -> np.ndarray:
+    """x's reduced elements as (outputs, K) in C order over the reduced axes."""
+    axes = tuple(range(x.ndim)) if axes is None else tuple(sorted(a % x.ndim for a in np.atleast_1d(axes)))
+    moved = np.moveaxis(x, axes, tuple(range(x.ndim - len(axes), x.ndim)))
+    k = math.prod(x.shape[a] for a in axes)
+    return moved.reshape(-1, k), moved.shape[:x.ndim - len(axes)]
+
+
+def acc_type(dt):
+    return np.float32 if dt in (DT.ACL_FLOAT16, DT.ACL_BF16) else np.dtype(host(dt)).type
+
+
+def canonical(a):
+    a = np.array(a)
+    if a.dtype.kind == "c":
+        re, im = canonical(a.real), canonical(a.imag)
+        out = np.empty(a.shape, a.dtype)
+        out.real, out.imag = re, im
+        return out
+    return np.where(np.isnan(a), np.array(np.nan, a.dtype), a)
+
+
+def divide(a, n):
+    """a / n in a's type; complex part by part (as the kernel)."""
+    if a.dtype.kind != "c":
+        return (a / a.dtype.type(n)).astype(a.dtype)
+    out = np.empty_like(a)
+    out.real, out.imag = divide(a.real.copy(), n), divide(a.imag.copy(), n)
+    return out
+
+
+def reference(name, x, dt, axes=None, correction=0.0):
+    """sum / prod / mean / var / std of x (dtype dt, real or complex floats) in the order."""
+    acc = acc_type(dt)
+    v, shape = logical(np.asarray(x).astype(acc), axes)
+    add = np.add
+    mul = cmul if np.dtype(acc).kind == "c" else np.multiply
+    if name == "prod":
+        r = ordered(v, mul)
+    else:
+        r = ordered(v, add)
+        if name != "sum":
+            r = divide(r, v.shape[1])
+        if name in ("var", "std"):
+            d = (v - r[:, None]).astype(acc)
+            r = ordered(d * d, add) / acc(max(v.shape[1] - correction, 0))   # real floats only
+            r = np.sqrt(r) if name == "std" else r
+    return canonical(r.astype(acc)).astype(host(dt)).reshape(shape)
+
+
+# ----------------------------------------------------------------------- the catalog
+
+def test_generated_instantiation_list_is_fresh():
+    text = (kernels_dir() / R.MODULE).read_text()
+    assert R.source_with_instances(text) == text, "run python -m npu_emu.kernels.reduce"
+    assert text.count("\nNPU_EMU_REDUCE(") + text.count("\nNPU_EMU_SCAN(") == \
+        sum(len(k.types) for k in R.KERNEL_SETS)
+
+
+def test_every_catalog_kernel_is_exported(cpu_backend):
+    for ks in R.KERNEL_SETS:
+        for src, dst in ks.types:
+            assert cpu_backend.function(R.MODULE, R.kernel_name(ks.kind, ks.op, src, dst))
+
+
+def test_bad_arguments_name_the_rule():
+    x = np.arange(6, dtype=np.int32).reshape(2, 3)
+    with pytest.raises(TypeError, match="max has no kernel from DT_COMPLEX64"):
+        run("max", x.astype(np.complex64))
+    with pytest.raises(ValueError, match="axis=2 is out of range"):
+        run("sum", x, axis=2)
+    with pytest.raises(ValueError, match="repeats an axis"):
+        run("sum", x, axis=(0, -2))
+    with pytest.raises(ValueError, match="cumulative_sum takes one axis"):
+        run("cumulative_sum", x, axis=(0, 1))
+    with pytest.raises(ValueError, match="power of two"):
+        R.Geometry(3, 1)
+
+
+# ----------------------------------------------------------------- against NumPy
+
+INTS = R.SIGNED + R.UNSIGNED
+FLOATS = (DT.ACL_FLOAT, DT.ACL_DOUBLE)
+
+
+@pytest.mark.parametrize("dt", (DT.ACL_BOOL,) + INTS, ids=lambda d: INFO[d].short)
+def test_integer_and_bool_reductions_equal_numpy(dt):
+    rng = np.random.default_rng(int(dt))
+    x = random(dt, (6, 5, 300), rng)
+    for axis in (None, 1, (0, 2), -1):
+        ax = axis
+        for name in ("sum", "prod"):
+            want = getattr(np, name)(x, axis=ax, dtype=host(R.default_dtype(name, dt)))
+            np.testing.assert_array_equal(run(name, x, axis), want, err_msg=f"{name} {axis}")
+        for name in ("all", "any"):
+            np.testing.assert_array_equal(run(name, x, axis), getattr(np, name)(x, axis=ax))
+        if dt != DT.ACL_BOOL:
+            for name in ("max", "min"):
+                np.testing.assert_array_equal(run(name, x, axis), getattr(np, name)(x, axis=ax))
+            if axis is None or isinstance(axis, int):
+                for name in ("argmax", "argmin"):
+                    np.testing.assert_array_equal(run(name, x, axis), getattr(np, name)(x, axis=ax))
+    for name, fn in (("cumulative_sum", np.cumsum), ("cumulative_prod", np.cumprod)):
+        out = host(R.default_dtype(name, dt))
+        np.testing.assert_array_equal(run(name, x, 2), fn(x, axis=2, dtype=out))
+        got = run(name, x, 0, include_initial=True)
+        assert (got[0] == (0 if name == "cumulative_sum" else 1)).all()
+        np.testing.assert_array_equal(got[1:], fn(x, axis=0, dtype=out))
+
+
+def test_integer_sums_wrap():
+    x = np.full(3000, 2**62, dtype=np.int64)
+    wrapped = 3000 * 2**62 % 2**64
+    assert run("sum", x) == np.int64(wrapped - 2**64 if wrapped >= 2**63 else wrapped) == np.sum(x)
+    y = np.full(40, 200, dtype=np.uint8)
+    assert run("sum", y, dtype=np.uint8) == np.uint8(40 * 200 % 256)
+    assert run("prod", np.full(9, 300, dtype=np.int32), dtype=np.int32) == np.prod(np.full(9, 300, np.int32), dtype=np.int32)
+
+
+@pytest.mark.parametrize("dt", R.REAL_FLOATS + R.COMPLEX, ids=lambda d: INFO[d].short)
+def test_float_reductions_follow_the_order_bit_for_bit(dt):
+    rng = np.random.default_rng(int(dt) + 7)
+    x = random(dt, (3, 2500), rng)
+    if INFO[dt].kind == "complex":
+        x = x / 10
+    names = ("sum", "prod", "mean") + (("var", "std") if INFO[dt].kind != "complex" else ())
+    for name in names:
+        xx = (1 + x / 1000).astype(x.dtype) if name == "prod" else x
+        for axis in (1, None):
+            got = run(name, xx, axis, correction=1.0)
+            want = reference(name, xx, dt, axis, correction=1.0)
+            assert np.array_equal(bits(got), bits(want)), f"{name} axis={axis}: {got} != {want}"
+            if INFO[dt].host is not None and dt != DT.ACL_BF16:      # NumPy as a second opinion
+                ref = getattr(np, name)(xx.astype(np.complex128 if x.dtype.kind == "c" else np.float64),
+                                        axis=axis, **({"ddof": 1} if name in ("var", "std") else {}))
+                np.testing.assert_allclose(got.astype(ref.dtype), ref, rtol=2e-2 if dt == DT.ACL_FLOAT16 else 1e-4)
+    for name in ("max", "min", "argmax", "argmin") if INFO[dt].kind != "complex" else ():
+        f32 = x.astype(np.float32)
+        np.testing.assert_array_equal(np.asarray(run(name, x, 1)).astype(np.float32 if "arg" not in name else np.int64),
+                                      getattr(np, name)(f32, axis=1))
+
+
+@pytest.mark.parametrize("dt", R.REAL_FLOATS, ids=lambda d: INFO[d].short)
+def test_scans_accumulate_in_float_and_round_each_output(dt):
+    rng = np.random.default_rng(3)
+    x = random(dt, (4, 700), rng)
+    acc = acc_type(dt)
+    want = np.cumsum(x.astype(acc), axis=1, dtype=acc).astype(host(dt))   # sequential
+    assert np.array_equal(bits(run("cumulative_sum", x, 1)), bits(want))
+    p = (1 + x / 100).astype(x.dtype)
+    want = np.cumprod(p.astype(acc), axis=1, dtype=acc).astype(host(dt))
+    assert np.array_equal(bits(run("cumulative_prod", p, 1)), bits(want))
+
+
+@pytest.mark.parametrize("dt", FLOATS, ids=lambda d: INFO[d].short)
+@pytest.mark.parametrize("k", [1, 17, 1024, 1025, 40000, 1024 * 1024 + 3000])
+def test_sum_error_is_within_the_documented_bound(dt, k):
+    """|sum - exact| <= (L/W - 1 + log2 W + ceil(log2 leaves)) * u * sum|x| (docs/reductions.md);
+    the exact sum from math.fsum (correctly rounded, so far below the bound)."""
+    rng = np.random.default_rng(k)
+    x = (rng.normal(size=k) * np.exp(rng.normal(size=k) * 3)).astype(host(dt))
+    got = float(run("sum", x))
+    exact = math.fsum(x.astype(np.float64))
+    u = np.finfo(host(dt)).eps / 2
+    depth = L // W - 1 + 4 + math.ceil(math.log2(max(-(-k // L), 1)))
+    assert abs(got - exact) <= depth * u * math.fsum(np.abs(x.astype(np.float64))) * 1.0001
+    if k > L * L:   # past leaf^2: the order, bit for bit, on the largest extent too
+        assert np.array_equal(bits(np.asarray(got, host(dt))), bits(reference("sum", x, dt)))
+
+
+# ---------------------------------------------------------------------- views, axes
+
+def test_multi_axis_strided_and_negative_stride_views():
+    rng = np.random.default_rng(11)
+    base = random(DT.ACL_FLOAT, (9, 40, 70), rng)
+    ints = random(DT.ACL_INT32, (9, 40, 70), rng)
+    views = [base[::-1, 3:, ::-3], base.transpose(2, 0, 1)[:, ::2], base[:, ::-1, :][..., 5:66:2]]
+    for v, iv in zip(views, [ints[::-1, 3:, ::-3], ints.transpose(2, 0, 1)[:, ::2], ints[:, ::-1, :][..., 5:66:2]]):
+        for axis in ((0, 2), (1,), (0, 1, 2), (2, 0), ()):
+            got = run("sum", v, axis)
+            assert np.array_equal(bits(got), bits(reference("sum", v, DT.ACL_FLOAT, axis if axis else None)
+                                                  if axis else v)), axis
+            # the logical order: a contiguous copy of the view gives the same bits
+            assert np.array_equal(bits(got), bits(run("sum", np.ascontiguousarray(v), axis)))
+            np.testing.assert_array_equal(run("sum", iv, axis), iv.sum(axis=axis, dtype=np.int64))
+            np.testing.assert_array_equal(run("max", iv, axis), iv.max(axis=axis) if axis != () else iv)
+    flat = base[::2, ::-1].copy()
+    assert run("argmax", base[::2, ::-1]) == np.argmax(flat)
+
+
+def test_plan_writes_a_strided_output_view(cpu_backend):
+    """The output is any view: here every other element of a buffer, transposed."""
+    be = cpu_backend
+    x = random(DT.ACL_INT32, (4, 6, 50), np.random.default_rng(2))
+    xb, xv = R._device_view(be, x)
+    buf = np.full(2 * 24, -1, dtype=np.int64)
+    yb = be.malloc(buf.nbytes)
+    be.copy_from_host(yb, buf)
+    try:
+        out = R.View(yb, (4, 6), (2, 8), 8)          # out[i, j] at element 2 * i + 8 * j
+        p = R.plan(be, "sum", xv, DT.ACL_INT32, out, DT.ACL_INT64, (2,))
+        be.enqueue(p.launches, be.default_stream)
+        be.synchronize()
+        be.copy_to_host(buf, yb)
+    finally:
+        be.free(xb)
+        be.free(yb)
+    want = np.full(48, -1, dtype=np.int64)
+    np.lib.stride_tricks.as_strided(want, (4, 6), (16, 64))[...] = x.sum(axis=2)
+    np.testing.assert_array_equal(buf, want)
+    with pytest.raises(ValueError, match=r"out has shape \(4, 1, 6\)"):
+        R.plan(be, "sum", xv, DT.ACL_INT32, R.View(yb, (4, 1, 6), (6, 6, 1), 8), DT.ACL_INT64, (2,))
+
+
+def test_empty_and_size_one_axes():
+    e = np.zeros((3, 0, 4), dtype=np.float32)
+    assert run("sum", e, 1).tolist() == [[0.0] * 4] * 3 and not np.signbit(run("sum", e, 1)).any()
+    assert (run("prod", e, 1) == 1).all()
+    assert run("all", e, 1).all() and not run("any", e, 1).any()
+    assert np.isnan(run("mean", e, 1)).all() and np.isnan(run("var", e, 1)).all()
+    assert (run("max", e, 1) == -np.inf).all() and (run("min", e, 1) == np.inf).all()
+    assert (run("argmax", e, 1) == -1).all()
+    assert (run("max", e.astype(np.int16), 1) == -32768).all()
+    assert run("sum", e, 0).shape == (0, 4)
+    assert run("cumulative_sum", np.zeros(0, np.float32)).shape == (0,)
+    assert run("cumulative_sum", np.zeros(0, np.float32), include_initial=True).tolist() == [0.0]
+    one = np.arange(12, dtype=np.float64).reshape(3, 1, 4)
+    np.testing.assert_array_equal(run("sum", one, 1), one[:, 0])
+    np.testing.assert_array_equal(run("var", one, 1), np.zeros((3, 4)))
+    assert np.isinf(run("var", one, 1, correction=1.0)).sum() == 0           # 0 / 0 -> NaN
+    assert np.isnan(run("var", one, 1, correction=1.0)).all()
+    np.testing.assert_array_equal(run("var", np.array([1.0, 2.0]), correction=3), np.var([1.0, 2.0], ddof=3))
+    zero_d = np.array(-0.0, dtype=np.float32)
+    assert bits(run("sum", zero_d)) == 0x80000000 and run("argmax", zero_d) == 0
+    assert run("mean", np.array(2.5)) == 2.5 and run("var", np.array(2.5)) == 0
+    with pytest.raises(ValueError, match="axis=0 is out of range for an array of 0 dims"):
+        run("sum", zero_d, 0)
+
+
+# --------------------------------------------------------------------- special values
+
+NAN32, NAN64 = np.uint32(0x7FC00000), np.uint64(0x7FF8000000000000)
+
+
+def test_nan_propagates_as_the_canonical_nan():
+    x = np.linspace(-5, 5, 3000).astype(np.float32)
+    weird = x.copy()
+    weird.view(np.uint32)[1234] = 0xFFC12345          # a negative NaN with a payload
+    for name in ("sum", "prod", "max", "min", "mean", "var", "std"):
+        assert bits(run(name, weird)) == NAN32, name
+    assert run("argmax", weird) == 1234 and run("argmin", weird) == 1234
+    two = weird.copy()
+    two.view(np.uint32)[2000] = 0x7F800001
+    assert run("argmax", two) == 1234 and run("argmin", two) == 1234     # the first NaN
+    d = np.array([1.0, np.inf, -np.inf, 2.0])
+    assert bits(run("sum", d)) == NAN64 and run("max", d) == np.inf and run("min", d) == -np.inf
+    h = np.array([1, np.nan, 2], dtype=np.float16)
+    assert bits(run("max", h)) == 0x7E00 and bits(run("sum", h)) == 0x7E00
+    b = np.array([1, np.nan, 2], dtype=ml_dtypes.bfloat16)
+    assert bits(run("min", b)) == 0x7FC0 and bits(run("mean", b)) == 0x7FC0
+    c = np.array([1 + 1j, complex(np.nan, 2), 3j], dtype=np.complex64)
+    got = run("sum", c)
+    assert bits(np.float32(got.real)) == NAN32 and got.imag == 6
+    ints = np.array([3, -7, 9], dtype=np.int8)
+    assert run("max", ints) == 9 and run("argmin", ints) == 1
+
+
+def test_signed_zeros():
+    neg = np.full(2000, -0.0, dtype=np.float32)
+    assert np.signbit(run("sum", neg)) and np.signbit(run("max", neg))
+    mixed = neg.copy()
+    mixed[1500] = 0.0
+    # max prefers +0, min -0, wherever they are; argmax takes -0 == +0 (the first index)
+    assert not np.signbit(run("max", mixed)) and np.signbit(run("min", mixed))
+    assert not np.signbit(run("max", mixed[::-1])) and np.signbit(run("min", mixed[::-1]))
+    assert run("argmax", mixed) == 0 and run("argmin", mixed) == 0
+    assert not np.signbit(run("sum", mixed))
+
+
+# -------------------------------------------------------------- geometry independence
+
+CASES = [("sum", DT.ACL_FLOAT, (5, 7000), 1), ("sum", DT.ACL_DOUBLE, (3, 300, 11), (1, 2)),
+         ("prod", DT.ACL_COMPLEX64, (2, 5000), 1), ("var", DT.ACL_FLOAT16, (4, 9000), 1),
+         ("std", DT.ACL_BF16, (9000,), None), ("mean", DT.ACL_COMPLEX128, (2, 3000), None),
+         ("argmax", DT.ACL_FLOAT, (3, 6000), 1), ("max", DT.ACL_DOUBLE, (6000,), None),
+         ("sum", DT.ACL_FLOAT, (20000,), None), ("cumulative_sum", DT.ACL_FLOAT16, (5, 300), 1),
+         # outputs side by side in memory (the columns of a matrix; the cpu's row loops)
+         ("sum", DT.ACL_FLOAT, (3000, 40), 0), ("var", DT.ACL_DOUBLE, (1500, 37), 0),
+         ("argmin", DT.ACL_FLOAT, (2100, 33), 0), ("prod", DT.ACL_COMPLEX128, (1100, 20), 0),
+         ("sum", DT.ACL_BF16, (5, 70, 64), (0, 1))]
+
+
+def case_input(i, dt, shape):
+    x = random(dt, shape, np.random.default_rng(100 + i))
+    return (1 + x / 1000).astype(x.dtype) if INFO[dt].kind == "complex" else x
+
+
+GEOMETRIES = [lambda n, l: R.Geometry(1, 1), lambda n, l: R.Geometry(1, 7),
+              lambda n, l: R.Geometry(2, 3), lambda n, l: R.Geometry(4, 1000, 4),
+              lambda n, l: R.Geometry(1 << 20, 5),
+              # the GPU's choice, each GPU thread a cpu block (as tests/test_gpu_geometry.py)
+              lambda n, l: dataclasses.replace(R.gpu_geometry(n, l), block=1),
+              lambda n, l: R.gpu_geometry(n, l)]
+
+
+@pytest.mark.parametrize("i", range(len(CASES)))
+def test_every_geometry_gives_the_same_bits(i):
+    name, dt, shape, axis = CASES[i]
+    x = case_input(i, dt, shape)
+    want = bits(run(name, x, axis))
+    for geo in GEOMETRIES:
+        assert np.array_equal(bits(run(name, x, axis, geometry=geo)), want)
+    if name in ("sum", "var", "std", "mean"):
+        assert np.array_equal(want, bits(reference(name, x, dt, axis)))
+
+
+DIGEST = """
+import hashlib, sys, numpy as np
+sys.path.insert(0, {tests!r})
+from npu_emu import runtime
+runtime.use("cpu")
+import test_reduce as T
+h = hashlib.sha256()
+for i, (name, dt, shape, axis) in enumerate(T.CASES):
+    h.update(T.bits(T.run(name, T.case_input(i, dt, shape), axis)).tobytes())
+print(runtime.current().parallelism, h.hexdigest())
+"""
+
+
+def test_thread_counts_give_the_same_bits():
+    out = {}
+    for threads in ("1", "2"):
+        env = dict(os.environ, OMP_NUM_THREADS=threads, PYTHONPATH=str(ROOT))
+        res = subprocess.run([sys.executable, "-c", DIGEST.format(tests=str(ROOT / "tests"))],
+                             capture_output=True, text=True, env=env, cwd=ROOT)
+        assert res.returncode == 0, res.stderr[-2000:]
+        out[threads] = res.stdout.split()
+    assert out["1"][0] == "1" and out["2"][0] == "2"
+    assert out["1"][1] == out["2"][1]
+
+
+# ------------------------------------------------------------------------ the builds
+
+def test_parameter_struct_matches_the_host_packing(tmp_path):
+    from npu_emu.runtime.cpu import CXX_FLAGS
+    dtype = R.params_dtype()
+    assert dtype.itemsize == R._PARAMS.size
+    lines = ['#include "reduce.cu"', f'static_assert(sizeof(ReduceParams) == {dtype.itemsize}, "size");']
+    lines += [f'static_assert(__builtin_offsetof(ReduceParams, {n}) == {off}, "{n}");'
+              for n, (_, off, *_) in dtype.fields.items()]
+    src = tmp_path / "check.cpp"
+    src.write_text("\n".join(lines) + "\n")
+    flags = [f for f in CXX_FLAGS if f not in ("-shared", "-O3")]
+    res = subprocess.run(["g++", *flags, "-fsyntax-only", f"-I{kernels_dir()}", str(src)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-3000:]
+
+
+def test_ptx_has_no_atomics():
+    """Determinism: no atomic or reduction-to-memory instruction in what the GPU would load
+    (the flush-to-zero and contraction checks of every module are in test_kernels_compile.py)."""
+    try:
+        from npu_emu.runtime import cuda
+        cuda.import_cupy()
+        cuda.nvrtc_version()
+    except Exception as exc:
+        pytest.skip(f"CuPy with NVRTC is not installed ({exc})")
+    cache = cuda.CudaModuleCache(90, real=True, loader=None)
+    if not cache.ptx_path(R.MODULE).exists():
+        cache._build_missing(R.MODULE)   # compiled once, into the usual cache
+    ptx = cache.ptx_path(R.MODULE).read_text()
+    assert ptx.count(".entry") == sum(len(k.types) for k in R.KERNEL_SETS)
+    assert "atom." not in ptx and "red." not in ptx
+    assert "bar.sync" not in ptx     # no block-level cooperation either
