@@ -12,6 +12,7 @@ import pytest
 
 import npu_emu.array_api as xp
 from npu_emu import runtime
+from npu_emu.array_api import _device
 
 
 @pytest.fixture(autouse=True)
@@ -21,6 +22,7 @@ def _cpu(cpu_backend):
 
 def regions() -> int:
     gc.collect()
+    _device.release_pending()          # finalizers queue releases; this is a safe point
     return len(runtime.current().allocator._external)
 
 
