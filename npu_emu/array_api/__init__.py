@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import math as _math
 
-from . import _array, _elementwise
-from ._array import API_VERSION as __array_api_version__, Array
+from . import _elementwise
+from ._engine.array import API_VERSION as __array_api_version__, Array
 from ._creation import (arange, asarray, empty, empty_like, eye, from_dlpack, full, full_like,
                         linspace, meshgrid, ones, ones_like, tril, triu, zeros, zeros_like)
 from ._data_type_functions import astype, can_cast, finfo, iinfo, isdtype, result_type
-from ._device import Device
-from ._dtypes import (DType, bfloat16, bool, complex64, complex128, float8_e4m3fn,  # noqa: A004
+from ._engine.device import Device
+from ._engine.dtypes import (DType, bfloat16, bool, complex64, complex128, float8_e4m3fn,  # noqa: A004
                       float8_e5m2, float16, float32, float64, hifloat8, int8, int16, int32,
                       int64, uint8, uint16, uint32, uint64)
 from ._elementwise import (abs, acos, acosh, add, asin, asinh, atan, atan2, atanh,  # noqa: A004
@@ -53,11 +53,6 @@ inf = _math.inf
 nan = _math.nan
 pi = _math.pi
 newaxis = None
-
-# The Array's operators call these (they import Array, so they are wired here).
-_array.FUNCTIONS.update(_elementwise.FUNCTIONS)
-_array.FUNCTIONS["matmul"] = matmul
-_array.FUNCTIONS["__inplace__"] = _elementwise.inplace
 
 __all__ = [
     "__array_api_version__", "__array_namespace_info__", "Array", "DType", "Device",

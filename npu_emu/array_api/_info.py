@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from ..ops._checks import MAX_DIMS
-from . import _dtypes
-from ._device import Device, backend_for, current_backend, device_of
-from ._dtypes import DType
+from ._engine import dtypes as _dtypes
+from ._engine.device import Device, backend_for, current_backend, device_of
+from ._engine.dtypes import DType
+from ._data_type_functions import isdtype
 
 
 class Info:
@@ -35,7 +36,6 @@ class Info:
         """The standard's dtypes of `kind` (a kind name, a tuple of them, or None for all).
         The NPU's float16, bfloat16, float8_e5m2, float8_e4m3fn and hifloat8 are attributes
         of the namespace but not listed here, where the standard allows only its own names."""
-        from ._data_type_functions import isdtype
         backend_for(device)
         if kind is None:
             return {d.name: d for d in _dtypes.STANDARD}

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ._array import Array
-from ._creation import raw_result
-from ._library import array_arg, computing
+from ._engine.args import array_arg
+from ._engine.array import Array
+from ._engine.library import computing, raw_result
 from ._searching import index_result, values
 
 

@@ -8,7 +8,7 @@ import contextlib
 import numpy as np
 
 import npu_emu.array_api as xp
-from npu_emu.array_api import _calls
+from npu_emu.array_api._engine import kernel as _calls
 
 STANDARD = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
             "float32", "float64", "complex64", "complex128"]

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import npu_emu.array_api as xp
-from npu_emu.array_api._indexing import basic_view
+from npu_emu.array_api._engine.views import basic_view
 
 
 @st.composite

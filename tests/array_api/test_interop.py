@@ -12,7 +12,7 @@ import pytest
 
 import npu_emu.array_api as xp
 from npu_emu import runtime
-from npu_emu.array_api import _device
+from npu_emu.array_api._engine import device as _device
 
 
 @pytest.fixture(autouse=True)
@@ -291,7 +291,7 @@ def test_cupy_zero_copy():
     assert float(g[3]) == -1.0
     assert x.__dlpack_device__() == (2, 0)
     assert np.asarray(x).tolist() == [10.0, 20.0, 3.0]    # a host copy
-    from npu_emu.array_api import _dlpack
+    from npu_emu.array_api._engine import dlpack as _dlpack
     host = _dlpack.consume_capsule(x.__dlpack__(dl_device=(1, 0), max_version=(1, 0)))
     assert tuple(host.device) == (1, 0) and host.copied
 

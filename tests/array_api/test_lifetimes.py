@@ -14,11 +14,13 @@ import pytest
 
 import npu_emu.array_api as xp
 from npu_emu import runtime
-from npu_emu.array_api import _device
+from npu_emu.array_api._engine import device as _device
 
 
 @pytest.fixture(autouse=True)
 def _cpu(cpu_backend):
+    gc.collect()
+    _device.release_pending()      # start with nothing queued by earlier tests
     yield cpu_backend
 
 
@@ -32,7 +34,7 @@ _GC_STRESS = textwrap.dedent("""
     import gc, sys, time
     import numpy as np
     import npu_emu.array_api as xp
-    from npu_emu.array_api import _device
+    from npu_emu.array_api._engine import device as _device
     from npu_emu import runtime
     gc.set_threshold(50, 2, 2)         # collect often: finalizers land inside add()
     class Node:

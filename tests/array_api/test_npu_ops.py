@@ -12,7 +12,7 @@ import pytest
 import npu_emu
 import npu_emu.array_api as xp
 from npu_emu import codecs
-from npu_emu.array_api import _calls
+from npu_emu.array_api._engine import kernel as _calls
 from npu_emu.dtypes import aclDataType as DT
 from npu_emu.ops import format_cast as format_cast_module
 from npu_emu.status import AclnnError

@@ -15,10 +15,10 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from .. import runtime
-from .._state import ensure_started
-from ..device import DeviceBuffer
-from ..runtime.base import Backend
+from ... import runtime
+from ..._state import ensure_started
+from ...device import DeviceBuffer
+from ...runtime.base import Backend
 
 # DLPack device types (dlpack.h): kDLCPU, kDLCUDA.
 DL_CPU, DL_CUDA = 1, 2

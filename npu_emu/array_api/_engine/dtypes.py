@@ -7,8 +7,8 @@ would silently make the array 0; these objects are nothing but dtypes (and
 """
 from __future__ import annotations
 
-from ..dtypes import BOOL, COMPLEX, FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT, as_dtype
-from ..status import AclnnError
+from ...dtypes import BOOL, COMPLEX, FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT, as_dtype
+from ...status import AclnnError
 
 
 class DType:
@@ -139,3 +139,26 @@ def of_acl(acl: DT) -> DType:
 __all__ = ["DType", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
            "uint64", "float32", "float64", "complex64", "complex128", "float16", "bfloat16",
            "float8_e5m2", "float8_e4m3fn", "hifloat8"]
+
+
+# Floats narrower than float32 (float16, bfloat16, the float8 types, HiFloat8): the NPU
+# computes them in float32, and a Python scalar converts to them through float32, as the
+# cast kernels convert float64 and integers to them.
+VIA_FLOAT32 = frozenset(dt for dt, info in INFO.items()
+                        if info.kind == FLOATING and info.bits < 32)
+_REAL_OF = {DT.ACL_COMPLEX64: DT.ACL_FLOAT, DT.ACL_COMPLEX128: DT.ACL_DOUBLE}
+# Note: there is no complex type narrower than complex64 in the namespace, so the complex
+# results of the narrow floats (rfft of float16) are complex64, the type they compute in.
+_COMPLEX_OF = {DT.ACL_DOUBLE: DT.ACL_COMPLEX128}
+
+
+def real_of(dt: DT) -> DT:
+    """The real floating dtype of dt's precision (complex64 -> float32; reals: themselves)."""
+    return _REAL_OF.get(dt, dt)
+
+
+def complex_of(dt: DT) -> DT:
+    """The complex dtype of dt's precision (float64 -> complex128, other floats -> complex64)."""
+    if INFO[dt].kind == COMPLEX:
+        return dt
+    return _COMPLEX_OF.get(dt, DT.ACL_COMPLEX64)
