@@ -112,6 +112,33 @@ class Array:
             out._raw()[...] = self._raw()
         return out
 
+    # ------------------------------------------------------- copies, pickling
+    def __copy__(self) -> "Array":
+        """A new array with this one's bits, dtype, shape, layout and device (a device copy;
+        a view becomes a contiguous array, imported read-only memory a writable one)."""
+        out = self._materialized()
+        if self._layout is None:
+            return out
+        return Array._new(out._t, out._st, None, self._layout.with_data(out._t.data, out._st))
+
+    def __deepcopy__(self, memo: dict) -> "Array":
+        return self.__copy__()
+
+    def __reduce__(self) -> tuple:
+        """Pickled as its elements' stored bits (a NumPy array of the storage type: uint16 for
+        bfloat16, uint8 for the 8-bit floats), its dtype's name, its device and its private
+        layout; `rebuild` uploads them again."""
+        be = self._st.backend
+        with library_order(be):
+            raw = self._raw()
+            bits = np.array(raw, copy=True) if be.is_cpu else raw.get()
+        layout = None
+        if self._layout is not None:
+            t = self._layout
+            layout = (t.format.name, t.view_shape, t.view_strides, t.storage_offset,
+                      t.storage_shape)
+        return rebuild, (bits, self.dtype.name, str(self.device), layout)
+
     # ------------------------------------------------------------ attributes
     @property
     def dtype(self) -> _dtypes.DType:
@@ -575,6 +602,28 @@ def to_device(x: Array, device: object, stream: object = None) -> Array:
     if host.size:
         be.copy_from_host(out._st.ptr, np.ascontiguousarray(host).reshape(-1), be.default_stream)
     return out
+
+
+def rebuild(bits: np.ndarray, dtype: str, device: str,
+            layout: tuple | None = None) -> Array:
+    """The Array a pickle holds: `bits` (the stored bits, as Array.__reduce__ gives them)
+    uploaded to `device` as `dtype`, with its private layout (format name, logical shape,
+    strides, offset, storage shape) where it had one."""
+    be = backend_for(device)
+    dt = _dtypes.to_dtype(dtype).acl_dtype
+    bits = np.asarray(bits)
+    if bits.dtype != INFO[dt].storage:
+        raise ValueError(f"a pickled {dtype} array holds {bits.dtype} bits, not "
+                         f"{np.dtype(INFO[dt].storage)}")
+    out = empty_array(bits.shape, dt, be)
+    if bits.size:
+        be.copy_from_host(out._st.ptr, np.ascontiguousarray(bits).reshape(-1), be.default_stream)
+    if layout is None:
+        return out
+    fmt, shape, strides, offset, storage_shape = layout
+    t = Tensor(tuple(shape), dt, tuple(strides), offset, aclFormat[fmt], tuple(storage_shape),
+               out._t.data, out._st)
+    return Array._new(out._t, out._st, None, t)
 
 
 def library_dtype(dtype: DT, be: Backend) -> np.dtype | None:
