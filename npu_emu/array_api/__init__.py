@@ -21,6 +21,7 @@ from ._creation import (arange, asarray, empty, empty_like, eye, from_dlpack, fu
                         linspace, meshgrid, ones, ones_like, tril, triu, zeros, zeros_like)
 from ._data_type_functions import astype, can_cast, finfo, iinfo, isdtype, result_type
 from ._engine.device import Device
+from ._engine.dtypes import set_default_dtypes
 from ._engine.dtypes import (DType, bfloat16, bool, complex64, complex128, float8_e4m3fn,  # noqa: A004
                       float8_e5m2, float16, float32, float64, hifloat8, int8, int16, int32,
                       int64, uint8, uint16, uint32, uint64)
@@ -90,4 +91,6 @@ __all__ = [
     "fft", "linalg",
     # the NPU's operations
     "as_strided", "expand", "format_cast", "set_soc", "soc", "view_copy",
+    # the default floating dtypes' switch
+    "set_default_dtypes",
 ]

@@ -48,7 +48,7 @@ def _dtype_or(dtype: object, default: DType) -> DType:
 
 def empty(shape: object, *, dtype: object = None, device: object = None) -> Array:
     """An uninitialized array from the pool."""
-    return empty_array(_shape_tuple(shape), _dtype_or(dtype, _dtypes.DEFAULT_FLOAT).acl_dtype,
+    return empty_array(_shape_tuple(shape), _dtype_or(dtype, _dtypes.default_float()).acl_dtype,
                        backend_for(device))
 
 
@@ -65,7 +65,7 @@ def _fill_dtype(fill_value: object, dtype: object) -> DType:
     value = python_value(fill_value)
     kind = {bool: BOOL, int: SIGNED, float: FLOATING, complex: COMPLEX}[type(value)]
     if dtype is None:
-        return _dtypes.DEFAULTS[kind]
+        return _dtypes.default_of_kind(kind)
     dt = to_dtype(dtype)
     if dt.kind not in TAKES[kind]:
         raise TypeError(f"full: fill_value {fill_value!r} ({type(value).__name__}) does not fit "
@@ -89,7 +89,7 @@ def full(shape: object, fill_value: object, *, dtype: object = None,
 
 
 def ones(shape: object, *, dtype: object = None, device: object = None) -> Array:
-    dt = _dtype_or(dtype, _dtypes.DEFAULT_FLOAT)
+    dt = _dtype_or(dtype, _dtypes.default_float())
     return full(shape, True if dt.kind == BOOL else 1, dtype=dt, device=device)
 
 
@@ -167,7 +167,7 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
     if args[2] == 0:
         raise ValueError("arange: step=0 gives no progression")
     if dtype is None:
-        dt = _dtypes.DEFAULT_FLOAT if any(isinstance(v, float) for v in args) \
+        dt = _dtypes.default_float() if any(isinstance(v, float) for v in args) \
             else _dtypes.DEFAULT_INT
     else:
         dt = to_dtype(dtype)
@@ -187,7 +187,7 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
     num = _size(num, "num")
     is_complex = any(isinstance(v, (complex, np.complexfloating)) for v in (start, stop))
     if dtype is None:
-        dt = _dtypes.DEFAULT_COMPLEX if is_complex else _dtypes.DEFAULT_FLOAT
+        dt = _dtypes.default_complex() if is_complex else _dtypes.default_float()
     else:
         dt = to_dtype(dtype)
     if dt.kind == BOOL or (is_complex and dt.kind != COMPLEX):

@@ -27,9 +27,7 @@ class Info:
 
     def default_dtypes(self, *, device: object = None) -> dict[str, DType]:
         backend_for(device)   # refuses a device that is not ours
-        return {"real floating": _dtypes.DEFAULT_FLOAT, "complex floating":
-                _dtypes.DEFAULT_COMPLEX, "integral": _dtypes.DEFAULT_INT,
-                "indexing": _dtypes.DEFAULT_INDEX}
+        return _dtypes.default_dtypes()
 
     def dtypes(self, *, device: object = None,
                kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:

@@ -84,7 +84,7 @@ def result_dtype(spec: Statistic, x: DT, dtype: object) -> DT:
     if spec.result == "accumulate" and kind in _WIDENED and INFO[x].bits < 64:
         return _WIDENED[kind]
     if spec.result == "float" and kind in (BOOL, SIGNED, UNSIGNED):
-        return _dtypes.DEFAULT_FLOAT.acl_dtype
+        return _dtypes.default_float().acl_dtype
     return x
 
 

@@ -207,7 +207,7 @@ def _frequencies(fname: str, n: int, d: float, dtype: object, device: object) ->
     n = _points(fname, n, "n")
     if isinstance(d, bool) or not isinstance(d, (int, float)):
         raise TypeError(f"{fname}: d={d!r} is not a float")
-    dt = _dtypes.DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
+    dt = _dtypes.default_float() if dtype is None else to_dtype(dtype)
     if dt.kind != "floating":
         raise ValueError(f"{fname}: dtype={dt.name} must be a real floating dtype")
     be = backend_for(device)

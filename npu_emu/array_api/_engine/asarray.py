@@ -102,7 +102,7 @@ def _from_python(obj: object, dtype: DType | None, be: Backend, copy: bool | Non
     if kind not in "biufc":
         raise TypeError(f"asarray: {obj!r:.60} holds {host.dtype} values, not numbers")
     natural = {"b": _dtypes.bool, "i": _dtypes.DEFAULT_INT, "u": _dtypes.DEFAULT_INT,
-               "f": _dtypes.DEFAULT_FLOAT, "c": _dtypes.DEFAULT_COMPLEX}[kind]
+               "f": _dtypes.default_float(), "c": _dtypes.default_complex()}[kind]
     target = (dtype or natural).acl_dtype
     if kind == "c" and INFO[target].kind != COMPLEX:
         raise TypeError(f"asarray: complex values cannot become {_dtypes.BY_ACL[target].name}")

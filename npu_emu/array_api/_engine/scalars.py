@@ -61,7 +61,7 @@ def scalar_dtype(value: bool | int | float | complex, against: DT) -> DT:
                                     f"{_dtypes.BY_ACL[against].name} [{limits.min}, "
                                     f"{limits.max}]")
         return against
-    return _dtypes.DEFAULTS[kind].acl_dtype
+    return _dtypes.default_of_kind(kind).acl_dtype
 
 
 def scalar_storage(value: bool | int | float | complex, dtype: DT) -> np.ndarray:

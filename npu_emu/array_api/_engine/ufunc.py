@@ -277,7 +277,7 @@ def result_dtype(spec: Binary, compute: DT) -> DT:
     if spec.result in ("bool", "logical"):
         return DT.ACL_BOOL
     if spec.result == "float" and INFO[compute].kind in (BOOL, SIGNED, UNSIGNED):
-        return _dtypes.DEFAULT_FLOAT.acl_dtype
+        return _dtypes.default_float().acl_dtype
     return compute
 
 
