@@ -22,7 +22,7 @@ from ._engine.device import backend_for
 from ._engine.dtypes import DType, to_dtype
 from ._engine.kernel import assign, copy_into
 from ._engine.library import compute_dtype, computing, raw_result, result
-from ._engine.scalars import TAKES, python_value, scalar_array
+from ._engine.scalars import TAKES, python_value, scalar_array, scalar_value
 
 
 def _shape_tuple(shape: object, param: str = "shape") -> tuple[int, ...]:
@@ -75,7 +75,11 @@ def _fill_dtype(fill_value: object, dtype: object) -> DType:
 
 def full(shape: object, fill_value: object, *, dtype: object = None,
          device: object = None) -> Array:
-    """An array filled with `fill_value` (one InplaceCopy of a 0-d source: broadcast + copy)."""
+    """An array filled with `fill_value` (one InplaceCopy of a 0-d source: broadcast + copy).
+    A 0-d array as fill_value gives its value, and its dtype when dtype is None."""
+    if isinstance(fill_value, Array) and dtype is None:
+        dtype = fill_value.dtype
+    fill_value = scalar_value(fill_value, "full", "fill_value")
     dt = _fill_dtype(fill_value, dtype)
     value = python_value(fill_value)
     if dt.kind in (SIGNED, UNSIGNED):
@@ -140,6 +144,7 @@ def _size(value: object, name: str) -> int:
 
 
 def _real_number(value: object, fname: str, name: str) -> int | float:
+    value = scalar_value(value, fname, name)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
                                                                       np.floating)):
         raise TypeError(f"{fname}: {name}={value!r} is not an int or a float")
@@ -181,6 +186,8 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
              dtype: object = None, device: object = None, endpoint: bool = True) -> Array:
     """num evenly spaced values from start to stop (included when endpoint). The default
     dtype: the default complex when start or stop is complex, else the default float."""
+    start, stop = (scalar_value(start, "linspace", "start"),
+                   scalar_value(stop, "linspace", "stop"))
     for v, n in ((start, "start"), (stop, "stop")):
         if isinstance(v, (bool, np.bool_)) or not is_scalar(v):
             raise TypeError(f"linspace: {n}={v!r} is not a number")

@@ -29,7 +29,7 @@ from ._engine.dtypes import to_dtype
 from ._engine.kernel import convert
 from ._engine.library import (compute_dtype, computing, cumulate_into, library_operand,
                               reduce_into)
-from ._engine.scalars import check_kind
+from ._engine.scalars import check_kind, scalar_value
 
 
 @dataclass(frozen=True)
@@ -170,6 +170,7 @@ def cumulative(name: str, x: object, axis: object = None, dtype: object = None,
 
 
 def _correction(value: object) -> float:
+    value = scalar_value(value, "correction", "correction")
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"correction={value!r} is not an int or a float")
     if value < 0:

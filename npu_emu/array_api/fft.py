@@ -20,7 +20,7 @@ from ._engine.array import Array
 from ._engine.device import backend_for
 from ._engine.dtypes import complex_of, real_of, to_dtype
 from ._engine.library import compute_dtype, computing, operand, result
-from ._engine.scalars import check_kind
+from ._engine.scalars import check_kind, scalar_value
 from ._manipulation import roll
 
 NORMS = ("backward", "ortho", "forward")
@@ -205,6 +205,7 @@ def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1,
 
 def _frequencies(fname: str, n: int, d: float, dtype: object, device: object) -> Array:
     n = _points(fname, n, "n")
+    d = scalar_value(d, fname, "d")
     if isinstance(d, bool) or not isinstance(d, (int, float)):
         raise TypeError(f"{fname}: d={d!r} is not a float")
     dt = _dtypes.default_float() if dtype is None else to_dtype(dtype)

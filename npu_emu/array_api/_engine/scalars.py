@@ -45,6 +45,20 @@ TAKES = {BOOL: {BOOL}, SIGNED: {SIGNED, UNSIGNED, FLOATING, COMPLEX},
           FLOATING: {FLOATING, COMPLEX}, COMPLEX: {COMPLEX}}
 
 
+def scalar_value(value: object, fname: str, name: str) -> object:
+    """A Python-scalar argument as given, or the value of a 0-d array in its place (the
+    standard lets a 0-d array stand wherever a signature takes a Python scalar): a Python
+    bool / int / float / complex, exactly (every dtype's values are Python numbers)."""
+    if not isinstance(value, Array):
+        return value
+    if value.ndim != 0:
+        raise TypeError(f"{fname}: {name} must be a number or a 0-d array, not an array of "
+                        f"shape {value.shape}")
+    v = value._scalar(f"{fname}: {name}")
+    kind = INFO[value._t.dtype].kind     # ml_dtypes' scalars are no np.floating: by our kind
+    return {BOOL: bool, SIGNED: int, UNSIGNED: int, FLOATING: float, COMPLEX: complex}[kind](v)
+
+
 def scalar_dtype(value: bool | int | float | complex, against: DT) -> DT:
     """The dtype a Python scalar takes beside an array of dtype `against`: that dtype where
     the standard says so (an int with any numeric array, a float with a floating one, ...);
