@@ -424,9 +424,10 @@ def clip(x: Array, /, min: int | float | Array | None = None,  # noqa: A002 (the
         return copy_array(broadcast_view(x, shape))
     ct = compute_dtype(x._t.dtype)
     host = INFO[ct].host
-    values = [operand(x, ct)] + [operand(b, ct) if isinstance(b, Array)
-                                 else None if b is None else host.type(b)
-                                 for b in (lo, hi)]
+    with np.errstate(all="ignore"):          # a bound beyond ct's range becomes inf
+        values = [operand(x, ct)] + [operand(b, ct) if isinstance(b, Array)
+                                     else None if b is None else host.type(b)
+                                     for b in (lo, hi)]
     be = x._st.backend
     with computing(be) as lib:
         out = values[0]

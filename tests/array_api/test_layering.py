@@ -31,7 +31,8 @@ MODULES = {_module_name(p): p for p in sorted(ROOT.rglob("*.py"))}
 # import the Array class (operators, [], interchange), and __array_namespace__ returns the
 # namespace itself.
 DEFERRED_OK = {(ENGINE + ".array", ENGINE + ".ufunc"), (ENGINE + ".array", ENGINE + ".indexing"),
-               (ENGINE + ".array", ENGINE + ".interop"), (ENGINE + ".array", PACKAGE)}
+               (ENGINE + ".array", ENGINE + ".interop"), (ENGINE + ".array", ENGINE + ".protocols"),
+               (ENGINE + ".array", PACKAGE)}
 
 
 def _resolve(module: str, node: ast.ImportFrom) -> str:

@@ -44,10 +44,6 @@ class Array:
     calling the class."""
 
     __slots__ = ("_t", "_flip", "_st", "_layout", "__weakref__")
-    # NumPy defers to our reflected operators (np_array + x gives an Array) and its ufuncs
-    # refuse our arrays instead of converting them silently: use npu_emu.array_api's functions
-    # or np.asarray(x) first.
-    __array_ufunc__ = None
 
     def __new__(cls, *args: object, **kwargs: object) -> "Array":
         raise TypeError("npu_emu.array_api.Array cannot be made directly; use "
@@ -289,6 +285,18 @@ class Array:
 
     def __dlpack_device__(self) -> tuple[int, int]:
         return self.device.dlpack
+
+    # ------------------------------------------------------- NumPy's protocols
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """np.exp(x), np_array + x, ...: the namespace's function of that name, our arrays
+        out (the engine's protocols module says which calls fall back to NumPy)."""
+        return _protocols().array_ufunc(self.__array_namespace__(), ufunc, method, inputs,
+                                        kwargs)
+
+    def __array_function__(self, func: Any, types: tuple, args: tuple, kwargs: dict) -> Any:
+        """np.sum(x), np.concatenate([x, y]), ...: the namespace's function of that name."""
+        return _protocols().array_function(self.__array_namespace__(), func, types, args,
+                                           kwargs)
 
     # ------------------------------------------------------------ operators
     # Each is the elementwise function of its name (the engine's binary / unary / inplace
@@ -667,3 +675,8 @@ def _indexing():
 def _interop():
     from . import interop
     return interop
+
+
+def _protocols():
+    from . import protocols
+    return protocols
