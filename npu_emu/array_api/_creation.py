@@ -16,7 +16,7 @@ import numpy as np
 from ..dtypes import BOOL, COMPLEX, FLOATING, INFO, SIGNED, UNSIGNED
 from ..runtime.base import Backend
 from ._engine import dtypes as _dtypes
-from ._engine.array import Array, empty_array, is_scalar
+from ._engine.array import Array, empty_array, is_scalar, standard_sequence
 from ._engine.asarray import asarray, from_dlpack
 from ._engine.device import backend_for
 from ._engine.dtypes import DType, to_dtype
@@ -258,7 +258,7 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
         out = empty_array(shape, a._t.dtype, a._st.backend)
         copy_into(out, a._view(shape, strides, offset))
         grids.append(out)
-    return grids
+    return standard_sequence(grids)
 
 
 def _triangle(fname: str, x: object, k: int) -> Array:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..ops._checks import MAX_DIMS
 from ._engine import dtypes as _dtypes
+from ._engine.array import standard_sequence
 from ._engine.device import Device, backend_for, current_backend, device_of
 from ._engine.dtypes import DType
 from ._data_type_functions import isdtype
@@ -22,8 +23,9 @@ class Info:
     def default_device(self) -> Device:
         return device_of(current_backend())
 
-    def devices(self) -> list[Device]:
-        return [self.default_device()]
+    def devices(self) -> list[Device] | tuple[Device, ...]:
+        """The one device (a list; a tuple under the 2025.12 standard)."""
+        return standard_sequence([self.default_device()])
 
     def default_dtypes(self, *, device: object = None) -> dict[str, DType]:
         backend_for(device)   # refuses a device that is not ours

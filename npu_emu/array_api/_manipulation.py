@@ -23,9 +23,9 @@ from typing import Sequence
 import numpy as np
 
 from ..dtypes import FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT
-from ..ops._checks import broadcast_shapes
+from ..ops._checks import broadcast_shapes as _broadcast_two
 from ._engine.args import array_arg, axes_arg, axis_arg, shape_arg
-from ._engine.array import Array, empty_array, is_scalar
+from ._engine.array import Array, empty_array, is_scalar, standard_sequence
 from ._engine.kernel import along, copy as copy_array, copy_into
 from ._engine.library import compute_dtype, computing, operand, raw_result, result
 from ._engine.scalars import promote
@@ -63,14 +63,23 @@ def broadcast_to(x: Array, /, shape: Sequence[int]) -> Array:
     return broadcast_view(array_arg("", x), shape_arg(shape))
 
 
-def broadcast_arrays(*arrays: Array) -> list[Array]:
-    """The arrays broadcast to their common shape, as views."""
+def broadcast_arrays(*arrays: Array) -> list[Array] | tuple[Array, ...]:
+    """The arrays broadcast to their common shape, as views (a list; a tuple under the
+    2025.12 standard)."""
     for i, a in enumerate(arrays):
         array_arg("", a, f"arrays[{i}]")
-    shape: tuple[int, ...] = ()
-    for i, a in enumerate(arrays):
-        shape = broadcast_shapes(shape, a.shape, "the broadcast shape", f"arrays[{i}]")
-    return [broadcast_view(a, shape) for a in arrays]
+    shape = broadcast_shapes(*(a.shape for a in arrays))
+    return standard_sequence([broadcast_view(a, shape) for a in arrays])
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape the given shapes broadcast to (the standard's rule: right-aligned, a 1
+    stretches); ValueError when two do not broadcast. (2025.12)"""
+    out: tuple[int, ...] = ()
+    for i, s in enumerate(shapes):
+        out = _broadcast_two(out, shape_arg(s, f"shapes[{i}]"), "the broadcast shape",
+                             f"shapes[{i}]")
+    return out
 
 
 def permute_dims(x: Array, /, axes: Sequence[int]) -> Array:
@@ -419,7 +428,7 @@ def clip(x: Array, /, min: int | float | Array | None = None,  # noqa: A002 (the
     shape = x.shape
     for b, name in ((lo, "min"), (hi, "max")):
         if isinstance(b, Array):
-            shape = broadcast_shapes(shape, b.shape, "x", name)
+            shape = _broadcast_two(shape, b.shape, "x", name)
     if lo is None and hi is None:
         return copy_array(broadcast_view(x, shape))
     ct = compute_dtype(x._t.dtype)

@@ -21,12 +21,14 @@ import operator
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, NamedTuple
 
+import numpy as np
+
 from ..dtypes import aclDataType as DT
 from ..ops._checks import broadcast_shapes
 from ._engine import dtypes as _dtypes
 from ._engine.args import array_arg, axis_arg, same_device
 from ._engine.array import Array, empty_array
-from ._engine.dtypes import real_of
+from ._engine.dtypes import complex_of, real_of
 from ._engine.kernel import assign, copy as copy_array
 from ._engine.library import compute_dtype, computing, operand, result
 from ._engine.scalars import check_kind, promote, scalar_array
@@ -40,6 +42,11 @@ from ._engine.matmul import matmul
 
 
 class EighResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class EigResult(NamedTuple):
     eigenvalues: Array
     eigenvectors: Array
 
@@ -109,7 +116,18 @@ class MatrixFunction:
     result: type | None = None
 
 
+def _complex(lib: Any, values: Any) -> Any:
+    """The library's eig results as complex of their precision (NumPy gives real arrays
+    when every eigenvalue is real)."""
+    wide = values.dtype in (np.float64, np.complex128)
+    return values.astype(np.complex128 if wide else np.complex64, copy=False)
+
+
 MATRIX = {f.name: f for f in [
+    MatrixFunction("eig", lambda lib, a: tuple(_complex(lib, v) for v in lib.linalg.eig(a)),
+                   ("complex", "complex"), square=True, result=EigResult),
+    MatrixFunction("eigvals", lambda lib, a: _complex(lib, lib.linalg.eigvals(a)),
+                   ("complex",), square=True),
     MatrixFunction("cholesky", _cholesky, square=True),
     MatrixFunction("det", lambda lib, a: lib.linalg.det(a), square=True),
     MatrixFunction("eigh", lambda lib, a: tuple(lib.linalg.eigh(a)), ("real", "same"),
@@ -134,6 +152,8 @@ def _output_dtype(kind: str, dt: DT) -> DT:
         return dt
     if kind == "real":
         return real_of(dt)
+    if kind == "complex":
+        return complex_of(dt)
     return _dtypes.DEFAULT_INDEX.acl_dtype
 
 
@@ -196,6 +216,17 @@ def eigh(x: Array, /) -> EighResult:
 
 def eigvalsh(x: Array, /) -> Array:
     return _run("eigvalsh", x)
+
+
+def eig(x: Array, /) -> EigResult:
+    """Eigenvalues and eigenvectors (columns) of each square matrix, complex of x's precision
+    (complex64 for float32 and narrower, complex128 for float64). (2025.12)"""
+    return _run("eig", x)
+
+
+def eigvals(x: Array, /) -> Array:
+    """The eigenvalues of each square matrix, complex of x's precision. (2025.12)"""
+    return _run("eigvals", x)
 
 
 def inv(x: Array, /) -> Array:
@@ -454,7 +485,7 @@ def _identity(a: Array) -> Array:
     return out
 
 
-__all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul",
-           "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv",
+__all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv",
+           "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv",
            "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
            "vector_norm"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from typing import Any, Sequence
 
 import numpy as np
@@ -29,8 +30,39 @@ from . import dtypes as _dtypes
 from .device import Device, Storage, backend_for, device_of, library_order, memory_view
 
 ND = aclFormat.ACL_FORMAT_ND
-SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
-API_VERSION = "2024.12"
+SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+API_VERSION_ENV = "NPU_EMU_ARRAY_API_VERSION"
+# The standard the namespace follows: 2024.12 (the default; it also serves the earlier
+# versions, whose functions it has) or 2025.12 (tuples from meshgrid, broadcast_arrays and
+# devices()). Chosen by set_api_version, __array_namespace__(api_version=...) (as
+# array_api_strict does) or the environment variable above, read at import.
+_api_version = ["2024.12"]
+
+
+def api_version() -> str:
+    """The standard the namespace follows now ("2024.12" or "2025.12")."""
+    return _api_version[0]
+
+
+def set_api_version(version: str) -> str:
+    """Follow the standard of `version` (any supported one; before 2025.12: 2024.12's
+    behaviour); returns the previous version. ValueError for an unsupported version."""
+    if version not in SUPPORTED_API_VERSIONS:
+        raise ValueError(f"api_version={version!r} is not supported; npu_emu.array_api "
+                         f"implements {', '.join(SUPPORTED_API_VERSIONS)}")
+    before = _api_version[0]
+    _api_version[0] = "2025.12" if version >= "2025.12" else "2024.12"
+    return before
+
+
+def standard_sequence(items: Sequence[Any]) -> list | tuple:
+    """A sequence result as the standard in force returns it: a list before 2025.12 (the
+    functions it changed: meshgrid, broadcast_arrays, devices), a tuple from then on."""
+    return tuple(items) if _api_version[0] >= "2025.12" else list(items)
+
+
+if os.environ.get(API_VERSION_ENV):
+    set_api_version(os.environ[API_VERSION_ENV].strip())
 
 
 def trusted_tensor(shape: tuple, dtype: DT, strides: tuple, offset: int, storage_shape: tuple,
@@ -181,9 +213,10 @@ class Array:
         return self._view([shape[a] for a in axes], [strides[a] for a in axes], offset)
 
     def __array_namespace__(self, *, api_version: str | None = None):
-        if api_version is not None and api_version not in SUPPORTED_API_VERSIONS:
-            raise ValueError(f"api_version={api_version!r} is not supported; npu_emu.array_api "
-                             f"implements {', '.join(SUPPORTED_API_VERSIONS)}")
+        """The namespace; api_version= selects the standard it follows, for every array (as
+        array_api_strict does)."""
+        if api_version is not None:
+            set_api_version(api_version)
         from ... import array_api
         return array_api
 
