@@ -21,10 +21,10 @@ from ._creation import (arange, asarray, empty, empty_like, eye, from_dlpack, fu
                         linspace, meshgrid, ones, ones_like, tril, triu, zeros, zeros_like)
 from ._data_type_functions import astype, can_cast, finfo, iinfo, isdtype, result_type
 from ._engine.device import Device
-from ._engine.dtypes import set_default_dtypes
-from ._engine.dtypes import (DType, bfloat16, bool, complex64, complex128, float8_e4m3fn,  # noqa: A004
-                      float8_e5m2, float16, float32, float64, hifloat8, int8, int16, int32,
-                      int64, uint8, uint16, uint32, uint64)
+from ._engine.dtypes import (DType, bfloat16, bool, complex64, complex128,  # noqa: A004
+                             float8_e4m3fn, float8_e5m2, float16, float32, float64, hifloat8,
+                             int8, int16, int32, int64, set_default_dtypes, uint8, uint16,
+                             uint32, uint64)
 from ._elementwise import (abs, acos, acosh, add, asin, asinh, atan, atan2, atanh,  # noqa: A004
                            bitwise_and, bitwise_invert, bitwise_left_shift, bitwise_or,
                            bitwise_right_shift, bitwise_xor, ceil, conj, copysign, cos, cosh,
@@ -85,7 +85,8 @@ __all__ = [
     "matmul", "matrix_transpose", "tensordot", "vecdot",
     # manipulation
     "broadcast_arrays", "broadcast_shapes", "broadcast_to", "clip", "concat", "expand_dims",
-    "flip", "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack",
+    "flip", "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile",
+    "unstack",
     # searching
     "argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where",
     # sets

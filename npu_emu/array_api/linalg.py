@@ -486,6 +486,6 @@ def _identity(a: Array) -> Array:
 
 
 __all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv",
-           "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv",
-           "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
+           "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
+           "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
            "vector_norm"]

@@ -195,3 +195,18 @@ def test_the_operator_answers_whether_it_takes_a_call():
     assert kernel.binary_operator("subtract", (f32, f32), f32, ctx.backend)[0] is ADD
     assert (kernel.binary_operator("subtract", (i32, i32), i32, ctx.backend) is None) \
         is axpy_int32
+
+
+def test_the_elementwise_chapter_matches_its_tables():
+    """_elementwise.py was written from the engine's tables: one `def name` per row, each
+    calling the entry of its kind with its own name (binary rows two operands, unary one)."""
+    from npu_emu.array_api._engine.ufunc import BINARY, UNARY
+    tree = ast.parse(MODULES[PACKAGE + "._elementwise"].read_text())
+    defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    assert sorted(defs) == sorted([*BINARY, *UNARY])
+    for name, node in defs.items():
+        call = node.body[-1].value
+        entry, arity = ("binary", 2) if name in BINARY else ("unary", 1)
+        assert isinstance(call, ast.Call) and call.func.id == entry, name
+        assert call.args[0].value == name and len(call.args) == arity + 1, name
+        assert len(node.args.posonlyargs) == arity, name
