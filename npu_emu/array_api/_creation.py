@@ -16,6 +16,7 @@ import numpy as np
 from ..dtypes import BOOL, COMPLEX, FLOATING, INFO, SIGNED, UNSIGNED
 from ..runtime.base import Backend
 from ._engine import dtypes as _dtypes
+from ._engine.args import array_arg, shape_arg
 from ._engine.array import Array, empty_array, is_scalar, standard_sequence
 from ._engine.asarray import asarray, from_dlpack
 from ._engine.device import backend_for
@@ -23,18 +24,6 @@ from ._engine.dtypes import DType, to_dtype
 from ._engine.kernel import assign, copy_into
 from ._engine.library import compute_dtype, computing, raw_result, result
 from ._engine.scalars import TAKES, python_value, scalar_array, scalar_value
-
-
-def _shape_tuple(shape: object, param: str = "shape") -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
-        shape = (shape,)
-    try:
-        out = tuple(operator.index(n) for n in shape)  # type: ignore[union-attr]
-    except TypeError:
-        raise TypeError(f"{param}={shape!r} is not an int or a sequence of ints") from None
-    if any(n < 0 for n in out):
-        raise ValueError(f"{param}={out} has a negative size")
-    return out
 
 
 def _dtype_or(dtype: object, default: DType) -> DType:
@@ -48,7 +37,7 @@ def _dtype_or(dtype: object, default: DType) -> DType:
 
 def empty(shape: object, *, dtype: object = None, device: object = None) -> Array:
     """An uninitialized array from the pool."""
-    return empty_array(_shape_tuple(shape), _dtype_or(dtype, _dtypes.default_float()).acl_dtype,
+    return empty_array(shape_arg(shape, sizes=True), _dtype_or(dtype, _dtypes.default_float()).acl_dtype,
                        backend_for(device))
 
 
@@ -98,8 +87,7 @@ def ones(shape: object, *, dtype: object = None, device: object = None) -> Array
 
 
 def _like(x: Array, dtype: object, device: object) -> tuple[tuple[int, ...], DType, object]:
-    if not isinstance(x, Array):
-        raise TypeError(f"x is a {type(x).__name__}, not an array of npu_emu.array_api")
+    array_arg("", x)
     return x.shape, x.dtype if dtype is None else to_dtype(dtype), \
         x.device if device is None else device
 

@@ -44,13 +44,18 @@ def axes_arg(axis: object, ndim: int, name: str = "axis") -> list[int]:
     return out
 
 
-def shape_arg(shape: object, name: str = "shape") -> tuple[int, ...]:
+def shape_arg(shape: object, name: str = "shape", sizes: bool = False) -> tuple[int, ...]:
+    """An int or a sequence of ints as a tuple; sizes=True: a shape of a new array, whose
+    sizes must not be negative (ValueError)."""
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (shape,)
     try:
-        return tuple(operator.index(n) for n in shape)  # type: ignore[union-attr]
+        out = tuple(operator.index(n) for n in shape)  # type: ignore[union-attr]
     except TypeError:
-        raise TypeError(f"{name}={shape!r} is not a sequence of ints") from None
+        raise TypeError(f"{name}={shape!r} is not an int or a sequence of ints") from None
+    if sizes and any(n < 0 for n in out):
+        raise ValueError(f"{name}={out} has a negative size")
+    return out
 
 
 def reduced_axes(axis: object, ndim: int) -> tuple[int, ...]:
