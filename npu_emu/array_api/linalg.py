@@ -35,10 +35,9 @@ from ._engine.scalars import check_kind, promote, scalar_array
 from ._creation import zeros
 from ._data_type_functions import finfo
 from ._elementwise import multiply, subtract
-from ._linalg import matrix_transpose, tensordot, to_last, vecdot, vector_axis
+from ._linalg import matmul, matrix_transpose, tensordot, to_last, vecdot, vector_axis
 from ._manipulation import expand_dims, permute_dims
 from ._statistical import sum as _sum
-from ._engine.matmul import matmul
 
 
 class EighResult(NamedTuple):

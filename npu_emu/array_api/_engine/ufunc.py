@@ -31,9 +31,9 @@ from ...runtime.base import Backend
 from . import dtypes as _dtypes, library
 from .array import Array, is_scalar
 from .dtypes import VIA_FLOAT32, real_of
-from .matmul import matmul
 from .kernel import (assign, binary_operator, call, call_new, check_library_destination,
                      check_writable, copy)
+from .matmul import matmul
 from .scalars import (PyScalar, check_kind, dtype_of, promote, python_value, scalar_array,
                       scalar_dtype)
 from .views import aligned
