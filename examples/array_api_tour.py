@@ -13,7 +13,7 @@ def main():
     print("x =", x, "on", x.device)
 
     y = xp.expand(x, (2, 3))                          # aclnnExpand (CANN's checks apply)
-    z = y + xp.asarray([[0.5], [1.5]])                # aclnnAdd: f16 + f32 computes in f32
+    z = y + xp.asarray([[0.5], [1.5]])                # aclnnAdd: f16 + f64 computes in f64
     print("expand + add ->", z.dtype, "\n", np.asarray(z))
 
     print("astype to the NPU's low-precision types (bit-exact conversions):")

@@ -13,29 +13,17 @@ from typing import Any
 
 import numpy as np
 
-from ..device import storage_array
-from ..dtypes import BOOL, COMPLEX, FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT, as_dtype
+from ..dtypes import BOOL, COMPLEX, FLOATING, INFO, SIGNED, UNSIGNED
 from ..runtime.base import Backend
-from ..status import AclnnError
-from . import _dtypes
-from ._array import Array, empty_array, external_array, is_scalar
-from ._calls import assign, convert, copy as copy_array
-from ._device import backend_for, device_of, library, library_memory, library_order
-from ._dtypes import DType, to_dtype
-from ._library import compute_dtype, computing, result
-from ._elementwise import VIA_FLOAT32, _TAKES, python_value, scalar_array
-
-
-def _shape_tuple(shape: object, param: str = "shape") -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
-        shape = (shape,)
-    try:
-        out = tuple(operator.index(n) for n in shape)  # type: ignore[union-attr]
-    except TypeError:
-        raise TypeError(f"{param}={shape!r} is not an int or a sequence of ints") from None
-    if any(n < 0 for n in out):
-        raise ValueError(f"{param}={out} has a negative size")
-    return out
+from ._engine import dtypes as _dtypes
+from ._engine.args import array_arg, shape_arg
+from ._engine.array import Array, empty_array, is_scalar, standard_sequence
+from ._engine.asarray import asarray, from_dlpack
+from ._engine.device import backend_for
+from ._engine.dtypes import DType, to_dtype
+from ._engine.kernel import assign, copy_into
+from ._engine.library import compute_dtype, computing, raw_result, result
+from ._engine.scalars import TAKES, python_value, scalar_array, scalar_value
 
 
 def _dtype_or(dtype: object, default: DType) -> DType:
@@ -44,222 +32,12 @@ def _dtype_or(dtype: object, default: DType) -> DType:
 
 # ------------------------------------------------------------------ adopting memory
 
-def adopt(lib_array: Any, dtype: DT, be: Backend, readonly: bool = False,
-          shared: bool = True) -> Array:
-    """An Array over a NumPy (cpu) or CuPy (cuda) array's memory, without a copy; the array
-    is kept alive and its memory registered with the allocator while the Array lives.
-    shared=False for the library's own results (nobody else holds them)."""
-    if lib_array.size == 0:
-        return empty_array(lib_array.shape, dtype, be)
-    lo, nbytes, ptr0 = library_memory(lib_array)
-    item = INFO[dtype].itemsize
-    return external_array(lo, nbytes, ptr0, lib_array.shape,
-                          [s // item for s in lib_array.strides], dtype, be, lib_array,
-                          readonly, shared)
-
-
-def raw_result(value: Any, dtype: DT, be: Backend) -> Array:
-    """Our array over a new library array (never a view of an input) holding `dtype`'s
-    storage bits, as a gather over raw storage gives: no copy, no conversion."""
-    return adopt(library(be).asarray(value), dtype, be, shared=False)
-
-
-def shareable(a: np.ndarray) -> bool:
-    """Whether a kernel can address a NumPy array's elements in place: element-aligned,
-    strides whole elements, native byte order."""
-    item = a.dtype.itemsize
-    if a.size == 0 or not a.dtype.isnative:
-        return False
-    if a.__array_interface__["data"][0] % min(item, 8):
-        return False
-    return all(s % item == 0 for s in a.strides)
-
-
-def _acl_of_numpy(dtype: np.dtype, param: str = "obj") -> DT:
-    try:
-        acl = as_dtype(dtype, f"{param}.dtype")
-    except AclnnError as err:
-        raise TypeError(f"cannot make an array of npu_emu.array_api from NumPy dtype {dtype}: "
-                        f"{err.message}") from None
-    if acl not in _dtypes.BY_ACL:
-        raise TypeError(f"NumPy dtype {dtype} is {acl.name}, which npu_emu.array_api has no "
-                        f"dtype for")
-    return acl
-
-
-def upload(host: np.ndarray, dtype: DT, be: Backend) -> Array:
-    """A new device array holding host's values (converted to `dtype` on the host as the
-    cast kernels would: low-precision floats through float32)."""
-    out = empty_array(host.shape, dtype, be)
-    if host.size:
-        raw = np.ascontiguousarray(storage_array(_host_in(host, dtype), dtype))
-        be.copy_from_host(out._st.ptr, raw.reshape(-1), be.default_stream)
-    return out
-
-
-def _host_in(host: np.ndarray, dtype: DT) -> np.ndarray:
-    info = INFO[dtype]
-    if host.dtype == info.host:
-        return host
-    if dtype in VIA_FLOAT32 and host.dtype.kind in "biuf":
-        with np.errstate(all="ignore"):
-            return host.astype(np.float32)
-    return host
-
-
-def _from_numpy(a: np.ndarray, dtype: DType | None, be: Backend, copy: bool | None) -> Array:
-    acl = _acl_of_numpy(a.dtype)
-    want = acl if dtype is None else dtype.acl_dtype
-    if be.is_cpu and copy is not True and shareable(a):
-        x = adopt(a, acl, be, readonly=not a.flags.writeable)
-    elif copy is False and a.size:
-        raise ValueError("asarray(copy=False): this NumPy array cannot be shared with the "
-                         f"{be.name} backend " + ("(device memory is not host memory)"
-                                                  if not be.is_cpu else
-                                                  "(misaligned, byte-swapped or odd strides)"))
-    else:
-        x, copy = upload(a, acl, be), None
-    if want != acl:
-        if copy is False:
-            raise ValueError(f"asarray(copy=False) cannot change the dtype from "
-                             f"{_dtypes.BY_ACL[acl].name} to {_dtypes.BY_ACL[want].name}")
-        return convert(x, want)   # our conversion kernels, as astype
-    return x
-
-
-def _from_python(obj: object, dtype: DType | None, be: Backend, copy: bool | None) -> Array:
-    """Python scalars and nested sequences: the standard's default dtypes."""
-    exact_ints = not _has(obj, lambda v: isinstance(v, (float, complex)))
-    big = _has(obj, lambda v: isinstance(v, int) and not isinstance(v, bool)
-               and not -2**63 <= v < 2**63)
-    if big and exact_ints and (dtype is None or dtype.kind not in (SIGNED, UNSIGNED)):
-        # Note: NumPy would make float64 of [1, 2**63]; the standard's default integer
-        # dtype cannot hold it, and nothing asked for a float.
-        raise OverflowError("asarray: a Python int is outside the default integer dtype "
-                            f"{_dtypes.DEFAULT_INT.name}'s range")
-    storage = None
-    if dtype is not None and dtype.kind in (SIGNED, UNSIGNED) and exact_ints:
-        storage = INFO[dtype.acl_dtype].storage     # ints straight in, no float on the way
-    try:
-        host = np.array(obj, dtype=storage)
-    except OverflowError:
-        limits = np.iinfo(storage)
-        raise OverflowError(f"asarray: values outside the range of {dtype.name} "
-                            f"[{limits.min}, {limits.max}]") from None
-    except (ValueError, TypeError) as err:
-        raise TypeError(f"asarray: {type(obj).__name__} {obj!r:.60} is not array-like "
-                        f"({err})") from None
-    kind = host.dtype.kind
-    if kind == "O" or (kind == "u" and dtype is None):
-        raise TypeError(f"asarray: {obj!r:.60} is not an array of numbers")
-    if kind not in "biufc":
-        raise TypeError(f"asarray: {obj!r:.60} holds {host.dtype} values, not numbers")
-    natural = {"b": _dtypes.bool, "i": _dtypes.DEFAULT_INT, "u": _dtypes.DEFAULT_INT,
-               "f": _dtypes.DEFAULT_FLOAT, "c": _dtypes.DEFAULT_COMPLEX}[kind]
-    target = (dtype or natural).acl_dtype
-    if kind == "c" and INFO[target].kind != COMPLEX:
-        raise TypeError(f"asarray: complex values cannot become {_dtypes.BY_ACL[target].name}")
-    return upload(host, target, be)
-
-
-def _has(obj: object, test: Any) -> bool:
-    """Whether a Python scalar or nested list/tuple holds a value passing `test`."""
-    if isinstance(obj, (list, tuple)):
-        return any(_has(o, test) for o in obj)
-    return bool(test(obj))
-
-
-def asarray(obj: object, /, *, dtype: object = None, device: object = None,
-            copy: bool | None = None) -> Array:
-    """An array of `obj`: an Array, a NumPy array (ml_dtypes' bfloat16 and float8 kept), a
-    Python scalar or nested sequence, an object with __dlpack__ (PyTorch, CuPy, JAX) or the
-    buffer protocol. copy=None shares memory where it can, copy=False must share (else
-    ValueError), copy=True always copies."""
-    if isinstance(obj, DType) or (isinstance(obj, type) and issubclass(obj, np.generic)):
-        raise TypeError(f"asarray({obj!r}): a dtype is not array data; pass it as dtype=")
-    dt = None if dtype is None else to_dtype(dtype)
-    if isinstance(obj, Array):
-        x = obj
-        if device is not None and device_of(x._st.backend) != device:
-            if copy is False:
-                raise ValueError(f"asarray(copy=False) cannot move an array from {x.device} "
-                                 f"to {device}")
-            x, copy = to_device(x, device), False
-        if dt is not None and dt != x.dtype:
-            if copy is False:
-                raise ValueError(f"asarray(copy=False) cannot change the dtype from "
-                                 f"{x.dtype.name} to {dt.name}")
-            return convert(x, dt.acl_dtype)
-        return copy_array(x) if copy else x
-    be = backend_for(device)
-    if isinstance(obj, np.ndarray):
-        return _from_numpy(obj, dt, be, copy)
-    if isinstance(obj, np.generic):        # a NumPy scalar keeps its dtype
-        return _from_numpy(np.asarray(obj), dt, be, None if copy is False else copy)
-    if hasattr(obj, "__dlpack__") and not isinstance(obj, (bytes, bytearray, memoryview)):
-        return _from_foreign(obj, dt, be, copy)
-    if not isinstance(obj, (list, tuple, bool, int, float, complex)):
-        try:
-            view = memoryview(obj)  # type: ignore[arg-type]
-        except TypeError:
-            pass
-        else:
-            return _from_numpy(np.asarray(view), dt, be, copy)
-    if copy is False:
-        raise ValueError("asarray(copy=False): Python scalars and sequences are always copied")
-    return _from_python(obj, dt, be, copy)
-
-
-def _from_foreign(obj: object, dtype: DType | None, be: Backend, copy: bool | None) -> Array:
-    """An array of another library: DLPack without a copy where the devices agree, else a
-    host copy through its __array__ (copy=False refuses that)."""
-    try:
-        x = from_dlpack(obj, device=device_of(be), copy=copy)
-    except (BufferError, ValueError, TypeError, RuntimeError):
-        if copy is False:
-            raise
-        if not hasattr(obj, "__array__"):
-            raise
-        x = _from_numpy(np.asarray(obj), None, be, True)
-    if dtype is not None and dtype != x.dtype:
-        if copy is False:
-            raise ValueError(f"asarray(copy=False) cannot change the dtype from {x.dtype.name} "
-                             f"to {dtype.name}")
-        return convert(x, dtype.acl_dtype)
-    return x
-
-
-def from_dlpack(x: object, /, *, device: object = None, copy: bool | None = None) -> Array:
-    """An Array sharing the memory of any object with __dlpack__ (NumPy, PyTorch, CuPy, JAX,
-    ours); copy=True copies, device= moves it (copying)."""
-    from ._interop import import_dlpack
-    return import_dlpack(x, device, copy)
-
-
-def to_device(x: Array, device: object, stream: object = None) -> Array:
-    """x on `device`: itself when it is there already, else a copy of its bits through the
-    host."""
-    if stream is not None:
-        raise ValueError(f"to_device(stream={stream!r}): npu_emu arrays use their backend's "
-                         f"default stream; pass stream=None")
-    be = backend_for(device)
-    src = x._st.backend
-    if be is src:
-        return x
-    with library_order(src):
-        raw = x._raw()
-        host = np.array(raw, copy=True) if src.is_cpu else raw.get()
-    out = empty_array(x.shape, x._t.dtype, be)
-    if host.size:
-        be.copy_from_host(out._st.ptr, np.ascontiguousarray(host).reshape(-1), be.default_stream)
-    return out
-
 
 # --------------------------------------------------------------- empty, zeros, full
 
 def empty(shape: object, *, dtype: object = None, device: object = None) -> Array:
     """An uninitialized array from the pool."""
-    return empty_array(_shape_tuple(shape), _dtype_or(dtype, _dtypes.DEFAULT_FLOAT).acl_dtype,
+    return empty_array(shape_arg(shape, sizes=True), _dtype_or(dtype, _dtypes.default_float()).acl_dtype,
                        backend_for(device))
 
 
@@ -276,9 +54,9 @@ def _fill_dtype(fill_value: object, dtype: object) -> DType:
     value = python_value(fill_value)
     kind = {bool: BOOL, int: SIGNED, float: FLOATING, complex: COMPLEX}[type(value)]
     if dtype is None:
-        return _dtypes.DEFAULTS[kind]
+        return _dtypes.default_of_kind(kind)
     dt = to_dtype(dtype)
-    if dt.kind not in _TAKES[kind]:
+    if dt.kind not in TAKES[kind]:
         raise TypeError(f"full: fill_value {fill_value!r} ({type(value).__name__}) does not fit "
                         f"dtype {dt.name}")
     return dt
@@ -286,7 +64,11 @@ def _fill_dtype(fill_value: object, dtype: object) -> DType:
 
 def full(shape: object, fill_value: object, *, dtype: object = None,
          device: object = None) -> Array:
-    """An array filled with `fill_value` (one InplaceCopy of a 0-d source: broadcast + copy)."""
+    """An array filled with `fill_value` (one InplaceCopy of a 0-d source: broadcast + copy).
+    A 0-d array as fill_value gives its value, and its dtype when dtype is None."""
+    if isinstance(fill_value, Array) and dtype is None:
+        dtype = fill_value.dtype
+    fill_value = scalar_value(fill_value, "full", "fill_value")
     dt = _fill_dtype(fill_value, dtype)
     value = python_value(fill_value)
     if dt.kind in (SIGNED, UNSIGNED):
@@ -300,13 +82,12 @@ def full(shape: object, fill_value: object, *, dtype: object = None,
 
 
 def ones(shape: object, *, dtype: object = None, device: object = None) -> Array:
-    dt = _dtype_or(dtype, _dtypes.DEFAULT_FLOAT)
+    dt = _dtype_or(dtype, _dtypes.default_float())
     return full(shape, True if dt.kind == BOOL else 1, dtype=dt, device=device)
 
 
 def _like(x: Array, dtype: object, device: object) -> tuple[tuple[int, ...], DType, object]:
-    if not isinstance(x, Array):
-        raise TypeError(f"x is a {type(x).__name__}, not an array of npu_emu.array_api")
+    array_arg("", x)
     return x.shape, x.dtype if dtype is None else to_dtype(dtype), \
         x.device if device is None else device
 
@@ -351,6 +132,7 @@ def _size(value: object, name: str) -> int:
 
 
 def _real_number(value: object, fname: str, name: str) -> int | float:
+    value = scalar_value(value, fname, name)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
                                                                       np.floating)):
         raise TypeError(f"{fname}: {name}={value!r} is not an int or a float")
@@ -378,7 +160,7 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
     if args[2] == 0:
         raise ValueError("arange: step=0 gives no progression")
     if dtype is None:
-        dt = _dtypes.DEFAULT_FLOAT if any(isinstance(v, float) for v in args) \
+        dt = _dtypes.default_float() if any(isinstance(v, float) for v in args) \
             else _dtypes.DEFAULT_INT
     else:
         dt = to_dtype(dtype)
@@ -392,13 +174,15 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
              dtype: object = None, device: object = None, endpoint: bool = True) -> Array:
     """num evenly spaced values from start to stop (included when endpoint). The default
     dtype: the default complex when start or stop is complex, else the default float."""
+    start, stop = (scalar_value(start, "linspace", "start"),
+                   scalar_value(stop, "linspace", "stop"))
     for v, n in ((start, "start"), (stop, "stop")):
         if isinstance(v, (bool, np.bool_)) or not is_scalar(v):
             raise TypeError(f"linspace: {n}={v!r} is not a number")
     num = _size(num, "num")
     is_complex = any(isinstance(v, (complex, np.complexfloating)) for v in (start, stop))
     if dtype is None:
-        dt = _dtypes.DEFAULT_COMPLEX if is_complex else _dtypes.DEFAULT_FLOAT
+        dt = _dtypes.default_complex() if is_complex else _dtypes.default_float()
     else:
         dt = to_dtype(dtype)
     if dt.kind == BOOL or (is_complex and dt.kind != COMPLEX):
@@ -431,7 +215,6 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
     """Coordinate grids from 1-D arrays of one dtype: "xy" (Cartesian: the first two axes
     swapped) or "ij" (matrix) indexing. Each grid is a new array, one InplaceCopy of its
     array broadcast over the others' axes."""
-    from ._manipulation import copy_into
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing={indexing!r}; use 'xy' or 'ij'")
     xs = []
@@ -463,7 +246,7 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
         out = empty_array(shape, a._t.dtype, a._st.backend)
         copy_into(out, a._view(shape, strides, offset))
         grids.append(out)
-    return grids
+    return standard_sequence(grids)
 
 
 def _triangle(fname: str, x: object, k: int) -> Array:

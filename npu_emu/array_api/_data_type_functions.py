@@ -12,11 +12,11 @@ import numpy as np
 from ..arch import current_soc
 from ..dtypes import COMPLEX, INFO, aclDataType as DT
 from ..ops.cast import CAST
-from . import _dtypes
-from ._array import Array, is_scalar
-from ._calls import RULES, call_new, convert, copy as copy_array
-from ._dtypes import DType, to_dtype
-from ._elementwise import promote, python_value, scalar_dtype
+from ._engine import dtypes as _dtypes
+from ._engine.array import Array, is_scalar, to_device
+from ._engine.dtypes import DType, real_of, to_dtype
+from ._engine.kernel import RULES, call_new, convert, copy as copy_array
+from ._engine.scalars import promote, python_value, scalar_dtype
 
 
 def astype(x: Array, dtype: object, /, *, copy: bool = True, device: object = None) -> Array:
@@ -29,7 +29,6 @@ def astype(x: Array, dtype: object, /, *, copy: bool = True, device: object = No
         raise TypeError(f"astype: x is a {type(x).__name__}, not an array of npu_emu.array_api")
     dt = to_dtype(dtype)
     if device is not None:
-        from ._creation import to_device
         x = to_device(x, device)
     if dt == x.dtype:
         return copy_array(x) if copy else x
@@ -117,7 +116,6 @@ class iinfo_object:
     dtype: DType
 
 
-_REAL_OF = {DT.ACL_COMPLEX64: DT.ACL_FLOAT, DT.ACL_COMPLEX128: DT.ACL_DOUBLE}
 
 
 @functools.cache
@@ -137,7 +135,7 @@ def finfo(type: object, /) -> finfo_object:  # noqa: A002 (the standard's name)
     """Machine limits of a floating dtype (or an array's): complex gives its real type's.
     The NPU's float16, bfloat16, float8_e5m2, float8_e4m3fn and hifloat8 included."""
     acl = _dtype_arg(type, "type")
-    real = _REAL_OF.get(acl, acl)
+    real = real_of(acl)
     if INFO[real].kind != "floating":
         raise TypeError(f"finfo takes a floating dtype, not {_dtypes.BY_ACL[acl].name}")
     dt = _dtypes.BY_ACL[real]

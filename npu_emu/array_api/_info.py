@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 from ..ops._checks import MAX_DIMS
-from . import _dtypes
-from ._device import Device, backend_for, current_backend, device_of
-from ._dtypes import DType
+from ._engine import dtypes as _dtypes
+from ._engine.array import standard_sequence
+from ._engine.device import Device, backend_for, current_backend, device_of
+from ._engine.dtypes import DType
+from ._data_type_functions import isdtype
 
 
 class Info:
@@ -21,21 +23,19 @@ class Info:
     def default_device(self) -> Device:
         return device_of(current_backend())
 
-    def devices(self) -> list[Device]:
-        return [self.default_device()]
+    def devices(self) -> list[Device] | tuple[Device, ...]:
+        """The one device (a list; a tuple under the 2025.12 standard)."""
+        return standard_sequence([self.default_device()])
 
     def default_dtypes(self, *, device: object = None) -> dict[str, DType]:
         backend_for(device)   # refuses a device that is not ours
-        return {"real floating": _dtypes.DEFAULT_FLOAT, "complex floating":
-                _dtypes.DEFAULT_COMPLEX, "integral": _dtypes.DEFAULT_INT,
-                "indexing": _dtypes.DEFAULT_INDEX}
+        return _dtypes.default_dtypes()
 
     def dtypes(self, *, device: object = None,
                kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:
         """The standard's dtypes of `kind` (a kind name, a tuple of them, or None for all).
         The NPU's float16, bfloat16, float8_e5m2, float8_e4m3fn and hifloat8 are attributes
         of the namespace but not listed here, where the standard allows only its own names."""
-        from ._data_type_functions import isdtype
         backend_for(device)
         if kind is None:
             return {d.name: d for d in _dtypes.STANDARD}

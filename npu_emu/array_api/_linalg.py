@@ -13,58 +13,17 @@ import math
 import operator
 from typing import Sequence
 
-from ..arch import current_soc
-from ..dtypes import COMPLEX, INFO, aclDataType as DT
 from ..ops._checks import broadcast_shapes
-from ..ops.matmul import KEEP_DTYPE, MATMUL, MAX_RANK, infer_shapes, matmul_dtypes
-from ._array import Array, empty_array, library_dtype
-from ._calls import call_new, convert
-from ._elementwise import check_category, promote
-from ._library import (VIA_FLOAT32, array_arg, compute_dtype, computing, operand,
-                       same_device)
-from ._manipulation import _array, expand_dims, permute_dims, reshape, squeeze
-
-
-def matmul(x1: Array, x2: Array, /, *, cube_math_type: int = KEEP_DTYPE) -> Array:
-    """x1 @ x2 (the standard's shape rules: 1-D operands are a row / a column). float16,
-    float32, bfloat16: aclnnMatmul's cube emulation, whose cubeMathType is `cube_math_type`
-    (0 KEEP_DTYPE, 1 ALLOW_FP32_DOWN_PRECISION, 2 USE_FP16, 3 USE_HF32, 4 USE_FP32_ADD)."""
-    return _matmul(_array(x1, "x1"), _array(x2, "x2"), cube_math_type)
-
-
-def _matmul(a: Array, b: Array, cube_math_type: int = KEEP_DTYPE, conj: bool = False) -> Array:
-    """matmul; conj=True conjugates a first (vecdot's x1; complex runs on the library)."""
-    if a.ndim == 0 or b.ndim == 0:
-        raise ValueError("matmul takes arrays of at least one dimension, not 0-d")
-    same_device("matmul", a, b)
-    compute = promote("matmul", a._t.dtype, b._t.dtype)
-    check_category("matmul", "numeric", compute)
-    soc = current_soc()
-    cube = matmul_dtypes(soc)
-    if (soc.supports("Matmul") and a._t.dtype in cube and b._t.dtype in cube
-            and a.ndim <= MAX_RANK and b.ndim <= MAX_RANK):
-        return call_new(MATMUL, [a, b], {"cubeMathType": cube_math_type})
-    return _library_matmul(a, b, compute, conj and INFO[compute].kind == COMPLEX)
-
-
-def _library_matmul(a: Array, b: Array, compute: DT, conj: bool = False) -> Array:
-    be = a._st.backend
-    shape = infer_shapes(a.shape, b.shape).out_shape
-    held = compute_dtype(compute)
-    # The narrow floats are converted by our kernels first; the others are read in place, the
-    # library converting each element to the computed type as it goes.
-    ops = [operand(x, held) if x._t.dtype in VIA_FLOAT32 else x._values() for x in (a, b)]
-    ct = library_dtype(held, be)
-    out = empty_array(shape, held, be)
-    with computing(be) as lib:
-        left = lib.conj(ops[0]) if conj else ops[0]
-        lib.matmul(left, ops[1], out=out._values(), dtype=ct, casting="unsafe")
-    return out if held == compute else convert(out, compute)
+from ._engine.args import array_arg
+from ._engine.array import Array
+from ._engine.matmul import matmul, matmul_arrays
+from ._engine.scalars import check_kind, promote
+from ._manipulation import expand_dims, permute_dims, reshape, squeeze
 
 
 def matrix_transpose(x: Array, /) -> Array:
     """The last two dimensions swapped (a view)."""
-    return _array(x).mT
+    return array_arg("", x).mT
 
 
 def _axes_tuple(axes: object, ndim: int, name: str) -> tuple[int, ...]:
@@ -116,7 +75,7 @@ def tensordot(x1: Array, x2: Array, /, *,
                    (math.prod(a.shape[i] for i in free1), k))
     right = reshape(permute_dims(b, list(ax2) + free2),
                     (k, math.prod(b.shape[j] for j in free2)))
-    out = _matmul(left, right)
+    out = matmul_arrays(left, right)
     return reshape(out, tuple(a.shape[i] for i in free1) + tuple(b.shape[j] for j in free2))
 
 
@@ -149,11 +108,11 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         raise ValueError(f"vecdot: the vectors along axis {axis} have sizes {a.shape[axis]} "
                          f"and {b.shape[axis]}; they must be equal")
     compute = promote("vecdot", a._t.dtype, b._t.dtype)
-    check_category("vecdot", "numeric", compute)
+    check_kind("vecdot", "numeric", compute)
     rows = expand_dims(to_last(a, axis), axis=-2)
     cols = expand_dims(to_last(b, axis), axis=-1)
     broadcast_shapes(rows.shape[:-2], cols.shape[:-2], "x1", "x2")
-    return squeeze(_matmul(rows, cols, conj=True), axis=(-2, -1))
+    return squeeze(matmul_arrays(rows, cols, conj=True), axis=(-2, -1))
 
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]

@@ -23,50 +23,13 @@ from typing import Sequence
 import numpy as np
 
 from ..dtypes import FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT
-from ..ops._checks import MAX_DIMS, broadcast_shapes
-from ._array import Array, empty_array, is_scalar
-from ._calls import assign, broadcast_view, copy as copy_array, flip_axes
-from ._creation import raw_result
-from ._library import compute_dtype, computing, operand, result
-
-
-class AxisError(ValueError, IndexError):
-    """An axis out of range (or named twice): both a ValueError and an IndexError, as NumPy's
-    AxisError, since the standard asks for one or the other depending on the function."""
-
-
-def _array(x: object, name: str = "x") -> Array:
-    if not isinstance(x, Array):
-        raise TypeError(f"{name} is a {type(x).__name__}, not an array of npu_emu.array_api")
-    return x
-
-
-def _axis(axis: object, ndim: int, name: str = "axis") -> int:
-    try:
-        a = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{name}={axis!r} is not an int") from None
-    if not -ndim <= a < ndim:
-        raise AxisError(f"{name}={a} is out of range for {ndim} dimensions")
-    return a % ndim
-
-
-def _axes(axis: object, ndim: int, name: str = "axis") -> list[int]:
-    """An int or a tuple of ints, as distinct axes in [0, ndim)."""
-    items = axis if isinstance(axis, (tuple, list)) else (axis,)
-    out = [_axis(a, ndim, name) for a in items]
-    if len(set(out)) != len(out):
-        raise AxisError(f"{name}={axis!r} names a dimension twice")
-    return out
-
-
-def _shape_arg(shape: object, name: str = "shape") -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
-        shape = (shape,)
-    try:
-        return tuple(operator.index(n) for n in shape)  # type: ignore[union-attr]
-    except TypeError:
-        raise TypeError(f"{name}={shape!r} is not a sequence of ints") from None
+from ..ops._checks import broadcast_shapes as _broadcast_two
+from ._engine.args import array_arg, axes_arg, axis_arg, shape_arg
+from ._engine.array import Array, empty_array, is_scalar, standard_sequence
+from ._engine.kernel import along, copy as copy_array, copy_into
+from ._engine.library import compute_dtype, computing, operand, raw_result, result
+from ._engine.scalars import promote
+from ._engine.views import broadcast_view, flip_axes
 
 
 def _arrays(arrays: object, fname: str) -> list[Array]:
@@ -76,7 +39,7 @@ def _arrays(arrays: object, fname: str) -> list[Array]:
                         f"{type(arrays).__name__}")
     if not arrays:
         raise ValueError(f"{fname} needs at least one array")
-    xs = [_array(a, f"arrays[{i}]") for i, a in enumerate(arrays)]
+    xs = [array_arg("", a, f"arrays[{i}]") for i, a in enumerate(arrays)]
     for i, a in enumerate(xs[1:], 1):
         if a._st.backend is not xs[0]._st.backend:
             raise ValueError(f"{fname}: arrays[{i}] is on {a.device}, arrays[0] on "
@@ -85,77 +48,43 @@ def _arrays(arrays: object, fname: str) -> list[Array]:
 
 
 def _common_dtype(fname: str, xs: Sequence[Array]) -> DT:
-    from ._elementwise import promote
     dt = xs[0]._t.dtype
     for x in xs[1:]:
         dt = promote(fname, dt, x._t.dtype)
     return dt
 
 
-def _along(x: Array, axis: int, index: int | slice) -> Array:
-    """x[:, ..., index] with `index` at `axis` (a view)."""
-    from ._indexing import basic_view
-    return x._view(*basic_view(*x._signed(), (slice(None),) * axis + (index,)))
-
-
 # ----------------------------------------------------------------- copies
-
-def _merged(dst: Array, src: Array) -> tuple[Array, Array]:
-    """(dst, src) of one shape over the same elements with fewer dims: size-1 dims dropped,
-    neighbours merged where both views continue one into the other."""
-    shape, ds, doff = dst._signed()
-    _, ss, soff = src._signed()
-    sizes: list[int] = []
-    dst_strides: list[int] = []
-    src_strides: list[int] = []
-    for n, a, b in zip(shape, ds, ss):
-        if n == 1:
-            continue
-        if sizes and dst_strides[-1] == a * n and src_strides[-1] == b * n:
-            sizes[-1] *= n
-            dst_strides[-1], src_strides[-1] = a, b
-            continue
-        sizes.append(n)
-        dst_strides.append(a)
-        src_strides.append(b)
-    return dst._view(sizes, dst_strides, doff), src._view(sizes, src_strides, soff)
-
-
-def copy_into(dst: Array, src: Array) -> None:
-    """dst[...] = src (broadcast, converted to dst's dtype) by InplaceCopy: one launch, or
-    one per leading index where the views keep more dims than the operator takes (8)."""
-    if dst.size == 0:
-        return
-    if src.shape != dst.shape:
-        src = broadcast_view(src, dst.shape)
-    if dst.ndim > MAX_DIMS:
-        dst, src = _merged(dst, src)
-    if dst.ndim > MAX_DIMS:
-        for i in range(dst.shape[0]):
-            copy_into(_along(dst, 0, i), _along(src, 0, i))
-        return
-    assign(dst, src)
 
 
 def broadcast_to(x: Array, /, shape: Sequence[int]) -> Array:
     """x broadcast to `shape` as a view (stride 0 on the stretched dims; docs/views.md#broadcasting).
     Write into a copy of it, not into it: its elements share memory."""
-    return broadcast_view(_array(x), _shape_arg(shape))
+    return broadcast_view(array_arg("", x), shape_arg(shape))
 
 
-def broadcast_arrays(*arrays: Array) -> list[Array]:
-    """The arrays broadcast to their common shape, as views."""
+def broadcast_arrays(*arrays: Array) -> list[Array] | tuple[Array, ...]:
+    """The arrays broadcast to their common shape, as views (a list; a tuple under the
+    2025.12 standard)."""
     for i, a in enumerate(arrays):
-        _array(a, f"arrays[{i}]")
-    shape: tuple[int, ...] = ()
-    for i, a in enumerate(arrays):
-        shape = broadcast_shapes(shape, a.shape, "the broadcast shape", f"arrays[{i}]")
-    return [broadcast_view(a, shape) for a in arrays]
+        array_arg("", a, f"arrays[{i}]")
+    shape = broadcast_shapes(*(a.shape for a in arrays))
+    return standard_sequence([broadcast_view(a, shape) for a in arrays])
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape the given shapes broadcast to (the standard's rule: right-aligned, a 1
+    stretches); ValueError when two do not broadcast. (2025.12)"""
+    out: tuple[int, ...] = ()
+    for i, s in enumerate(shapes):
+        out = _broadcast_two(out, shape_arg(s, f"shapes[{i}]"), "the broadcast shape",
+                             f"shapes[{i}]")
+    return out
 
 
 def permute_dims(x: Array, /, axes: Sequence[int]) -> Array:
-    x = _array(x)
-    perm = [_axis(a, x.ndim, "axes") for a in _shape_arg(axes, "axes")] if x.ndim else []
+    x = array_arg("", x)
+    perm = [axis_arg(a, x.ndim, "axes") for a in shape_arg(axes, "axes")] if x.ndim else []
     if sorted(perm) != list(range(x.ndim)):
         raise ValueError(f"axes={tuple(axes)} is not a permutation of the {x.ndim} dimensions")
     return x._permuted(perm)
@@ -164,8 +93,8 @@ def permute_dims(x: Array, /, axes: Sequence[int]) -> Array:
 def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     """x with a new dimension of size 1 at `axis` (in [-ndim - 1, ndim]); a tuple of axes
     (the next standard's form) names positions in the result."""
-    x = _array(x)
-    new = set(_axes(axis, x.ndim + (len(axis) if isinstance(axis, tuple) else 1)))
+    x = array_arg("", x)
+    new = set(axes_arg(axis, x.ndim + (len(axis) if isinstance(axis, tuple) else 1)))
     shape, strides, offset = x._signed()
     rest = iter(zip(shape, strides))
     dims = [(1, 0) if k in new else next(rest) for k in range(x.ndim + len(new))]
@@ -174,9 +103,9 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
 
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     """x without the given dimensions, each of which must have size 1."""
-    x = _array(x)
+    x = array_arg("", x)
     axes = (axis,) if not isinstance(axis, tuple) else axis
-    drop = {_axis(a, x.ndim) for a in axes}
+    drop = {axis_arg(a, x.ndim) for a in axes}
     if len(drop) != len(axes):
         raise ValueError(f"axis={axis} names a dimension twice")
     for a in drop:
@@ -235,13 +164,12 @@ def view_strides(old_shape: Sequence[int], old_strides: Sequence[int],
 def reshape(x: Array, /, shape: Sequence[int], *, copy: bool | None = None) -> Array:
     """x in `shape` (one -1 allowed): a view when the memory allows, else a copy (copy=False
     refuses that, copy=True always copies)."""
-    x = _array(x)
-    new = _resolve_shape(_shape_arg(shape), x.size)
+    x = array_arg("", x)
+    new = _resolve_shape(shape_arg(shape), x.size)
     if copy:
         x = copy_array(x)
     old, strides, offset = x._signed()
     if x.size == 0:
-        from ._array import empty_array
         return empty_array(new, x._t.dtype, x._st.backend)
     found = view_strides(old, strides, new)
     if found is None:
@@ -257,9 +185,9 @@ def reshape(x: Array, /, shape: Sequence[int], *, copy: bool | None = None) -> A
 def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...],
              /) -> Array:
     """x with the axes `source` moved to the positions `destination` (a view)."""
-    x = _array(x)
-    src = _axes(source, x.ndim, "source")
-    dst = _axes(destination, x.ndim, "destination")
+    x = array_arg("", x)
+    src = axes_arg(source, x.ndim, "source")
+    dst = axes_arg(destination, x.ndim, "destination")
     if len(src) != len(dst):
         raise ValueError(f"moveaxis: source={source!r} and destination={destination!r} name "
                          f"different numbers of axes")
@@ -272,18 +200,18 @@ def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[i
 def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
     """x with the given axes (all by default) reversed: a view, as NumPy's flip (kernels that
     read it get a contiguous copy; see docs/array-api.md#arrays)."""
-    x = _array(x)
-    axes = list(range(x.ndim)) if axis is None else _axes(axis, x.ndim)
+    x = array_arg("", x)
+    axes = list(range(x.ndim)) if axis is None else axes_arg(axis, x.ndim)
     return flip_axes(x, axes)
 
 
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     """The slices of x along `axis`, as views."""
-    x = _array(x)
+    x = array_arg("", x)
     if x.ndim == 0:
         raise ValueError("unstack: a 0-dimensional array has no axis to split")
-    a = _axis(axis, x.ndim)
-    return tuple(_along(x, a, i) for i in range(x.shape[a]))
+    a = axis_arg(axis, x.ndim)
+    return tuple(along(x, a, i) for i in range(x.shape[a]))
 
 
 def concat(arrays: tuple[Array, ...] | list[Array], /, *,
@@ -298,7 +226,7 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *,
         start = 0
         for x in xs:
             # The flat part of the (contiguous) result, seen in x's shape: a view, one copy.
-            part = _along(out, 0, slice(start, start + x.size))
+            part = along(out, 0, slice(start, start + x.size))
             copy_into(reshape(part, x.shape), x)
             start += x.size
         return out
@@ -306,7 +234,7 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *,
     if ndim == 0:
         raise ValueError("concat: 0-dimensional arrays have no axis to join along; use "
                          "axis=None or stack")
-    a = _axis(axis, ndim)
+    a = axis_arg(axis, ndim)
     for i, x in enumerate(xs):
         others = x.shape[:a] + x.shape[a + 1:]
         if x.ndim != ndim or others != xs[0].shape[:a] + xs[0].shape[a + 1:]:
@@ -318,7 +246,7 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *,
     start = 0
     for x in xs:
         n = x.shape[a]
-        copy_into(_along(out, a, slice(start, start + n)), x)
+        copy_into(along(out, a, slice(start, start + n)), x)
         start += n
     return out
 
@@ -332,11 +260,11 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array
             raise ValueError(f"stack: arrays[{i}] has shape {x.shape}, arrays[0] "
                              f"{xs[0].shape}; stacked arrays have one shape")
     dt = _common_dtype("stack", xs)
-    a = _axis(axis, xs[0].ndim + 1)
+    a = axis_arg(axis, xs[0].ndim + 1)
     shape = xs[0].shape[:a] + (len(xs),) + xs[0].shape[a:]
     out = empty_array(shape, dt, xs[0]._st.backend)
     for i, x in enumerate(xs):
-        copy_into(_along(out, a, i), x)
+        copy_into(along(out, a, i), x)
     return out
 
 
@@ -344,7 +272,7 @@ def roll(x: Array, /, shift: int | tuple[int, ...], *,
          axis: int | tuple[int, ...] | None = None) -> Array:
     """x rolled by `shift` along `axis` (the flattened array when None): for each rolled axis
     its two halves swap places, one InplaceCopy per combination of halves."""
-    x = _array(x)
+    x = array_arg("", x)
     if axis is None:
         if isinstance(shift, (tuple, list)):
             raise ValueError(f"roll: shift={shift!r} is a tuple, so axis must be a tuple of "
@@ -356,7 +284,7 @@ def roll(x: Array, /, shift: int | tuple[int, ...], *,
         raise ValueError(f"roll: shift={shift!r} and axis={axis!r} have different lengths")
     total: dict[int, int] = {}
     for a, s in zip(axes, shifts):
-        k = _axis(a, x.ndim)
+        k = axis_arg(a, x.ndim)
         try:
             total[k] = total.get(k, 0) + operator.index(s)
         except TypeError:
@@ -383,8 +311,8 @@ def roll(x: Array, /, shift: int | tuple[int, ...], *,
 def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     """x repeated `repetitions` times along each axis: one InplaceCopy of x, broadcast over
     the repetitions, into the result seen as (repetition, element) pairs of dims."""
-    x = _array(x)
-    reps = _shape_arg(repetitions, "repetitions")
+    x = array_arg("", x)
+    reps = shape_arg(repetitions, "repetitions")
     if any(r < 0 for r in reps):
         raise ValueError(f"tile: repetitions={reps} has a negative count")
     n = max(x.ndim, len(reps))
@@ -409,13 +337,13 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
     int (or a one-element array): one InplaceCopy, x broadcast over the repetitions; an array
     of counts: the backend library's repeat (its values decide the shape, so they are read
     on the host)."""
-    x = _array(x)
+    x = array_arg("", x)
     if axis is None:
         x, a = reshape(x, (-1,)), 0
     else:
         if x.ndim == 0:
             raise ValueError("repeat: a 0-dimensional array has no axis; use axis=None")
-        a = _axis(axis, x.ndim)
+        a = axis_arg(axis, x.ndim)
     n = x.shape[a]
     if isinstance(repeats, Array):
         if INFO[repeats._t.dtype].kind not in (SIGNED, UNSIGNED):
@@ -492,7 +420,7 @@ def clip(x: Array, /, min: int | float | Array | None = None,  # noqa: A002 (the
     """x clamped to [min, max] elementwise (broadcast), in x's dtype; NaN in x or a bound
     gives NaN. Bounds of another dtype are converted to x's by our kernels; the narrow floats
     compare in float32 (the NPU's computation type) and the result rounds back exactly."""
-    x = _array(x)
+    x = array_arg("", x)
     if INFO[x._t.dtype].kind not in (SIGNED, UNSIGNED, FLOATING):
         raise TypeError(f"clip takes real numeric dtypes, not {x.dtype.name}")
     lo = None if min is None else _bound("clip", "min", min, x)
@@ -500,14 +428,15 @@ def clip(x: Array, /, min: int | float | Array | None = None,  # noqa: A002 (the
     shape = x.shape
     for b, name in ((lo, "min"), (hi, "max")):
         if isinstance(b, Array):
-            shape = broadcast_shapes(shape, b.shape, "x", name)
+            shape = _broadcast_two(shape, b.shape, "x", name)
     if lo is None and hi is None:
         return copy_array(broadcast_view(x, shape))
     ct = compute_dtype(x._t.dtype)
     host = INFO[ct].host
-    values = [operand(x, ct)] + [operand(b, ct) if isinstance(b, Array)
-                                 else None if b is None else host.type(b)
-                                 for b in (lo, hi)]
+    with np.errstate(all="ignore"):          # a bound beyond ct's range becomes inf
+        values = [operand(x, ct)] + [operand(b, ct) if isinstance(b, Array)
+                                     else None if b is None else host.type(b)
+                                     for b in (lo, hi)]
     be = x._st.backend
     with computing(be) as lib:
         out = values[0]

@@ -15,10 +15,10 @@ from ..fractal import L, parse_layout
 from ..ops.expand import EXPAND
 from ..ops.format_cast import format_cast as _format_cast
 from ..tensor import contiguous_strides, make_int_array, make_tensor
-from ._array import ND, Array, _tensor, wrap_tensor
-from ._calls import assign, call_new, check_writable
-from ._device import Storage, synchronize
-from ._manipulation import _array, _shape_arg
+from ._engine.args import array_arg, shape_arg
+from ._engine.array import ND, Array, trusted_tensor, wrap_tensor
+from ._engine.device import Storage, synchronize
+from ._engine.kernel import assign, call_new, check_writable
 
 # ViewCopy's dtype list (docs/operators.md#aclnninplacecopy).
 VIEW_COPY_DTYPES = frozenset({
@@ -30,14 +30,14 @@ VIEW_COPY_DTYPES = frozenset({
 def expand(x: Array, /, size: Sequence[int]) -> Array:
     """aclnnExpand: x broadcast to `size` (PyTorch's expand rules; -1 keeps a dim) into a new
     array, with CANN's checks (its dtype list, no Expand on Ascend310B, at most 8 dims)."""
-    x = _array(x)
-    return call_new(EXPAND, [x], {"size": make_int_array(_shape_arg(size, "size"), "size")})
+    x = array_arg("", x)
+    return call_new(EXPAND, [x], {"size": make_int_array(shape_arg(size, "size"), "size")})
 
 
 def view_copy(dst: Array, src: Array, /) -> Array:
     """ViewCopy: copy src into the view dst (same shape, same dtype, ViewCopy's dtype list),
     one strided copy between two views of any strides. Returns dst."""
-    dst, src = _array(dst, "dst"), _array(src, "src")
+    dst, src = array_arg("", dst, "dst"), array_arg("", src, "src")
     if dst.shape != src.shape:
         raise ValueError(f"view_copy: dst has shape {dst.shape} and src {src.shape}; ViewCopy "
                          f"copies equal shapes (use dst[...] = src to broadcast)")
@@ -56,10 +56,10 @@ def as_strided(x: Array, /, shape: Sequence[int], strides: Sequence[int],
     """A view of x's storage (torch.as_strided): `strides` and `offset` in elements, both
     >= 0 as an aclTensor's, offset from the start of the storage (default: where x's view
     starts). Raises when the view reaches outside the storage."""
-    x = _array(x)
+    x = array_arg("", x)
     base = x._t
     off = base.storage_offset if offset is None else offset
-    t = make_tensor(list(_shape_arg(shape)), base.dtype, list(_shape_arg(strides, "strides")),
+    t = make_tensor(list(shape_arg(shape)), base.dtype, list(shape_arg(strides, "strides")),
                     off, ND, list(base.storage_shape), base.data, owner=x._st)
     return wrap_tensor(t, x._st)
 
@@ -69,7 +69,7 @@ def format_cast(x: Array, fmt: object, /, c0: int | None = None) -> Array:
     npu_emu.fractal.Layout, or "ND" to convert back). A private layout is an array of its
     storage (shape = the storage shape, `format` = the layout); converting it back to ND
     gives the logical shape again. c0 overrides C0 (torch_npu's convention)."""
-    x = _array(x)
+    x = array_arg("", x)
     be = x._st.backend
     if be is not runtime.current():
         raise ValueError(f"format_cast runs on the current backend ({runtime.current().name}); "
@@ -86,7 +86,7 @@ def format_cast(x: Array, fmt: object, /, c0: int | None = None) -> Array:
     if target is L.ND:
         return wrap_tensor(out.with_data(out.data, st), st)
     storage = tuple(out.storage_shape)
-    t = _tensor(storage, out.dtype, contiguous_strides(storage), 0, storage, out.data, st)
+    t = trusted_tensor(storage, out.dtype, contiguous_strides(storage), 0, storage, out.data, st)
     return wrap_tensor(t, st, layout=out.with_data(out.data, st))
 
 

@@ -13,10 +13,13 @@ import numpy as np
 
 from ..dtypes import BOOL, COMPLEX, INFO
 from ..ops._checks import broadcast_shapes
-from . import _dtypes
-from ._array import Array, empty_array
-from ._library import array_arg, compute_dtype, computing, operand, result, same_device
-from ._manipulation import _axes, _axis
+from ._engine import dtypes as _dtypes
+from ._engine.args import array_arg, axes_arg, axis_arg, same_device
+from ._engine.array import Array, empty_array
+from ._engine.kernel import convert, copy_into
+from ._engine.library import compute_dtype, computing, operand, result
+from ._engine.scalars import PyScalar, promote, scalar_array, scalar_dtype
+from ._engine.ufunc import operands
 
 INDEX = _dtypes.DEFAULT_INDEX.acl_dtype
 
@@ -46,7 +49,7 @@ def _arg_reduce(fname: str, x: object, axis: int | None, keepdims: bool) -> Arra
     x = ordered_arg(fname, x)
     if x.size == 0:
         raise ValueError(f"{fname} of an empty array (shape {x.shape}) has no answer")
-    a = None if axis is None else _axis(axis, x.ndim)
+    a = None if axis is None else axis_arg(axis, x.ndim)
     v = values(x)
     with computing(x._st.backend) as lib:
         out = getattr(lib, fname)(v, axis=a, keepdims=bool(keepdims))
@@ -70,7 +73,7 @@ def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
     """How many elements are not zero (True for bool; either part for complex; -0.0 is
     zero), over `axis` (all by default), in the default index dtype."""
     x = array_arg("count_nonzero", x)
-    axes = None if axis is None else tuple(_axes(axis, x.ndim))
+    axes = None if axis is None else tuple(axes_arg(axis, x.ndim))
     v = values(x)
     with computing(x._st.backend) as lib:
         out = lib.sum(v != 0, axis=axes, dtype=np.int64, keepdims=bool(keepdims))
@@ -95,10 +98,8 @@ def searchsorted(x1: Array, x2: Array, /, *, side: Literal["left", "right"] = "l
     """Where x2's elements would go in the ascending 1-D x1 (x1[sorter] when given) to keep
     it sorted: side="left" the first such index, "right" the last. Both compare in their
     promoted dtype (array_api rule set), the narrow floats in float32."""
-    from ._elementwise import promote
     x1 = ordered_arg("searchsorted", x1, "x1")
     if isinstance(x2, (bool, int, float)):
-        from ._elementwise import scalar_array, scalar_dtype
         x2 = scalar_array(x2, scalar_dtype(x2, x1._t.dtype), x1._st.backend)
     x2 = ordered_arg("searchsorted", x2, "x2")
     be = same_device("searchsorted", x1, x2)
@@ -134,14 +135,11 @@ def where(condition: Array, x1: object = _NO_BRANCH, x2: object = _NO_BRANCH, /)
 
     Note: `where(condition)` alone is NumPy's and CuPy's spelling of nonzero(condition);
     clients use it (scikit-learn's roc_curve), so it is accepted here too."""
-    from ._calls import convert
     if x1 is _NO_BRANCH and x2 is _NO_BRANCH:
         return nonzero(condition)
     if x1 is _NO_BRANCH or x2 is _NO_BRANCH:
         raise TypeError("where takes condition and both x1 and x2 (or condition alone, as "
                         "nonzero)")
-    from ._elementwise import PyScalar, operands, promote, scalar_array
-    from ._manipulation import copy_into
     cond = array_arg("where", condition, "condition")
     a, b = operands("where", x1, x2)
     arrays = [cond] + [o for o in (a, b) if isinstance(o, Array)]

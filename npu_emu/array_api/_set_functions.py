@@ -3,15 +3,20 @@ library over the flattened array (its memory when x is contiguous), the narrow f
 compared in float32 (exact). Uniqueness is value equality, as the standard asks: every NaN
 is distinct (a count of one each), -0.0 and 0.0 are one value. The values come sorted
 ascending (NaNs last); each is x's own element at its first occurrence, bits included (the
-sign of a zero).
+sign of a zero). isin (2025.12) tests membership by value equality on the library, in the
+promoted dtype.
 """
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from ._array import Array
-from ._creation import raw_result
-from ._library import array_arg, computing
+from ..dtypes import aclDataType as DT
+from ._engine.args import array_arg, flag, same_device
+from ._engine.array import Array
+from ._engine.kernel import convert
+from ._engine.library import computing, raw_result, result
+from ._engine.scalars import dtype_of, promote, scalar_array
+from ._engine.ufunc import operands
 from ._searching import index_result, values
 
 
@@ -76,4 +81,20 @@ def unique_values(x: Array, /) -> Array:
     return _unique("unique_values", x, False, False)["values"]
 
 
-__all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values"]
+__all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
+
+
+def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
+    """Whether each element of x1 equals some element of x2 (invert=True: none), by value
+    equality (NaN is in nothing), both in their promoted dtype; a bool array of x1's shape
+    (0-d when x1 is a Python scalar). At least one of x1, x2 is an array. (2025.12)"""
+    a, b = operands("isin", x1, x2)
+    arrays = [o for o in (a, b) if isinstance(o, Array)]
+    be = same_device("isin", *arrays)
+    dt = promote("isin", dtype_of(a), dtype_of(b))
+    ins = [o if isinstance(o, Array) else scalar_array(o.value, dt, be) for o in (a, b)]
+    ins = [o if o._t.dtype == dt else convert(o, dt) for o in ins]
+    va, vb = values(ins[0]), values(ins[1])
+    with computing(be) as lib:
+        out = lib.isin(va, vb, invert=flag(invert, "invert"))
+    return result(out, DT.ACL_BOOL, be)

@@ -14,16 +14,16 @@ from typing import Any
 
 import numpy as np
 
-from ._array import Array
-from ._creation import raw_result
-from ._library import computing, result
-from ._manipulation import _axis
+from ._engine.args import axis_arg
+from ._engine.array import Array
+from ._engine.kernel import copy
+from ._engine.library import computing, raw_result, result
 from ._searching import index_result, ordered_arg, values
 
 
 def _sort_axis(x: Array, axis: int) -> int:
     # A 0-d array sorts as one element (axis -1 or 0 name it).
-    return _axis(axis, max(x.ndim, 1))
+    return axis_arg(axis, max(x.ndim, 1))
 
 
 def _stable(lib: Any) -> dict[str, str]:
@@ -61,7 +61,6 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False,
     a = _sort_axis(x, axis)
     be = x._st.backend
     if x.ndim == 0:
-        from ._calls import copy
         return copy(x)
     v = values(x)
     if not descending:

@@ -1,5 +1,5 @@
-"""Statistical functions, generated from a table: sum, prod, mean, std, var, min, max,
-cumulative_sum, cumulative_prod. Each names the dtype category it takes, the backend
+"""Statistical functions: sum, prod, mean, std, var, min, max, cumulative_sum,
+cumulative_prod, each a row of a table naming the dtype category it takes, the backend
 library's function and how its result dtype follows from the input's.
 
 The reductions run on the backend's array library (NumPy on cpu, CuPy on cuda) over the
@@ -18,18 +18,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
 
 import numpy as np
 
 from ..dtypes import BOOL, INFO, SIGNED, UNSIGNED, aclDataType as DT
-from . import _dtypes
-from ._array import Array, empty_array, library_dtype
-from ._calls import convert
-from ._device import library, library_order
-from ._dtypes import to_dtype
-from ._elementwise import _held, _library_operand, check_category, compute_in
-from ._manipulation import _axes, _axis
+from ._engine import dtypes as _dtypes
+from ._engine.args import array_arg, axis_arg, flag, reduced_axes
+from ._engine.array import Array, empty_array, library_dtype
+from ._engine.dtypes import to_dtype
+from ._engine.kernel import convert
+from ._engine.library import (compute_dtype, computing, cumulate_into, library_operand,
+                              reduce_into)
+from ._engine.scalars import check_kind, scalar_value
 
 
 @dataclass(frozen=True)
@@ -69,25 +69,13 @@ _WIDENED = {SIGNED: _dtypes.DEFAULT_INT.acl_dtype, UNSIGNED: DT.ACL_UINT64,
             BOOL: _dtypes.DEFAULT_INT.acl_dtype}
 
 
-def _check_array(name: str, x: object) -> Array:
-    if not isinstance(x, Array):
-        raise TypeError(f"{name}: x is a {type(x).__name__}, not an array of npu_emu.array_api")
-    return x
-
-
-def reduced_axes(axis: object, ndim: int) -> tuple[int, ...]:
-    """axis (None, an int or a tuple of ints) as sorted axes in [0, ndim); AxisError (a
-    ValueError and an IndexError) out of range or for an axis named twice."""
-    return tuple(range(ndim)) if axis is None else tuple(sorted(_axes(axis, ndim)))
-
-
 def result_dtype(spec: Statistic, x: DT, dtype: object) -> DT:
     """The dtype of spec's result for an input of dtype x and the dtype= argument."""
     if dtype is not None:
         if spec.result != "accumulate":
             raise TypeError(f"{spec.name} takes no dtype")
         target = to_dtype(dtype).acl_dtype
-        check_category(f"{spec.name}: dtype", "numeric", target)
+        check_kind(f"{spec.name}: dtype", "numeric", target)
         if INFO[x].kind == "complex" and INFO[target].kind != "complex":
             raise TypeError(f"{spec.name}: dtype={_dtypes.BY_ACL[target].name} would drop the "
                             f"imaginary part of a {_dtypes.BY_ACL[x].name} array")
@@ -96,7 +84,7 @@ def result_dtype(spec: Statistic, x: DT, dtype: object) -> DT:
     if spec.result == "accumulate" and kind in _WIDENED and INFO[x].bits < 64:
         return _WIDENED[kind]
     if spec.result == "float" and kind in (BOOL, SIGNED, UNSIGNED):
-        return _dtypes.DEFAULT_FLOAT.acl_dtype
+        return _dtypes.default_float().acl_dtype
     return x
 
 
@@ -109,23 +97,14 @@ def _source(x: Array, target: DT, ct: np.dtype) -> Array:
         have, want = library_dtype(x._t.dtype, be), library_dtype(target, be)
         if have is None or want is None or not np.can_cast(have, want, "safe"):
             x = convert(x, target)
-    return _library_operand(x, ct, be)
-
-
-def _run(be: Any, fn: Callable[[], None]) -> None:
-    with library_order(be):
-        if library(be) is np:
-            with np.errstate(all="ignore"):
-                fn()
-        else:
-            fn()
+    return library_operand(x, ct, be)
 
 
 def reduce(name: str, x: object, axis: object = None, keepdims: bool = False,
            dtype: object = None, correction: float = 0.0) -> Array:
     spec = STATISTICS[name]
-    x = _check_array(name, x)
-    check_category(name, spec.category, x._t.dtype)
+    x = array_arg(name, x)
+    check_kind(name, spec.category, x._t.dtype)
     axes = reduced_axes(axis, x.ndim)
     count = math.prod(x.shape[a] for a in axes)
     if count == 0 and spec.identity is None:
@@ -134,74 +113,64 @@ def reduce(name: str, x: object, axis: object = None, keepdims: bool = False,
     result = result_dtype(spec, x._t.dtype, dtype)
     be = x._st.backend
     shape = tuple(1 if k in axes else n for k, n in enumerate(x.shape) if keepdims or k not in axes)
-    lib = library(be)
     if spec.result == "same":
         # Exact in any type: x's own type where the library has it (float32 otherwise).
-        src = _library_operand(x, None, be)
+        src = library_operand(x, None, be)
         held = src._t.dtype
         out = empty_array(shape, held, be)
-        _run(be, lambda: getattr(lib, spec.library)(src._values(), axis=axes, out=out._values(),
-                                                    keepdims=keepdims))
+        reduce_into(spec.library, src, out, axes, keepdims)
     else:
-        ct, _ = compute_in(result, be)
-        held = _held(result)
+        ct = library_dtype(compute_dtype(result), be)
+        held = compute_dtype(result)
         src = _source(x, result, ct)
         out = empty_array(shape, held, be)
-        extra = {"ddof": correction} if spec.signature == "correction" else {}
-        view = out._values()
         if count == 0 or (spec.signature == "correction" and count - correction <= 0):
             # An empty mean, and a variance with N - correction <= 0: NaN (the standard;
             # NumPy warns and divides by zero). An empty sum or product: its identity.
-            _run(be, lambda: view.fill(spec.identity if count == 0 else math.nan))
+            with computing(be):
+                out._values().fill(spec.identity if count == 0 else math.nan)
         else:
-            _run(be, lambda: getattr(lib, spec.library)(src._values(), axis=axes, dtype=ct,
-                                                        out=view, keepdims=keepdims, **extra))
+            extra = {"ddof": correction} if spec.signature == "correction" else {}
+            reduce_into(spec.library, src, out, axes, keepdims, ct, **extra)
     return out if held == result else convert(out, result)
 
 
 def cumulative(name: str, x: object, axis: object = None, dtype: object = None,
                include_initial: bool = False) -> Array:
     spec = STATISTICS[name]
-    x = _check_array(name, x)
-    check_category(name, spec.category, x._t.dtype)
+    x = array_arg(name, x)
+    check_kind(name, spec.category, x._t.dtype)
     if x.ndim == 0:
         raise ValueError(f"{name} takes an array of at least one dimension, not 0-d")
     if axis is None:
         if x.ndim > 1:
             raise ValueError(f"{name}: axis is required for an array of {x.ndim} dimensions")
         axis = 0
-    a = _axis(axis, x.ndim, "axis")
+    a = axis_arg(axis, x.ndim, "axis")
     result = result_dtype(spec, x._t.dtype, dtype)
     be = x._st.backend
-    ct, _ = compute_in(result, be)
-    held = _held(result)
+    ct = library_dtype(compute_dtype(result), be)
+    held = compute_dtype(result)
     src = _source(x, result, ct)
     shape = list(x.shape)
     shape[a] += bool(include_initial)
     out = empty_array(shape, held, be)
-    lib = library(be)
-
-    def work() -> None:
+    with computing(be):
         view = out._values()
         lead = (slice(None),) * a
         if include_initial:
             view[lead + (slice(0, 1),)] = spec.identity
             view = view[lead + (slice(1, None),)]
         if view.size:
-            getattr(lib, spec.library)(src._values(), axis=a, dtype=ct, out=view)
-    _run(be, work)
+            cumulate_into(spec.library, src, view, a, ct)
     return out if held == result else convert(out, result)
 
 
 # ------------------------------------------------------------ the functions
 
-def _flag(value: object, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name}={value!r} is not a bool")
-    return bool(value)
-
 
 def _correction(value: object) -> float:
+    value = scalar_value(value, "correction", "correction")
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"correction={value!r} is not an int or a float")
     if value < 0:
@@ -209,37 +178,67 @@ def _correction(value: object) -> float:
     return float(value)
 
 
-_RESULT_NOTES = {"accumulate": "integers accumulate in int64 or uint64",
-                 "float": "integers give the default float", "same": "exact in any dtype"}
+def sum(x: Array, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
+        dtype: object = None, keepdims: bool = False) -> Array:
+    """The sum over `axis` (None: all); integers accumulate in int64 or uint64, the narrow
+    floats in float32 (rounded back by our conversion)."""
+    return reduce("sum", x, axis, flag(keepdims, "keepdims"), dtype)
 
 
-def _make(spec: Statistic) -> Callable[..., Array]:
-    n = spec.name
-    if spec.signature == "dtype":
-        def fn(x: Array, /, *, axis: int | tuple[int, ...] | None = None, dtype: object = None,
-               keepdims: bool = False) -> Array:
-            return reduce(n, x, axis, _flag(keepdims, "keepdims"), dtype)
-    elif spec.signature == "plain":
-        def fn(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
-               keepdims: bool = False) -> Array:
-            return reduce(n, x, axis, _flag(keepdims, "keepdims"))
-    elif spec.signature == "correction":
-        def fn(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
-               correction: int | float = 0.0, keepdims: bool = False) -> Array:
-            return reduce(n, x, axis, _flag(keepdims, "keepdims"),
-                          correction=_correction(correction))
-    else:
-        def fn(x: Array, /, *, axis: int | None = None, dtype: object = None,
-               include_initial: bool = False) -> Array:
-            return cumulative(n, x, axis, dtype, _flag(include_initial, "include_initial"))
-    fn.__name__ = fn.__qualname__ = n
-    fn.__doc__ = (f"{n}(x, ...): {spec.library} on the backend's array library; "
-                  f"{spec.category} dtypes ({_RESULT_NOTES[spec.result]}; narrow floats in "
-                  f"float32, rounded back by our conversion).")
-    return fn
+def prod(x: Array, /, *, axis: int | tuple[int, ...] | None = None, dtype: object = None,
+         keepdims: bool = False) -> Array:
+    """The product over `axis` (None: all); integers accumulate in int64 or uint64, the
+    narrow floats in float32 (rounded back by our conversion)."""
+    return reduce("prod", x, axis, flag(keepdims, "keepdims"), dtype)
 
 
-FUNCTIONS = {name: _make(spec) for name, spec in STATISTICS.items()}
-globals().update(FUNCTIONS)
+def mean(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
+         keepdims: bool = False) -> Array:
+    """The arithmetic mean over `axis` (None: all); integers give the default float; an empty
+    mean is NaN."""
+    return reduce("mean", x, axis, flag(keepdims, "keepdims"))
 
-__all__ = sorted(FUNCTIONS)
+
+def std(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
+        correction: int | float = 0.0, keepdims: bool = False) -> Array:
+    """The standard deviation over `axis` with N - correction degrees of freedom (NaN where
+    that is <= 0); integers give the default float."""
+    return reduce("std", x, axis, flag(keepdims, "keepdims"), correction=_correction(correction))
+
+
+def var(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
+        correction: int | float = 0.0, keepdims: bool = False) -> Array:
+    """The variance over `axis` with N - correction degrees of freedom (NaN where that is
+    <= 0); integers give the default float."""
+    return reduce("var", x, axis, flag(keepdims, "keepdims"), correction=_correction(correction))
+
+
+def min(x: Array, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
+        keepdims: bool = False) -> Array:
+    """The minimum over `axis` (None: all), exact in any dtype; an empty axis is refused."""
+    return reduce("min", x, axis, flag(keepdims, "keepdims"))
+
+
+def max(x: Array, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
+        keepdims: bool = False) -> Array:
+    """The maximum over `axis` (None: all), exact in any dtype; an empty axis is refused."""
+    return reduce("max", x, axis, flag(keepdims, "keepdims"))
+
+
+def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: object = None,
+                   include_initial: bool = False) -> Array:
+    """The running sum along `axis` (needed unless x is 1-D), a leading 0 with
+    include_initial; integers accumulate in int64 or uint64."""
+    return cumulative("cumulative_sum", x, axis, dtype, flag(include_initial, "include_initial"))
+
+
+def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype: object = None,
+                    include_initial: bool = False) -> Array:
+    """The running product along `axis` (needed unless x is 1-D), a leading 1 with
+    include_initial; integers accumulate in int64 or uint64."""
+    return cumulative("cumulative_prod", x, axis, dtype,
+                      flag(include_initial, "include_initial"))
+
+
+__all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum",
+           "var"]

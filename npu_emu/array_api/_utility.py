@@ -8,24 +8,24 @@ from __future__ import annotations
 import operator
 
 from ..dtypes import aclDataType as DT
-from ._array import Array, empty_array
-from ._device import library
-from ._elementwise import _library_operand, binary, check_category
-from ._manipulation import _axis, concat
-from ._statistical import _check_array, _flag, _run, reduced_axes
+from ._engine.args import array_arg, axis_arg, flag, reduced_axes
+from ._engine.array import Array, empty_array
+from ._engine.library import library_operand, reduce_into
+from ._engine.scalars import check_kind
+from ._elementwise import subtract
+from ._manipulation import concat
 
 
 def _truth(name: str, x: object, axis: object, keepdims: object) -> Array:
     """all / any: NaN and every non-zero value are true (complex: either part non-zero)."""
-    x = _check_array(name, x)
-    keep = _flag(keepdims, "keepdims")
+    x = array_arg(name, x)
+    keep = flag(keepdims, "keepdims")
     axes = reduced_axes(axis, x.ndim)
     be = x._st.backend
     shape = tuple(1 if k in axes else n for k, n in enumerate(x.shape) if keep or k not in axes)
-    src = _library_operand(x, None, be)   # exact: the narrow floats' values fit in float32
+    src = library_operand(x, None, be)   # exact: the narrow floats' values fit in float32
     out = empty_array(shape, DT.ACL_BOOL, be)
-    fn = getattr(library(be), name)
-    _run(be, lambda: fn(src._values(), axis=axes, out=out._values(), keepdims=keep))
+    reduce_into(name, src, out, axes, keep)
     return out
 
 
@@ -52,11 +52,11 @@ def diff(x: Array, /, n: int = 1, axis: int = -1, *, prepend: Array | None = Non
     subtract (aclnnAdd with alpha -1 where the SoC has the dtype, the library otherwise).
     Note: the standard makes axis and n keyword-only; they are also taken by position in
     NumPy's and PyTorch's order (n, axis), as clients write diff(x, 2) (scikit-learn)."""
-    x = _check_array("diff", x)
-    check_category("diff", "numeric", x._t.dtype)
+    x = array_arg("diff", x)
+    check_kind("diff", "numeric", x._t.dtype)
     if x.ndim == 0:
         raise ValueError("diff takes an array of at least one dimension, not 0-d")
-    a = _axis(axis, x.ndim, "axis")
+    a = axis_arg(axis, x.ndim, "axis")
     try:
         steps = operator.index(n)
     except TypeError:
@@ -67,8 +67,8 @@ def diff(x: Array, /, n: int = 1, axis: int = -1, *, prepend: Array | None = Non
         # Note: the standard leaves other dtypes implementation-defined; concat promotes.
         x = concat([p for p in (prepend, x, append) if p is not None], axis=a)
     for _ in range(steps):
-        x = binary("subtract", x[_along(a, slice(1, None))],
-                   x[_along(a, slice(None, -1))])
+        x = subtract(x[_along(a, slice(1, None))],
+                     x[_along(a, slice(None, -1))])
     return x
 
 

@@ -2,8 +2,8 @@
 
 The transforms run on the backend's array library (numpy.fft on cpu, cupy.fft on cuda) over
 the arrays' memory, in stream order; the NPU has no FFT operator. Each is a row of TRANSFORMS
-(the dtype category it takes, the kind of result, 1-D or n-D) and the functions are generated
-from it. Results keep the precision of the input: complex64 / float32 stay single precision.
+(the dtype category it takes, the kind of result, 1-D or n-D), run by its function's name.
+Results keep the precision of the input: complex64 / float32 stay single precision.
 The narrow floats (float16, bfloat16, float8, HiFloat8) compute in float32 (converted by our
 cast kernels) and give complex64, the namespace having no narrower complex type.
 fftshift and ifftshift are the namespace's `roll` (every dtype: they only move elements).
@@ -14,12 +14,14 @@ import operator
 from dataclasses import dataclass
 from typing import Any, Literal, Sequence
 
-from . import _dtypes
-from ._array import Array
-from ._device import backend_for
-from ._library import (array_arg, check_kind, complex_of, compute_dtype, computing, operand,
-                       real_of, result)
-from ._manipulation import _axis
+from ._engine import dtypes as _dtypes
+from ._engine.args import array_arg, axis_arg
+from ._engine.array import Array
+from ._engine.device import backend_for
+from ._engine.dtypes import complex_of, real_of, to_dtype
+from ._engine.library import compute_dtype, computing, operand, result
+from ._engine.scalars import check_kind, scalar_value
+from ._manipulation import roll
 
 NORMS = ("backward", "ortho", "forward")
 
@@ -54,7 +56,7 @@ _GIVES = {"same": lambda dt: dt, "complex": complex_of, "real": real_of}
 
 def _input(spec: Transform, x: object, norm: object) -> Array:
     a = array_arg(spec.name, x)
-    check_kind(spec.name, spec.takes, a)
+    check_kind(spec.name, spec.takes, a, name="x")
     if a.ndim == 0:
         raise ValueError(f"{spec.name}: x must have at least one dimension, not 0-d")
     if norm not in NORMS:
@@ -94,7 +96,7 @@ def _sizes(spec: Transform, a: Array, s: object, axes: object) -> tuple[Any, Any
                              f"must be too)")
         return None, None
     try:
-        ax = [_axis(k, a.ndim, "axes") for k in axes]  # type: ignore[union-attr]
+        ax = [axis_arg(k, a.ndim, "axes") for k in axes]  # type: ignore[union-attr]
     except TypeError:
         raise TypeError(f"{spec.name}: axes={axes!r} is not a sequence of ints") from None
     if s is None:
@@ -115,46 +117,98 @@ def _sizes(spec: Transform, a: Array, s: object, axes: object) -> tuple[Any, Any
     return out, ax
 
 
-def _make_1d(spec: Transform):
-    def fn(x: Array, /, *, n: int | None = None, axis: int = -1,
+def _transform_1d(name: str, x: object, n: object, axis: object, norm: object) -> Array:
+    spec = TRANSFORMS[name]
+    a = _input(spec, x, norm)
+    return _run(spec, a, n=None if n is None else _points(name, n, "n"),
+                axis=axis_arg(axis, a.ndim), norm=norm)
+
+
+def _transform_nd(name: str, x: object, s: object, axes: object, norm: object) -> Array:
+    spec = TRANSFORMS[name]
+    a = _input(spec, x, norm)
+    sizes, ax = _sizes(spec, a, s, axes)
+    return _run(spec, a, s=sizes, axes=ax, norm=norm)
+
+
+def fft(x: Array, /, *, n: int | None = None, axis: int = -1,
+        norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
+    """The discrete Fourier transform along `axis`, x trimmed or zero-padded to n points;
+    complex floating-point input."""
+    return _transform_1d("fft", x, n, axis, norm)
+
+
+def ifft(x: Array, /, *, n: int | None = None, axis: int = -1,
+         norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
+    """The inverse DFT along `axis`, x trimmed or zero-padded to n points; complex floating-
+    point input."""
+    return _transform_1d("ifft", x, n, axis, norm)
+
+
+def fftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+         norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
+    """The n-dimensional DFT over `axes` (None: all), sized by s (-1: the axis's own size);
+    complex floating-point input."""
+    return _transform_nd("fftn", x, s, axes, norm)
+
+
+def ifftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+          norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
+    """The n-dimensional inverse DFT over `axes` (None: all), sized by s (-1: the axis's own
+    size); complex floating-point input."""
+    return _transform_nd("ifftn", x, s, axes, norm)
+
+
+def rfft(x: Array, /, *, n: int | None = None, axis: int = -1,
+         norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
+    """The DFT of real input (the n//2 + 1 non-negative frequencies) along `axis`, x trimmed
+    or zero-padded to n points; real floating-point input."""
+    return _transform_1d("rfft", x, n, axis, norm)
+
+
+def irfft(x: Array, /, *, n: int | None = None, axis: int = -1,
+          norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
+    """The inverse of rfft along `axis`, x trimmed or zero-padded to n points; complex
+    floating-point input."""
+    return _transform_1d("irfft", x, n, axis, norm)
+
+
+def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+          norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
+    """The n-dimensional rfft over `axes` (None: all), sized by s (-1: the axis's own size);
+    real floating-point input."""
+    return _transform_nd("rfftn", x, s, axes, norm)
+
+
+def irfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
            norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
-        a = _input(spec, x, norm)
-        return _run(spec, a, n=None if n is None else _points(spec.name, n, "n"),
-                    axis=_axis(axis, a.ndim), norm=norm)
-    fn.__doc__ = (f"{spec.name}(x, /, *, n=None, axis=-1, norm='backward'): {spec.doc} along "
-                  f"`axis`, x trimmed or zero-padded to n points; {spec.takes} input.")
-    return fn
+    """The inverse of rfftn over `axes` (None: all), sized by s (-1: the axis's own size);
+    complex floating-point input."""
+    return _transform_nd("irfftn", x, s, axes, norm)
 
 
-def _make_nd(spec: Transform):
-    def fn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
-           norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
-        a = _input(spec, x, norm)
-        sizes, ax = _sizes(spec, a, s, axes)
-        return _run(spec, a, s=sizes, axes=ax, norm=norm)
-    fn.__doc__ = (f"{spec.name}(x, /, *, s=None, axes=None, norm='backward'): {spec.doc} over "
-                  f"`axes` (None: all), sized by s (-1: the axis's own size); {spec.takes} "
-                  f"input.")
-    return fn
+def hfft(x: Array, /, *, n: int | None = None, axis: int = -1,
+         norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
+    """The DFT of a signal with Hermitian symmetry (real spectrum) along `axis`, x trimmed
+    or zero-padded to n points; complex floating-point input."""
+    return _transform_1d("hfft", x, n, axis, norm)
 
 
-FUNCTIONS = {}
-for _spec in TRANSFORMS.values():
-    _fn = (_make_nd if _spec.nd else _make_1d)(_spec)
-    _fn.__name__ = _fn.__qualname__ = _spec.name
-    _fn.__module__ = __name__
-    FUNCTIONS[_spec.name] = _fn
-globals().update(FUNCTIONS)
+def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1,
+          norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
+    """The inverse of hfft along `axis`, x trimmed or zero-padded to n points; real
+    floating-point input."""
+    return _transform_1d("ihfft", x, n, axis, norm)
 
 
 # ----------------------------------------------------------------- frequencies, shifts
 
 def _frequencies(fname: str, n: int, d: float, dtype: object, device: object) -> Array:
-    from ._dtypes import to_dtype
     n = _points(fname, n, "n")
+    d = scalar_value(d, fname, "d")
     if isinstance(d, bool) or not isinstance(d, (int, float)):
         raise TypeError(f"{fname}: d={d!r} is not a float")
-    dt = _dtypes.DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
+    dt = _dtypes.default_float() if dtype is None else to_dtype(dtype)
     if dt.kind != "floating":
         raise ValueError(f"{fname}: dtype={dt.name} must be a real floating dtype")
     be = backend_for(device)
@@ -177,14 +231,13 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype: object = None,
 
 
 def _shift(fname: str, x: object, axes: object, sign: int) -> Array:
-    from . import roll
     a = array_arg(fname, x)
     if axes is None:
         ax = list(range(a.ndim))
     elif isinstance(axes, int):
-        ax = [_axis(axes, a.ndim, "axes")]
+        ax = [axis_arg(axes, a.ndim, "axes")]
     else:
-        ax = [_axis(k, a.ndim, "axes") for k in axes]  # type: ignore[union-attr]
+        ax = [axis_arg(k, a.ndim, "axes") for k in axes]  # type: ignore[union-attr]
     if not ax:
         return roll(a, 0)
     return roll(a, tuple(sign * (a.shape[k] // 2) for k in ax), axis=tuple(ax))

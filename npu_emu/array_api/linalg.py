@@ -21,19 +21,31 @@ import operator
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, NamedTuple
 
+import numpy as np
+
 from ..dtypes import aclDataType as DT
 from ..ops._checks import broadcast_shapes
-from . import _dtypes
-from ._array import Array, empty_array
-from ._calls import assign, copy as copy_array
-from ._elementwise import binary, promote
-from ._library import (array_arg, check_kind, compute_dtype, computing, operand, real_of,
-                       result, same_device)
+from ._engine import dtypes as _dtypes
+from ._engine.args import array_arg, axis_arg, same_device
+from ._engine.array import Array, empty_array
+from ._engine.dtypes import complex_of, real_of
+from ._engine.kernel import assign, copy as copy_array
+from ._engine.library import compute_dtype, computing, operand, result
+from ._engine.scalars import check_kind, promote, scalar_array
+from ._creation import zeros
+from ._data_type_functions import finfo
+from ._elementwise import multiply, subtract
 from ._linalg import matmul, matrix_transpose, tensordot, to_last, vecdot, vector_axis
-from ._manipulation import _axis, expand_dims, permute_dims
+from ._manipulation import expand_dims, permute_dims
+from ._statistical import sum as _sum
 
 
 class EighResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class EigResult(NamedTuple):
     eigenvalues: Array
     eigenvectors: Array
 
@@ -103,7 +115,18 @@ class MatrixFunction:
     result: type | None = None
 
 
+def _complex(lib: Any, values: Any) -> Any:
+    """The library's eig results as complex of their precision (NumPy gives real arrays
+    when every eigenvalue is real)."""
+    wide = values.dtype in (np.float64, np.complex128)
+    return values.astype(np.complex128 if wide else np.complex64, copy=False)
+
+
 MATRIX = {f.name: f for f in [
+    MatrixFunction("eig", lambda lib, a: tuple(_complex(lib, v) for v in lib.linalg.eig(a)),
+                   ("complex", "complex"), square=True, result=EigResult),
+    MatrixFunction("eigvals", lambda lib, a: _complex(lib, lib.linalg.eigvals(a)),
+                   ("complex",), square=True),
     MatrixFunction("cholesky", _cholesky, square=True),
     MatrixFunction("det", lambda lib, a: lib.linalg.det(a), square=True),
     MatrixFunction("eigh", lambda lib, a: tuple(lib.linalg.eigh(a)), ("real", "same"),
@@ -128,13 +151,15 @@ def _output_dtype(kind: str, dt: DT) -> DT:
         return dt
     if kind == "real":
         return real_of(dt)
+    if kind == "complex":
+        return complex_of(dt)
     return _dtypes.DEFAULT_INDEX.acl_dtype
 
 
 def matrices(fname: str, x: object, square: bool = False, name: str = "x") -> Array:
     """x as a floating stack of matrices (at least 2 dims; square ones if `square`)."""
     a = array_arg(fname, x, name)
-    check_kind(fname, "floating-point", a, name)
+    check_kind(fname, "floating-point", a, name=name)
     if a.ndim < 2:
         raise ValueError(f"{fname}: {name} must have at least 2 dimensions (a matrix or a "
                          f"stack of them), not {a.ndim}")
@@ -150,7 +175,7 @@ def _rtol(fname: str, rtol: object, a: Array) -> Any:
     if rtol is None or isinstance(rtol, (int, float)) and not isinstance(rtol, bool):
         return rtol
     r = array_arg(fname, rtol, "rtol")
-    check_kind(fname, "real floating-point", r, "rtol")
+    check_kind(fname, "real floating-point", r, name="rtol")
     same_device(fname, a, r)
     broadcast_shapes(a.shape[:-2], r.shape, "x's stack", "rtol")
     return operand(r, compute_dtype(real_of(a._t.dtype)))
@@ -170,7 +195,6 @@ def _run(name: str, x: object, **keywords: Any) -> Any:
 
 
 def _eps(a: Array) -> float:
-    from ._data_type_functions import finfo
     return finfo(_dtypes.BY_ACL[real_of(a._t.dtype)]).eps
 
 
@@ -191,6 +215,17 @@ def eigh(x: Array, /) -> EighResult:
 
 def eigvalsh(x: Array, /) -> Array:
     return _run("eigvalsh", x)
+
+
+def eig(x: Array, /) -> EigResult:
+    """Eigenvalues and eigenvectors (columns) of each square matrix, complex of x's precision
+    (complex64 for float32 and narrower, complex128 for float64). (2025.12)"""
+    return _run("eig", x)
+
+
+def eigvals(x: Array, /) -> Array:
+    """The eigenvalues of each square matrix, complex of x's precision. (2025.12)"""
+    return _run("eigvals", x)
 
 
 def inv(x: Array, /) -> Array:
@@ -237,7 +272,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
     (M,)); otherwise it is (a stack of) M x K matrices, its stack broadcast against x1's."""
     a = matrices("solve", x1, square=True, name="x1")
     b = array_arg("solve", x2, "x2")
-    check_kind("solve", "floating-point", b, "x2")
+    check_kind("solve", "floating-point", b, name="x2")
     be = same_device("solve", a, b)
     dt = promote("solve", a._t.dtype, b._t.dtype)
     m = a.shape[-1]
@@ -305,7 +340,7 @@ def _norm_axes(axis: object, ndim: int) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
     axes = axis if isinstance(axis, tuple) else (axis,)
-    out = tuple(_axis(a, ndim) for a in axes)
+    out = tuple(axis_arg(a, ndim) for a in axes)
     if len(set(out)) != len(out):
         raise ValueError(f"vector_norm: axis={axis} names a dimension twice")
     return out
@@ -333,7 +368,7 @@ def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
     """The vector norm over `axis` (None: all elements; a tuple: those axes together); the
     real dtype of x's precision."""
     a = array_arg("vector_norm", x)
-    check_kind("vector_norm", "floating-point", a)
+    check_kind("vector_norm", "floating-point", a, name="x")
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise TypeError(f"vector_norm: ord={ord!r} is not an int or a float")
     axes = _norm_axes(axis, a.ndim)
@@ -365,15 +400,14 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
 def trace(x: Array, /, *, offset: int = 0, dtype: object = None) -> Array:
     """The sum of each matrix's diagonal: the namespace's sum (its dtype rules and
     accumulation) of the diagonal view."""
-    from . import sum as _sum
     a = array_arg("trace", x)
-    check_kind("trace", "numeric", a)
+    check_kind("trace", "numeric", a, name="x")
     return _sum(diagonal(a, offset=offset), axis=-1, dtype=dtype)
 
 
 def _numeric(fname: str, x: object, name: str) -> Array:
     a = array_arg(fname, x, name)
-    check_kind(fname, "numeric", a, name)
+    check_kind(fname, "numeric", a, name=name)
     return a
 
 
@@ -384,7 +418,7 @@ def outer(x1: Array, x2: Array, /) -> Array:
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(f"outer takes two 1-D arrays, not {a.ndim}-D and {b.ndim}-D")
     same_device("outer", a, b)
-    return binary("multiply", expand_dims(a, axis=1), expand_dims(b, axis=0))
+    return multiply(expand_dims(a, axis=1), expand_dims(b, axis=0))
 
 
 # (component of the result, the products subtracted): c_k = a_i * b_j - a_j * b_i
@@ -406,8 +440,8 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     stack = broadcast_shapes(u.shape[:-1], v.shape[:-1], "x1", "x2")
     out = empty_array(stack + (3,), dt, be)
     for k, i, j in _CROSS:
-        term = binary("subtract", binary("multiply", u[..., i], v[..., j]),
-                      binary("multiply", u[..., j], v[..., i]))
+        term = subtract(multiply(u[..., i], v[..., j]),
+                      multiply(u[..., j], v[..., i]))
         assign(out[..., k], term)
     # The vectors go back to `axis` (a view).
     last = out.ndim - 1
@@ -444,15 +478,13 @@ def matrix_power(x: Array, n: int, /) -> Array:
 
 
 def _identity(a: Array) -> Array:
-    from ._creation import zeros
-    from ._elementwise import scalar_array
     out = zeros(a.shape, dtype=a.dtype, device=a.device)
     if out.size:
         assign(diagonal(out), scalar_array(1, a._t.dtype, a._st.backend))
     return out
 
 
-__all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul",
-           "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv",
-           "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
+__all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv",
+           "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
+           "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
            "vector_norm"]

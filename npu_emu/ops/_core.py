@@ -79,6 +79,15 @@ class OpDef:
     plan: Callable[..., "Plan"]
     infer: Callable[..., tuple] | None = None
     summary: str = ""
+    # (dtypes, attrs, ctx) -> bool: the operator's own answer to `supports`.
+    accepts: Callable[..., bool] | None = None
+
+    def supports(self, dtypes: Sequence[Any], ctx: "Context",
+                 attrs: dict[str, Any] | None = None) -> bool:
+        """Whether this operator takes inputs of these dtypes (with these attrs) on ctx's SoC
+        and rule set and computes them as its contract says, so that a front end may choose
+        it over another path. An operator without a rule of its own answers False."""
+        return self.accepts is not None and bool(self.accepts(tuple(dtypes), attrs or {}, ctx))
 
     @functools.cached_property
     def input_names(self) -> tuple[str, ...]:

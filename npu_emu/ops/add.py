@@ -20,7 +20,7 @@ from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from ..tensor import Scalar, Tensor
 from . import _checks as C
 from ._core import ATTR, IN, INOUT, OUT, Context, OpDef, Param, Plan
-from ._elementwise import binary_touches, plan_binary, scalar_as
+from ._elementwise import binary_touches, plan_binary, scalar_as, supported_compute
 
 OP = "Add"
 AXPY = {False: frozenset({DT.ACL_FLOAT, DT.ACL_INT32, DT.ACL_FLOAT16}),       # before Ascend950
@@ -136,9 +136,24 @@ def plan_inplace(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> Plan:
     return _plan(ins[0], ins[1], attrs["alpha"], outs[0], "selfRef", ctx)
 
 
+def supports(dtypes: tuple, attrs: dict, ctx: Context) -> bool:
+    """Both inputs and their promoted type in the SoC's Add list. An alpha other than one on
+    an integer type that takes the Axpy branch computes in float32 (inexact beyond 2^24; the
+    NPU subtracts integers with aclnnSub instead), so Add does not offer that case."""
+    compute = supported_compute(OP, dtypes, ctx)
+    if compute is None:
+        return False
+    alpha = attrs.get("alpha", 1)      # an aclScalar, or the Python number it will hold
+    one = alpha_is_one(alpha, compute, ctx.soc) if isinstance(alpha, Scalar) else alpha == 1
+    return one or not (INFO[compute].kind in (SIGNED, UNSIGNED)
+                       and compute in AXPY[_is_950(ctx.soc)])
+
+
 ADD = OpDef(OP, (Param("self", IN), Param("other", IN), Param("alpha", ATTR, "aclScalar"),
                  Param("out", OUT)), check, plan, infer,
-            summary="out = self + alpha * other, broadcast, computed in the promoted type.")
+            summary="out = self + alpha * other, broadcast, computed in the promoted type.",
+            accepts=supports)
 INPLACE_ADD = OpDef("InplaceAdd", (Param("selfRef", INOUT), Param("other", IN),
                                    Param("alpha", ATTR, "aclScalar")), check_inplace, plan_inplace,
-                    summary="selfRef += alpha * other, computed in the promoted type.")
+                    summary="selfRef += alpha * other, computed in the promoted type.",
+                    accepts=supports)

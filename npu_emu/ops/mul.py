@@ -12,7 +12,7 @@ from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from ..tensor import Tensor
 from . import _checks as C
 from ._core import IN, INOUT, OUT, Context, OpDef, Param, Plan
-from ._elementwise import binary_touches, plan_binary
+from ._elementwise import binary_touches, plan_binary, supported_compute
 
 OP = "Mul"
 
@@ -86,7 +86,14 @@ def plan_inplace(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> Plan:
     return _plan(ins[0], ins[1], outs[0], ctx, "selfRef", "selfRef")
 
 
+def supports(dtypes: tuple, attrs: dict, ctx: Context) -> bool:
+    """Both inputs and their promoted type in the SoC's Mul list."""
+    return supported_compute(OP, dtypes, ctx) is not None
+
+
 MUL = OpDef(OP, (Param("self", IN), Param("other", IN), Param("out", OUT)), check, plan, infer,
-            summary="out = self * other, broadcast, computed in the promoted type.")
+            summary="out = self * other, broadcast, computed in the promoted type.",
+            accepts=supports)
 INPLACE_MUL = OpDef("InplaceMul", (Param("selfRef", INOUT), Param("other", IN)), check_inplace,
-                    plan_inplace, summary="selfRef *= other, computed in the promoted type.")
+                    plan_inplace, summary="selfRef *= other, computed in the promoted type.",
+                    accepts=supports)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import contextlib
 
 import numpy as np
+import pytest
 
 import npu_emu.array_api as xp
-from npu_emu.array_api import _calls
+from npu_emu.array_api._engine import kernel as _calls
 
 STANDARD = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
             "float32", "float64", "complex64", "complex128"]
@@ -18,6 +19,15 @@ REAL = [d for d in ALL if not d.startswith("complex")]
 FLOATS = ["float32", "float64"] + NARROW_FLOATS
 # Special values every float dtype holds (e4m3fn has no infinity: it gives NaN there).
 SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, -2.0]
+
+
+@pytest.fixture
+def float32_defaults():
+    """The NPU's float32 / complex64 as the default floating dtypes (the switch's other
+    setting), for the tests written against it; the namespace's default is float64."""
+    before = xp.set_default_dtypes(real_floating=xp.float32)
+    yield
+    xp.set_default_dtypes(real_floating=before["real floating"])
 
 
 def make(values: object, dtype: str) -> xp.Array:
@@ -74,4 +84,4 @@ def core_calls(monkeypatch):
 
 
 __all__ = ["ALL", "FLOATS", "NARROW_FLOATS", "REAL", "SPECIAL", "STANDARD", "as_float", "bits",
-           "core_calls", "make", "sample", "values"]
+           "core_calls", "float32_defaults", "make", "sample", "values"]

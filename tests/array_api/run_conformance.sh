@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run the public array API conformance suite (data-apis/array-api-tests) against
-# npu_emu.array_api, standard 2024.12, 20 examples per test, seed 0, no deadline, shrinking
-# off, a fresh hypothesis database; known deviations in tests/array_api/xfails.txt.
+# npu_emu.array_api, standard 2024.12 (or $ARRAY_API_TESTS_VERSION), 20 examples per test,
+# seed 0, no deadline, shrinking off, a fresh hypothesis database; known deviations in
+# tests/array_api/xfails.txt.
 #
 #   tests/array_api/run_conformance.sh SUITE [test paths] [pytest args...]
 #
@@ -28,7 +29,9 @@ if [ ! -f "$DIR/array-api/src/array_api_stubs/__init__.py" ]; then
     exit 2
 fi
 export ARRAY_API_TESTS_MODULE=${ARRAY_API_TESTS_MODULE:-npu_emu.array_api}
-export ARRAY_API_TESTS_VERSION=2024.12
+# ARRAY_API_TESTS_VERSION=2025.12 runs the suite at that standard, the namespace following it.
+export ARRAY_API_TESTS_VERSION=${ARRAY_API_TESTS_VERSION:-2024.12}
+export NPU_EMU_ARRAY_API_VERSION=$ARRAY_API_TESTS_VERSION
 export NPU_EMU_HYPOTHESIS_DIR=$(mktemp -d)
 XFAILS=()
 if [ "$ARRAY_API_TESTS_MODULE" = npu_emu.array_api ]; then

@@ -160,6 +160,48 @@ def check_standard_scaler() -> None:
     sk("StandardScaler", fit, _data()["X"])
 
 
+def check_fitted_scaler_pickles() -> None:
+    """A fitted StandardScaler on our arrays through pickle, copy.deepcopy and joblib's
+    dump/load: the copies transform as the original does and keep our arrays."""
+    import copy
+    import pickle
+    import tempfile
+
+    import joblib
+    from sklearn import config_context
+    from sklearn.preprocessing import StandardScaler
+    xp = _xp()
+    x = _data()["X"]
+    with config_context(array_api_dispatch=True):
+        fitted = StandardScaler().fit(xp.asarray(x))
+        want = np.asarray(fitted.transform(xp.asarray(x)))
+        with tempfile.TemporaryDirectory() as d:
+            joblib.dump(fitted, f"{d}/scaler.joblib")
+            from_joblib = joblib.load(f"{d}/scaler.joblib")
+        for label, m in (("pickle", pickle.loads(pickle.dumps(fitted))),
+                         ("deepcopy", copy.deepcopy(fitted)), ("joblib", from_joblib)):
+            assert isinstance(m.mean_, xp.Array) and m.mean_.dtype == xp.float64, label
+            np.testing.assert_array_equal(np.asarray(m.mean_), np.asarray(fitted.mean_))
+            got = m.transform(xp.asarray(x))
+            assert isinstance(got, xp.Array), label
+            np.testing.assert_array_equal(np.asarray(got), want, err_msg=label)
+
+
+def check_cross_val_score_two_jobs() -> None:
+    """cross_val_score(n_jobs=2) sends our arrays to two worker processes (pickled by
+    joblib); the scores are NumPy's on the same data, within 1e-6."""
+    from sklearn import config_context
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import cross_val_score
+    xp = _xp()
+    d = _data()
+    ref = cross_val_score(Ridge(alpha=0.5, solver="svd"), d["X"], d["yr"], cv=3)
+    with config_context(array_api_dispatch=True):
+        got = cross_val_score(Ridge(alpha=0.5, solver="svd"), xp.asarray(d["X"]),
+                              xp.asarray(d["yr"]), cv=3, n_jobs=2)
+    np.testing.assert_allclose(np.asarray([float(s) for s in got]), ref, rtol=1e-6, atol=1e-6)
+
+
 def check_classification_metrics() -> None:
     from sklearn import metrics
     d = _data()
@@ -240,6 +282,7 @@ def check_scipy_fft() -> None:
 SKLEARN_CHECKS = {f.__name__[len("check_"):]: f for f in [
     check_pca_full, check_pca_randomized, check_pca_covariance_eigh, check_pca_float32,
     check_lda, check_ridge_svd, check_logistic_regression, check_standard_scaler,
+    check_fitted_scaler_pickles, check_cross_val_score_two_jobs,
     check_classification_metrics, check_roc_auc, check_regression_metrics,
     check_pairwise_metrics]}
 SCIPY_CHECKS = {f.__name__[len("check_"):]: f for f in [

@@ -13,6 +13,12 @@ import npu_emu.array_api as xp
 
 from ._support import ALL, NARROW_FLOATS, as_float, bits, core_calls, make, sample, values
 
+from ._support import float32_defaults  # noqa: F401 (the fixture)
+
+# These tests were written against the NPU's float32 defaults: they run with that setting
+# of the switch (test_defaults.py checks the namespace's own, float64).
+pytestmark = pytest.mark.usefixtures("float32_defaults")
+
 RNG = np.random.default_rng(16)
 
 

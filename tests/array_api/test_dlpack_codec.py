@@ -1,4 +1,4 @@
-"""The DLPack codec (npu_emu/array_api/_dlpack.py), without the array API namespace.
+"""The DLPack codec (npu_emu/array_api/_engine/dlpack.py), without the array API namespace.
 
 References are independent of the module: DLPack codes and struct layouts transcribed from
 dmlc/dlpack include/dlpack/dlpack.h (v1.1), values and sharing checked through NumPy's and
@@ -21,7 +21,7 @@ from npu_emu.dtypes import INFO, aclDataType
 from npu_emu.status import AclnnError
 
 # npu_emu/array_api may still be a namespace package (its __init__ is written elsewhere).
-dl = importlib.import_module("npu_emu.array_api._dlpack")
+dl = importlib.import_module("npu_emu.array_api._engine.dlpack")
 
 DT = aclDataType
 CPU, CUDA = (1, 0), (2, 0)

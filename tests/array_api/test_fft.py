@@ -10,6 +10,12 @@ import pytest
 import npu_emu.array_api as xp
 from npu_emu.array_api import fft as F
 
+from ._support import float32_defaults  # noqa: F401 (the fixture)
+
+# These tests were written against the NPU's float32 defaults: they run with that setting
+# of the switch (test_defaults.py checks the namespace's own, float64).
+pytestmark = pytest.mark.usefixtures("float32_defaults")
+
 RNG = np.random.default_rng(13)
 NORMS = ["backward", "ortho", "forward"]
 COMPLEX_IN = ["fft", "ifft", "irfft", "hfft"]

@@ -12,10 +12,16 @@ import pytest
 import npu_emu
 import npu_emu.array_api as xp
 from npu_emu import codecs
-from npu_emu.array_api import _calls
+from npu_emu.array_api._engine import kernel as _calls
 from npu_emu.dtypes import aclDataType as DT
 from npu_emu.ops import format_cast as format_cast_module
 from npu_emu.status import AclnnError
+
+from ._support import float32_defaults  # noqa: F401 (the fixture)
+
+# These tests were written against the NPU's float32 defaults: they run with that setting
+# of the switch (test_defaults.py checks the namespace's own, float64).
+pytestmark = pytest.mark.usefixtures("float32_defaults")
 
 RNG = np.random.default_rng(11)
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import npu_emu.array_api as xp
-from npu_emu.array_api import _calls
+from npu_emu.array_api._engine import kernel as _calls
 
 RNG = np.random.default_rng(8)
 

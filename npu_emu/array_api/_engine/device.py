@@ -8,16 +8,17 @@ a region goes when the last array using it goes.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import threading
 from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from .. import runtime
-from .._state import ensure_started
-from ..device import DeviceBuffer
-from ..runtime.base import Backend
+from ... import runtime
+from ..._state import ensure_started
+from ...device import DeviceBuffer
+from ...runtime.base import Backend
 
 # DLPack device types (dlpack.h): kDLCPU, kDLCUDA.
 DL_CPU, DL_CUDA = 1, 2
@@ -105,6 +106,7 @@ class _Regions:
             return self._next
 
     def remove(self, token: int) -> None:
+        """Forget one import (again: no effect)."""
         with self._lock:
             if self._ranges.pop(token, None) is not None:
                 self._sync()
@@ -135,13 +137,47 @@ class _Regions:
 _regions: dict[str, _Regions] = {}
 _regions_lock = threading.Lock()
 
+# Imports whose last array went: (regions, token, owner). A finalizer may run at any
+# allocation, in any thread, while that thread holds any lock, so Storage.__del__ only
+# appends here (atomic, takes no lock) and keeps the owner alive; release_pending() does the
+# work (finish queued work on the memory, unregister it, let the owner go) at safe points.
+_pending: collections.deque = collections.deque()
+_release_lock = threading.Lock()
 
-def regions(be: Backend) -> _Regions:
+
+def release_pending() -> None:
+    """Release the imports queued by finalizers. Called at safe points: before an import is
+    registered, a region is looked up, and at synchronize. A release interrupted by an
+    exception (a signal handler's, KeyboardInterrupt) stays queued, at the head, and is redone
+    by the next call (each step is idempotent); only one thread releases at a time, and a
+    finalizer that calls in while this thread releases finds the lock taken and returns."""
+    if not _pending or not _release_lock.acquire(blocking=False):
+        return
+    try:
+        while _pending:
+            reg, token, _owner = _pending[0]
+            # The owner may free the memory or hand it on once we let go of it: what it does
+            # next must be ordered after our queued work on it (the backend's hand_over: the
+            # cpu backend waits for the default stream, cuda makes the other streams wait).
+            reg._be.hand_over()
+            reg.remove(token)
+            _pending.popleft()
+    finally:
+        _release_lock.release()
+
+
+def _regions_of(be: Backend) -> _Regions:
     with _regions_lock:
         r = _regions.get(be.name)
         if r is None or r._be is not be:
             r = _regions[be.name] = _Regions(be)
         return r
+
+
+def regions(be: Backend) -> _Regions:
+    """The imported memory of `be` (releases queued ones first)."""
+    release_pending()
+    return _regions_of(be)
 
 
 class Storage:
@@ -155,7 +191,8 @@ class Storage:
                  "__weakref__")
 
     def __init__(self, ptr: int, nbytes: int, backend: Backend, owner: Any,
-                 readonly: bool = False, shared: bool = False, token: int | None = None) -> None:
+                 readonly: bool = False, shared: bool = False,
+                 token: tuple[_Regions, int] | None = None) -> None:
         self.ptr, self.nbytes, self.backend, self.owner = ptr, nbytes, backend, owner
         self.readonly, self.shared, self._token = readonly, shared, token
 
@@ -168,21 +205,17 @@ class Storage:
     def external(cls, ptr: int, nbytes: int, be: Backend, owner: Any, readonly: bool = False,
                  shared: bool = True) -> "Storage":
         """Memory another object owns, registered with the allocator while this lives."""
-        token = regions(be).add(ptr, nbytes) if nbytes else None
+        token = None
+        if nbytes:
+            reg = regions(be)
+            token = (reg, reg.add(ptr, nbytes))
         return cls(ptr, nbytes, be, owner, readonly, shared, token)
 
     def __del__(self) -> None:
+        # No lock, no synchronize here (see _pending): queue the release, owner included.
         token, self._token = getattr(self, "_token", None), None
-        if token is None:
-            return
-        try:
-            # The owner may free the memory or hand it to someone else once we let go of it:
-            # what it does next must be ordered after our queued work on it (pool blocks have
-            # stream-ordered frees instead).
-            self.backend.hand_over()
-            regions(self.backend).remove(token)
-        except Exception:
-            pass  # interpreter shutdown
+        if token is not None:
+            _pending.append((token[0], token[1], getattr(self, "owner", None)))
 
 
 # --------------------------------------------------------------- the backend library
@@ -209,6 +242,7 @@ def library_order(be: Backend) -> Iterator[None]:
 
 def synchronize(be: Backend) -> None:
     be.default_stream.synchronize()
+    release_pending()
 
 
 class _HostMemory:

@@ -7,8 +7,10 @@ would silently make the array 0; these objects are nothing but dtypes (and
 """
 from __future__ import annotations
 
-from ..dtypes import BOOL, COMPLEX, FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT, as_dtype
-from ..status import AclnnError
+import os
+
+from ...dtypes import BOOL, COMPLEX, FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT, as_dtype
+from ...status import AclnnError
 
 
 class DType:
@@ -74,15 +76,68 @@ float16, bfloat16 = _ALL["float16"], _ALL["bfloat16"]
 float8_e5m2, float8_e4m3fn, hifloat8 = (_ALL[n] for n in ("float8_e5m2", "float8_e4m3fn",
                                                            "hifloat8"))
 
-# The defaults (__array_namespace_info__().default_dtypes()). Note: float32, not NumPy's
-# float64: it is the NPU's native float (several operators, Expand and Matmul among them, have
-# no float64), and PyTorch chooses the same.
-DEFAULT_FLOAT = float32
-DEFAULT_COMPLEX = complex64
+# The default integer and index dtypes (fixed).
 DEFAULT_INT = int64
 DEFAULT_INDEX = int64
-DEFAULTS = {BOOL: bool, SIGNED: DEFAULT_INT, UNSIGNED: DEFAULT_INT, FLOATING: DEFAULT_FLOAT,
-            COMPLEX: DEFAULT_COMPLEX}
+
+# The default floating dtypes (__array_namespace_info__().default_dtypes()): a switch,
+# set_default_dtypes or the environment variable below (read at import). Note: float64 /
+# complex128 by default, as NumPy, because clients (SciPy, scikit-learn) assume them unless
+# the namespace is PyTorch's; float32 is the NPU's native float (Expand and Matmul have no
+# float64 and refuse it with CANN's message).
+DEFAULT_FLOAT_ENV = "NPU_EMU_DEFAULT_FLOAT"
+_FLOAT_PAIRS = {"float64": (float64, complex128), "float32": (float32, complex64)}
+_floats: list[DType] = list(_FLOAT_PAIRS["float64"])
+
+
+def default_float() -> DType:
+    """The default real floating dtype (float64 unless switched)."""
+    return _floats[0]
+
+
+def default_complex() -> DType:
+    """The default complex floating dtype (complex128 unless switched)."""
+    return _floats[1]
+
+
+def default_of_kind(kind: str) -> DType:
+    """The default dtype of an npu_emu kind (bool, signed, unsigned, floating, complex)."""
+    if kind == FLOATING:
+        return _floats[0]
+    if kind == COMPLEX:
+        return _floats[1]
+    return bool if kind == BOOL else DEFAULT_INT
+
+
+def default_dtypes() -> dict[str, DType]:
+    """The standard's default_dtypes() dictionary."""
+    return {"real floating": _floats[0], "complex floating": _floats[1],
+            "integral": DEFAULT_INT, "indexing": DEFAULT_INDEX}
+
+
+def set_default_dtypes(*, real_floating: object = None,
+                       complex_floating: object = None) -> dict[str, DType]:
+    """Switch the default floating dtypes: float64 with complex128 (the default, NumPy's) or
+    float32 with complex64 (the NPU's native float, PyTorch's). Either may be given, the other
+    follows its precision; returns the previous defaults (default_dtypes()). Arrays already
+    made keep their dtype. The environment variable NPU_EMU_DEFAULT_FLOAT=float32|float64 sets
+    the same switch at import."""
+    pairs = {(r.name, c.name): (r, c) for r, c in _FLOAT_PAIRS.values()}
+    real = None if real_floating is None else to_dtype(real_floating, "real_floating")
+    cplx = None if complex_floating is None else to_dtype(complex_floating, "complex_floating")
+    if real is None and cplx is None:
+        raise TypeError("set_default_dtypes: give real_floating= or complex_floating=")
+    if real is None:
+        real = {"complex128": float64, "complex64": float32}.get(cplx.name, cplx)
+    if cplx is None:
+        cplx = {"float64": complex128, "float32": complex64}.get(real.name, real)
+    if (real.name, cplx.name) not in pairs:
+        raise ValueError(f"set_default_dtypes: real_floating={real.name}, complex_floating="
+                         f"{cplx.name} is not a default pair; use float64 with complex128 or "
+                         f"float32 with complex64")
+    before = default_dtypes()
+    _floats[:] = pairs[(real.name, cplx.name)]
+    return before
 
 # The standard's dtype kinds (isdtype, dtypes(kind=...)) as sets of npu_emu kinds.
 KINDS: dict[str, frozenset[str]] = {
@@ -139,3 +194,39 @@ def of_acl(acl: DT) -> DType:
 __all__ = ["DType", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
            "uint64", "float32", "float64", "complex64", "complex128", "float16", "bfloat16",
            "float8_e5m2", "float8_e4m3fn", "hifloat8"]
+
+
+# Floats narrower than float32 (float16, bfloat16, the float8 types, HiFloat8): the NPU
+# computes them in float32, and a Python scalar converts to them through float32, as the
+# cast kernels convert float64 and integers to them.
+VIA_FLOAT32 = frozenset(dt for dt, info in INFO.items()
+                        if info.kind == FLOATING and info.bits < 32)
+_REAL_OF = {DT.ACL_COMPLEX64: DT.ACL_FLOAT, DT.ACL_COMPLEX128: DT.ACL_DOUBLE}
+# Note: there is no complex type narrower than complex64 in the namespace, so the complex
+# results of the narrow floats (rfft of float16) are complex64, the type they compute in.
+_COMPLEX_OF = {DT.ACL_DOUBLE: DT.ACL_COMPLEX128}
+
+
+def real_of(dt: DT) -> DT:
+    """The real floating dtype of dt's precision (complex64 -> float32; reals: themselves)."""
+    return _REAL_OF.get(dt, dt)
+
+
+def complex_of(dt: DT) -> DT:
+    """The complex dtype of dt's precision (float64 -> complex128, other floats -> complex64)."""
+    if INFO[dt].kind == COMPLEX:
+        return dt
+    return _COMPLEX_OF.get(dt, DT.ACL_COMPLEX64)
+
+
+def _default_float_from_environment() -> None:
+    value = os.environ.get(DEFAULT_FLOAT_ENV, "").strip().lower()
+    if not value:
+        return
+    if value not in _FLOAT_PAIRS:
+        raise ValueError(f"{DEFAULT_FLOAT_ENV}={value!r} is not a default float; use "
+                         f"{' or '.join(_FLOAT_PAIRS)}")
+    _floats[:] = _FLOAT_PAIRS[value]
+
+
+_default_float_from_environment()

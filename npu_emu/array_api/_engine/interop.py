@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import runtime
-from ..dtypes import INFO
-from . import _dlpack
-from ._array import Array, empty_array, external_array, library_dtype
-from ._calls import copy as copy_array
-from ._device import DL_CPU, DL_CUDA, library_order, synchronize
+from ... import runtime
+from ...dtypes import INFO
+from . import dlpack as _dlpack
+from .array import Array, empty_array, external_array, library_dtype, to_device
+from .kernel import copy as copy_array
+from .device import DL_CPU, DL_CUDA, backend_for, device_of as dev_of, library_order, synchronize
 
 
 def _native(x: Array) -> bool:
@@ -142,8 +142,6 @@ def _backend_of_dl(device: tuple[int, int]) -> Any:
 
 def import_dlpack(obj: object, device: object, copy: bool | None) -> Array:
     """from_dlpack: share the producer's memory (registered with the allocator while used)."""
-    from ._creation import to_device
-    from ._device import backend_for, device_of as dev_of
     if isinstance(obj, Array):
         x = obj if device is None else to_device(obj, device)
         return copy_array(x) if copy and x is obj else x

@@ -35,10 +35,10 @@ from typing import Sequence
 
 import numpy as np
 
-from .._params import as_int, as_pointer, int_sequence, INT64_MAX
-from ..dtypes import aclDataType, as_dtype
+from ..._params import as_int, as_pointer, int_sequence, INT64_MAX
+from ...dtypes import aclDataType, as_dtype
 # AclnnTypeError/AclnnValueError are made in a loop in status.py
-from ..status import (ACLNN_ERR_PARAM_INVALID, AclnnTypeError,  # type: ignore[attr-defined]
+from ...status import (ACLNN_ERR_PARAM_INVALID, AclnnTypeError,  # type: ignore[attr-defined]
                       AclnnValueError)
 
 DT = aclDataType

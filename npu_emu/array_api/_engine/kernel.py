@@ -1,0 +1,188 @@
+"""The kernel path: the array API's calls into the operator core: each eager operation is one
+`npu_emu.ops._core.run` in a Context of the array's backend, the current SoC and the
+"array_api" rule set, its outputs allocated from the pool with the shape and dtype the
+operator's `infer` gives. Errors of the core (AclnnError, also a TypeError / ValueError /
+RuntimeError / MemoryError) pass through unchanged.
+
+Also here, because several operations share it: writing a source into an array's view
+(InplaceCopy: broadcast, then converted to the destination's dtype), and the choice of our
+operator for an elementwise function, which the operator answers (OpDef.supports).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ...arch import current_soc
+from ...dtypes import COMPLEX, INFO, RULE_SETS, UNSIGNED, aclDataType as DT
+from ...ops._checks import MAX_DIMS
+from ...ops._core import Context, OpDef, check_no_internal_overlap, run
+from ...ops.add import ADD, INPLACE_ADD
+from ...ops.inplace_copy import INPLACE_COPY
+from ...ops.mul import INPLACE_MUL, MUL
+from ...runtime.base import Backend
+from ...tensor import Scalar, Tensor, make_scalar
+from .array import Array, empty_array
+from .device import library_order, synchronize
+from .views import aligned, basic_view, broadcast_view
+
+RULES = RULE_SETS["array_api"]
+
+
+def context(be: Backend) -> Context:
+    return Context(be, current_soc(), RULES)
+
+
+def check_writable(x: Array, what: str = "the destination") -> None:
+    if x._st.readonly:
+        raise ValueError(f"{what} is read-only (imported read-only memory); copy it first "
+                         f"(asarray(x, copy=True))")
+
+
+def check_library_destination(x: Array, name: str = "x") -> None:
+    """What the operator core checks of an output, for a write by the backend library: not
+    read-only, and no two elements at one address (a broadcast view)."""
+    check_writable(x, name)
+    check_no_internal_overlap(x._t, name)
+
+
+def call(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Array], attrs: dict[str, Any],
+         be: Backend, touched: Sequence[Array] = (), ctx: Context | None = None) -> None:
+    """One run of `op` on the default stream. When a user can reach any of the memory
+    (`touched` and `outs`: imported or exported storage) on the cpu backend, the work is
+    finished before returning, since the other side may read or free it at once."""
+    for o in outs:
+        check_writable(o)
+    run(op, ins, [o._t for o in outs], attrs, ctx or context(be))
+    if be.is_cpu and any(x._st.shared for x in (*touched, *outs)):
+        synchronize(be)
+
+
+def call_new(op: OpDef, inputs: Sequence[Array], attrs: dict[str, Any]) -> Array:
+    """Run `op` on `inputs` into a new array shaped and typed by the op's infer."""
+    be = inputs[0]._st.backend
+    ctx = context(be)
+    ins = tuple(x._kernel_tensor() for x in inputs)
+    shape, dtype = op.infer(ins, attrs, ctx)
+    out = empty_array(shape, dtype, be)
+    call(op, ins, (out,), attrs, be, inputs, ctx)
+    return out
+
+
+# ----------------------------------------------------------------- InplaceCopy
+
+def assign(dst: Array, src: Array) -> None:
+    """dst[...] = src through InplaceCopy: src broadcast to dst's shape, then converted to
+    dst's dtype (any pair of InplaceCopy's list), written into dst's view in one launch."""
+    check_writable(dst)
+    if src._st.backend is not dst._st.backend:
+        raise ValueError(f"the value is on {src.device}, the destination on {dst.device}")
+    be = dst._st.backend
+    if (INFO[dst._t.dtype].kind == COMPLEX and INFO[src._t.dtype].kind == COMPLEX
+            and not dst._t.is_contiguous()):
+        # Note: InplaceCopy refuses complex -> complex into a non-contiguous view
+        # (docs/operators.md#aclnninplacecopy): convert first (contiguous), then the backend
+        # library moves the bits.
+        check_library_destination(dst, "dst")
+        if src._t.dtype != dst._t.dtype:
+            src = convert(src, dst._t.dtype)
+        with library_order(be):
+            dst._raw()[...] = src._raw()
+        return
+    d, s = aligned(dst, src)
+    call(INPLACE_COPY, (s._kernel_tensor(),), (d,), {}, be, (src,))
+
+
+def convert(x: Array, dtype: DT) -> Array:
+    """x in `dtype`, a new contiguous array (InplaceCopy converts any pair of its list)."""
+    out = empty_array(x.shape, dtype, x._st.backend)
+    assign(out, x)
+    return out
+
+
+def copy(x: Array) -> Array:
+    """A contiguous copy of x (one strided-copy launch; the library copies reversed views)."""
+    if x._flip is not None:
+        return x._materialized()
+    return convert(x, x._t.dtype)
+
+
+def along(x: Array, axis: int, index: int | slice) -> Array:
+    """x[:, ..., index] with `index` at `axis` (a view)."""
+    return x._view(*basic_view(*x._signed(), (slice(None),) * axis + (index,)))
+
+
+def _merged(dst: Array, src: Array) -> tuple[Array, Array]:
+    """(dst, src) of one shape over the same elements with fewer dims: size-1 dims dropped,
+    neighbours merged where both views continue one into the other."""
+    shape, ds, doff = dst._signed()
+    _, ss, soff = src._signed()
+    sizes: list[int] = []
+    dst_strides: list[int] = []
+    src_strides: list[int] = []
+    for n, a, b in zip(shape, ds, ss):
+        if n == 1:
+            continue
+        if sizes and dst_strides[-1] == a * n and src_strides[-1] == b * n:
+            sizes[-1] *= n
+            dst_strides[-1], src_strides[-1] = a, b
+            continue
+        sizes.append(n)
+        dst_strides.append(a)
+        src_strides.append(b)
+    return dst._view(sizes, dst_strides, doff), src._view(sizes, src_strides, soff)
+
+
+def copy_into(dst: Array, src: Array) -> None:
+    """dst[...] = src (broadcast, converted to dst's dtype) by InplaceCopy: one launch, or
+    one per leading index where the views keep more dims than the operator takes (8)."""
+    if dst.size == 0:
+        return
+    if src.shape != dst.shape:
+        src = broadcast_view(src, dst.shape)
+    if dst.ndim > MAX_DIMS:
+        dst, src = _merged(dst, src)
+    if dst.ndim > MAX_DIMS:
+        for i in range(dst.shape[0]):
+            copy_into(along(dst, 0, i), along(src, 0, i))
+        return
+    assign(dst, src)
+
+
+# ------------------------------------------------- our operators for elementwise functions
+
+_ALPHA: dict[tuple[int, DT], Scalar] = {}
+
+
+def alpha(value: int, dtype: DT) -> Scalar:
+    """aclnnAdd's alpha in the computed dtype (so the rule set's cast check holds); -1 for an
+    unsigned type is its modular equivalent, 2^bits - 1 (x + (2^bits - 1) y wraps to x - y)."""
+    key = (value, dtype)
+    found = _ALPHA.get(key)
+    if found is None:
+        v = value
+        if value < 0 and INFO[dtype].kind == UNSIGNED:
+            v = int(np.iinfo(INFO[dtype].storage).max) + 1 + value
+        found = _ALPHA[key] = make_scalar(v, dtype)
+    return found
+
+
+# kernel name of an elementwise function -> (operator, in-place operator, alpha or None);
+# subtract is Add with alpha -1.
+_BINARY_OPERATORS = {"add": (ADD, INPLACE_ADD, 1), "subtract": (ADD, INPLACE_ADD, -1),
+                     "multiply": (MUL, INPLACE_MUL, None)}
+
+
+def binary_operator(kernel: str | None, dtypes: tuple[DT, DT], compute: DT, be: Backend,
+                    inplace: bool = False) -> tuple[OpDef, dict[str, Any]] | None:
+    """Our operator (and its attrs) for an elementwise binary function on inputs of `dtypes`
+    computed in `compute`, when the operator supports them on the current SoC; None: the
+    function takes the library path."""
+    if kernel is None:
+        return None
+    op, inplace_op, a = _BINARY_OPERATORS[kernel]
+    chosen = inplace_op if inplace else op
+    if not chosen.supports(dtypes, context(be), {} if a is None else {"alpha": a}):
+        return None
+    return chosen, ({} if a is None else {"alpha": alpha(a, compute)})

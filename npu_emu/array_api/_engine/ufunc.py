@@ -1,0 +1,370 @@
+"""The elementwise engine: the tables of the elementwise functions (each entry names the dtype
+category it takes, the standard's, the backend library's function, the kind of result, our
+operator where there is one, and its operator symbol) and the three entries every
+elementwise function and Array operator goes through: binary, unary and inplace.
+
+Which path a call takes (docs/array-api.md):
+- add, subtract, multiply: aclnnAdd (subtract is Add with alpha -1) / aclnnMul when both
+  input dtypes are in the current SoC's Add/Mul list (float16/32/64, bfloat16 where the SoC
+  has it, int8/16/32/64, uint8, bool, complex64/128): our kernels, the NPU's rounding.
+- everything else runs on the backend's array library (NumPy on cpu, CuPy on cuda) over the
+  same memory, in stream order, without copies, in the NPU's computation type: float16,
+  bfloat16, the float8 types and HiFloat8 compute in float32 (read exactly, or converted by
+  our cast kernels where the library has no such type) and the float32 result is rounded
+  back to the result dtype by our bit-exact conversion, as the NPU's vector unit does.
+- The standard's special cases (signed zeros, infinities, NaNs) are the library's IEEE
+  results, corrected where NumPy/CuPy differ from the standard (floor_divide with an
+  infinite operand, complex expm1 and tanh at infinities): `fix` below.
+Promotion and the result dtype follow the "array_api" rule set in every case.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ...dtypes import BOOL, FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT
+from ...ops._checks import broadcast_shapes
+from ...runtime.base import Backend
+from . import dtypes as _dtypes, library
+from .array import Array, is_scalar
+from .dtypes import VIA_FLOAT32, real_of
+from .kernel import (assign, binary_operator, call, call_new, check_library_destination,
+                     check_writable, copy)
+from .matmul import matmul
+from .scalars import (PyScalar, check_kind, dtype_of, promote, python_value, scalar_array,
+                      scalar_dtype)
+from .views import aligned
+
+
+# A function of the library that is not a NumPy/CuPy ufunc of that name: it writes the
+# result into `out` itself. (lib, inputs, out, dtype): the library module, the operands as
+# library arrays or NumPy scalars, the output array, and the result dtype.
+Writer = Callable[[Any, list, Any, DT], None]
+# A correction of the library's result where it differs from the standard's special cases:
+# (lib, inputs, out), run after the library function, on the same operands.
+Fix = Callable[[Any, list, Any], None]
+
+
+@dataclass(frozen=True)
+class Binary:
+    """A binary elementwise function. result: "promoted" (the promoted dtype), "bool",
+    "float" (the promoted dtype, and the default float for integer and bool inputs), or
+    "logical" (bool, each operand taken by its truth: no promotion).
+    dunder: the operator ("add": __add__, __radd__, __iadd__), "cmp:<name>" for a
+    comparison (no reflected or in-place form)."""
+    name: str
+    category: str
+    library: str | Writer
+    result: str = "promoted"
+    kernel: str | None = None     # "add", "subtract", "multiply": aclnnAdd / aclnnMul
+    symbol: str = ""
+    dunder: str | None = None
+    fix: Fix | None = None
+
+
+@dataclass(frozen=True)
+class Unary:
+    """A unary elementwise function. result: "same", "real" (complex inputs give the real
+    dtype of their precision) or "bool". identity: the dtype kinds on which the function
+    returns its input's values (ceil of an integer, conj of a real), as a copy."""
+    name: str
+    category: str
+    library: str | Writer
+    result: str = "same"
+    identity: frozenset[str] = frozenset()
+    dunder: str | None = None
+    fix: Fix | None = None
+
+
+_INTEGERS = frozenset({SIGNED, UNSIGNED})
+_REALS = frozenset({SIGNED, UNSIGNED, FLOATING})
+
+
+# ------------------------------------------------------------ special-case fixes
+
+def _fix_floor_divide(lib: Any, inputs: list, out: Any) -> None:
+    """An infinite operand: floor(x1 / x2), the standard's cases (+inf // 2 is +inf,
+    -1 // +inf is -0). NumPy and CuPy follow Python there (NaN, -1). Integers: nothing."""
+    x1, x2 = inputs
+    if out.dtype.kind != "f":
+        return
+    special = lib.isinf(x1) | lib.isinf(x2)
+    lib.copyto(out, lib.floor(lib.true_divide(x1, x2)), where=special)
+
+
+def _fix_expm1(lib: Any, inputs: list, out: Any) -> None:
+    """Complex expm1 at zero, infinities and NaNs: exp(z) - 1 there, whose special cases
+    are the standard's (the library's complex expm1 gives NaN + NaN j at infinities and
+    keeps -0)."""
+    (z,) = inputs
+    if out.dtype.kind != "c":
+        return
+    special = ~lib.isfinite(z) | (z == 0)
+    lib.copyto(out, lib.exp(z) - 1, where=special)
+
+
+def _fix_tanh(lib: Any, inputs: list, out: Any) -> None:
+    """Complex tanh(±inf + bj), b finite: ±1 with an imaginary zero of b's sign (the
+    standard: 1 + 0j for b > 0; the library takes the sign of sin(2b))."""
+    (z,) = inputs
+    if out.dtype.kind != "c":
+        return
+    re, im = lib.real(z), lib.imag(z)
+    special = lib.isinf(re) & lib.isfinite(im)
+    lib.copyto(out.real, lib.sign(re), where=special)
+    lib.copyto(out.imag, lib.copysign(lib.zeros_like(im), im), where=special)
+
+
+# ------------------------------------------------------------------ writers
+
+def _write_real(lib: Any, inputs: list, out: Any, dtype: DT) -> None:
+    out[...] = lib.real(inputs[0])
+
+
+def _write_imag(lib: Any, inputs: list, out: Any, dtype: DT) -> None:
+    out[...] = lib.imag(inputs[0])
+
+
+@functools.cache
+def _grid(dtype: DT) -> np.ndarray:
+    """The values of a narrow float dtype in ascending order, as float32: every finite code
+    (and the infinities where it has them), -0 folded into +0."""
+    from ...codecs import decode
+    bits = INFO[dtype].bits
+    codes = np.arange(2 ** bits, dtype=np.uint16 if bits == 16 else np.uint8)
+    values = decode(codes.view(INFO[dtype].storage), dtype).astype(np.float32)
+    values = values[~np.isnan(values)]
+    return np.unique(np.where(values == 0, np.float32(0), values))
+
+
+def _write_nextafter(lib: Any, inputs: list, out: Any, dtype: DT) -> None:
+    """nextafter in the result dtype's own precision. The narrow floats (computed in
+    float32 here) step along their table of values: the neighbour of x1 towards x2 (past
+    the largest finite value of a type without infinity: inf, which the conversion back
+    makes what the NPU's cast makes of it)."""
+    x1, x2 = inputs
+    if dtype not in VIA_FLOAT32:
+        lib.nextafter(x1, x2, out=out)
+        return
+    grid = lib.asarray(_grid(dtype))
+    x1, x2 = lib.asarray(x1, dtype=np.float32), lib.asarray(x2, dtype=np.float32)
+    i = lib.searchsorted(grid, x1)
+    up = lib.concatenate([grid[1:], lib.asarray([np.inf], dtype=np.float32)])
+    down = lib.concatenate([lib.asarray([-np.inf], dtype=np.float32), grid[:-1]])
+    last = len(grid) - 1
+    i = lib.minimum(i, last)
+    step = lib.where(x2 > x1, up[i], down[i])
+    result = lib.where(x1 == x2, x2, step)
+    out[...] = lib.where(lib.isnan(x1) | lib.isnan(x2), np.float32(np.nan), result)
+
+
+# ------------------------------------------------------------------- the tables
+
+_CMP = "cmp:"
+BINARY = {f.name: f for f in [
+    Binary("add", "numeric", "add", kernel="add", symbol="+", dunder="add"),
+    Binary("subtract", "numeric", "subtract", kernel="subtract", symbol="-", dunder="sub"),
+    Binary("multiply", "numeric", "multiply", kernel="multiply", symbol="*", dunder="mul"),
+    # Note: the standard's divide takes floating dtypes; integers divide in the default
+    # float, as PyTorch and CuPy do and clients rely on (int / int).
+    Binary("divide", "numeric", "true_divide", "float", symbol="/", dunder="truediv"),
+    Binary("floor_divide", "real numeric", "floor_divide", symbol="//", dunder="floordiv",
+           fix=_fix_floor_divide),
+    Binary("remainder", "real numeric", "remainder", symbol="%", dunder="mod"),
+    Binary("pow", "numeric", "power", symbol="**", dunder="pow"),
+    Binary("atan2", "real floating-point", "arctan2"),
+    Binary("copysign", "real floating-point", "copysign"),
+    Binary("hypot", "real floating-point", "hypot"),
+    Binary("logaddexp", "real floating-point", "logaddexp"),
+    Binary("nextafter", "real floating-point", _write_nextafter),
+    Binary("maximum", "real numeric", "maximum"),
+    Binary("minimum", "real numeric", "minimum"),
+    Binary("equal", "all", "equal", "bool", symbol="==", dunder=_CMP + "eq"),
+    Binary("not_equal", "all", "not_equal", "bool", symbol="!=", dunder=_CMP + "ne"),
+    Binary("less", "real numeric", "less", "bool", symbol="<", dunder=_CMP + "lt"),
+    Binary("less_equal", "real numeric", "less_equal", "bool", symbol="<=", dunder=_CMP + "le"),
+    Binary("greater", "real numeric", "greater", "bool", symbol=">", dunder=_CMP + "gt"),
+    Binary("greater_equal", "real numeric", "greater_equal", "bool", symbol=">=",
+           dunder=_CMP + "ge"),
+    # Note: the standard's logical functions take bool; any dtype is taken by its truth
+    # (non-zero, NaN included), as NumPy, PyTorch and CuPy do and clients rely on
+    # (scikit-learn's roc_curve: logical_or of float differences). No promotion: each
+    # operand becomes bool.
+    Binary("logical_and", "all", "logical_and", "logical"),
+    Binary("logical_or", "all", "logical_or", "logical"),
+    Binary("logical_xor", "all", "logical_xor", "logical"),
+    Binary("bitwise_and", "integer or boolean", "bitwise_and", symbol="&", dunder="and"),
+    Binary("bitwise_or", "integer or boolean", "bitwise_or", symbol="|", dunder="or"),
+    Binary("bitwise_xor", "integer or boolean", "bitwise_xor", symbol="^", dunder="xor"),
+    Binary("bitwise_left_shift", "integer", "left_shift", symbol="<<", dunder="lshift"),
+    Binary("bitwise_right_shift", "integer", "right_shift", symbol=">>", dunder="rshift"),
+]}
+UNARY = {f.name: f for f in [
+    Unary("abs", "numeric", "absolute", "real", dunder="abs"),
+    Unary("negative", "numeric", "negative", dunder="neg"),
+    Unary("positive", "numeric", "positive", identity=_dtypes.KINDS["numeric"], dunder="pos"),
+    Unary("bitwise_invert", "integer or boolean", "invert", dunder="invert"),
+    Unary("logical_not", "all", "logical_not", "bool"),
+    Unary("acos", "floating-point", "arccos"),
+    Unary("acosh", "floating-point", "arccosh"),
+    Unary("asin", "floating-point", "arcsin"),
+    Unary("asinh", "floating-point", "arcsinh"),
+    Unary("atan", "floating-point", "arctan"),
+    Unary("atanh", "floating-point", "arctanh"),
+    Unary("cos", "floating-point", "cos"),
+    Unary("cosh", "floating-point", "cosh"),
+    Unary("sin", "floating-point", "sin"),
+    Unary("sinh", "floating-point", "sinh"),
+    Unary("tan", "floating-point", "tan"),
+    Unary("tanh", "floating-point", "tanh", fix=_fix_tanh),
+    Unary("exp", "floating-point", "exp"),
+    Unary("expm1", "floating-point", "expm1", fix=_fix_expm1),
+    Unary("log", "floating-point", "log"),
+    Unary("log1p", "floating-point", "log1p"),
+    Unary("log2", "floating-point", "log2"),
+    Unary("log10", "floating-point", "log10"),
+    Unary("sqrt", "floating-point", "sqrt"),
+    Unary("square", "numeric", "square"),
+    Unary("reciprocal", "floating-point", "reciprocal"),
+    Unary("sign", "numeric", "sign"),
+    Unary("ceil", "real numeric", "ceil", identity=_INTEGERS),
+    Unary("floor", "real numeric", "floor", identity=_INTEGERS),
+    Unary("trunc", "real numeric", "trunc", identity=_INTEGERS),
+    # rint: round half to even, real and imaginary parts independently (the standard)
+    Unary("round", "numeric", "rint", identity=_INTEGERS),
+    Unary("conj", "numeric", "conjugate", identity=_REALS),
+    Unary("real", "numeric", _write_real, "real", identity=_REALS),
+    Unary("imag", "complex floating-point", _write_imag, "real"),
+    Unary("isfinite", "numeric", "isfinite", "bool"),
+    Unary("isinf", "numeric", "isinf", "bool"),
+    Unary("isnan", "numeric", "isnan", "bool"),
+    Unary("signbit", "real floating-point", "signbit", "bool"),
+]}
+
+
+# --------------------------------------------------------------------- operands
+
+def operands(name: str, x1: object, x2: object) -> tuple[Array | PyScalar, Array | PyScalar]:
+    """Both operands as Arrays or typed Python scalars; at least one must be an array."""
+    from .asarray import asarray
+    ops = []
+    for x in (x1, x2):
+        if isinstance(x, np.ndarray):
+            x = asarray(x)
+        ops.append(x)
+    a, b = ops
+    if isinstance(a, Array) and isinstance(b, Array):
+        if a._st.backend is not b._st.backend:
+            raise ValueError(f"{name}: the arrays are on different devices ({a.device} and "
+                             f"{b.device})")
+        return a, b
+    if isinstance(a, Array) and is_scalar(b):
+        v = python_value(b)
+        return a, PyScalar(v, scalar_dtype(v, a._t.dtype))
+    if isinstance(b, Array) and is_scalar(a):
+        v = python_value(a)
+        return PyScalar(v, scalar_dtype(v, b._t.dtype)), b
+    bad = a if not isinstance(a, Array) else b
+    raise TypeError(f"{name}: expected arrays of npu_emu.array_api or Python scalars, got "
+                    f"{type(bad).__name__}" + ("" if isinstance(a, Array) or isinstance(b, Array)
+                                               else " (at least one operand must be an array)"))
+
+
+def result_dtype(spec: Binary, compute: DT) -> DT:
+    if spec.result in ("bool", "logical"):
+        return DT.ACL_BOOL
+    if spec.result == "float" and INFO[compute].kind in (BOOL, SIGNED, UNSIGNED):
+        return _dtypes.default_float().acl_dtype
+    return compute
+
+
+def _as_array(x: Array | PyScalar, be: Backend) -> Array:
+    return x if isinstance(x, Array) else scalar_array(x.value, x.dtype, be)
+
+
+def _backend(a: Array | PyScalar, b: Array | PyScalar) -> Backend:
+    return (a if isinstance(a, Array) else b)._st.backend
+
+
+def _shape(x: Array | PyScalar) -> tuple[int, ...]:
+    return x.shape if isinstance(x, Array) else ()
+
+
+# --------------------------------------------------------------------- entries
+
+def binary(name: str, x1: object, x2: object) -> Array:
+    spec = BINARY[name]
+    a, b = operands(name, x1, x2)
+    da, db = dtype_of(a), dtype_of(b)
+    be = _backend(a, b)
+    if spec.result == "logical":
+        check_kind(name, spec.category, da, db)
+        shape = broadcast_shapes(_shape(a), _shape(b), "x1", "x2")
+        return library.elementwise(spec, [a, b], shape, DT.ACL_BOOL, DT.ACL_BOOL, be)
+    compute = promote(name, da, db)
+    check_kind(name, spec.category, compute)
+    result = result_dtype(spec, compute)
+    chosen = binary_operator(spec.kernel, (da, db), compute, be)
+    if chosen is not None:
+        return call_new(chosen[0], [_as_array(a, be), _as_array(b, be)], chosen[1])
+    shape = broadcast_shapes(_shape(a), _shape(b), "x1", "x2")
+    return library.elementwise(spec, [a, b], shape,
+                               result if spec.result == "float" else compute, result, be)
+
+
+def unary(name: str, x: object) -> Array:
+    spec = UNARY[name]
+    if not isinstance(x, Array):
+        raise TypeError(f"{name} takes an array of npu_emu.array_api, not {type(x).__name__}")
+    dt = x._t.dtype
+    check_kind(name, spec.category, dt)
+    if INFO[dt].kind in spec.identity:
+        return copy(x)
+    result = {"same": dt, "real": real_of(dt), "bool": DT.ACL_BOOL}[spec.result]
+    return library.elementwise(spec, [x], x.shape, dt, result, x._st.backend)
+
+
+def inplace(name: str, x: Array, other: object) -> None:
+    """x (op)= other: the result must keep x's dtype and shape (the standard's rule), and is
+    written into x's memory."""
+    check_writable(x, "x")
+    if name == "matmul":
+        result = matmul(x, other)
+        if result.shape != x.shape:
+            raise ValueError(f"x @= y would change x's shape {x.shape} to {result.shape}")
+        assign(x, result)
+        return
+    spec = BINARY[name]
+    a, b = operands(name, x, other)
+    if not isinstance(a, Array):
+        raise TypeError(f"{name}: the in-place target must be an array")
+    da, db = dtype_of(a), dtype_of(b)
+    compute = promote(name, da, db)
+    check_kind(name, spec.category, compute)
+    result = result_dtype(spec, compute)
+    if result != da:
+        raise TypeError(f"x {spec.symbol}= y: the result would be "
+                        f"{_dtypes.BY_ACL[result].name}, but an in-place operation keeps x's "
+                        f"dtype {_dtypes.BY_ACL[da].name}; write x = x {spec.symbol} y")
+    shape = broadcast_shapes(x.shape, _shape(b), "x", "y")
+    if shape != x.shape:
+        raise ValueError(f"x {spec.symbol}= y: y of shape {_shape(b)} broadcasts x of shape "
+                         f"{x.shape} to {shape}; an in-place result keeps x's shape")
+    be = x._st.backend
+    chosen = binary_operator(spec.kernel, (da, db), compute, be, inplace=True)
+    if chosen is not None:
+        bb = _as_array(b, be)
+        d, s = aligned(x, bb)
+        call(chosen[0], (d._t, s._kernel_tensor()), (d,), chosen[1], be, (bb,))
+        return
+    if da == compute and da not in VIA_FLOAT32 and spec.fix is None:
+        # The library writes x's memory directly: x's dtype is the one computed in (a fix
+        # would read x1 after the function overwrote it; the narrow floats round back through
+        # our conversion).
+        check_library_destination(x)
+        library.elementwise_into(spec, x, b, compute)
+        return
+    assign(x, binary(name, x, other))

@@ -1,0 +1,140 @@
+"""Imported memory goes back to its owner without deadlocks: finalizers only queue the
+release (the garbage collector may run them while the same thread holds the registry's
+lock), and a release interrupted by an exception stays queued until a later safe point."""
+from __future__ import annotations
+
+import gc
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import npu_emu.array_api as xp
+from npu_emu import runtime
+from npu_emu.array_api._engine import device as _device
+
+
+@pytest.fixture(autouse=True)
+def _cpu(cpu_backend):
+    gc.collect()
+    _device.release_pending()      # start with nothing queued by earlier tests
+    yield cpu_backend
+
+
+def _registered() -> int:
+    return len(runtime.current().allocator._external)
+
+
+# Reference cycles make the collector run finalizers at arbitrary allocations, also inside
+# the registry's own work (this hung within ~20,000 rounds when finalizers took its lock).
+_GC_STRESS = textwrap.dedent("""
+    import gc, sys, time
+    import numpy as np
+    import npu_emu.array_api as xp
+    from npu_emu.array_api._engine import device as _device
+    from npu_emu import runtime
+    gc.set_threshold(50, 2, 2)         # collect often: finalizers land inside add()
+    class Node:
+        pass
+    end = time.monotonic() + float(sys.argv[1])
+    rounds = 0
+    while time.monotonic() < end:
+        for _ in range(500):
+            n = Node(); n.me = n; n.arr = xp.asarray(np.ones(4)); del n
+        rounds += 500
+    gc.collect()
+    _device.release_pending()
+    print(rounds, len(runtime.current().allocator._external))
+""")
+
+
+def test_gc_stress_of_imports_does_not_deadlock():
+    env = dict(os.environ, NPU_EMU_DEVICE="cpu")
+    try:
+        done = subprocess.run([sys.executable, "-c", _GC_STRESS, "3"], env=env,
+                              capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:       # the watchdog: a deadlock never finishes
+        pytest.fail("importing arrays under garbage-collector pressure deadlocked")
+    assert done.returncode == 0, done.stderr
+    rounds, registered = map(int, done.stdout.split())
+    assert rounds >= 500 and registered == 0
+
+
+def test_finalizer_queues_and_a_safe_point_releases():
+    h = np.arange(8, dtype=np.float32)
+    before = _registered()
+    x = xp.asarray(h)
+    assert _registered() == before + 1
+    del x
+    gc.collect()
+    assert _device._pending                  # queued, not yet released (no lock taken)
+    xp.asarray(np.zeros(2)).shape            # a safe point: the next import
+    assert _registered() == before + 1       # the new import only
+    gc.collect()
+    _device.release_pending()
+    assert _registered() == before and not _device._pending
+
+
+def test_release_interrupted_by_an_exception_is_redone(monkeypatch):
+    h = np.arange(8, dtype=np.float32)
+    before = _registered()
+    x = xp.asarray(h)
+    del x
+    gc.collect()
+    stream = runtime.current().default_stream
+    calls = []
+
+    def interrupted_sync():
+        # What a signal handler raising during the wait looks like to the releaser.
+        calls.append(1)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+    monkeypatch.setattr(stream, "synchronize", interrupted_sync)
+    with pytest.raises(KeyboardInterrupt):
+        _device.release_pending()
+    assert _registered() == before + 1 and len(_device._pending) == 1   # still queued
+    _device.release_pending()
+    assert _registered() == before and not _device._pending
+    monkeypatch.undo()
+
+
+def test_release_interrupted_by_a_signal_is_redone():
+    signal = pytest.importorskip("signal")
+    if not hasattr(signal, "setitimer"):
+        pytest.skip("no interval timers on this platform")
+    before = _registered()
+    stream = runtime.current().default_stream
+    real_sync = stream.synchronize
+    hits = []
+
+    class Alarm(Exception):
+        pass
+
+    def on_alarm(signum, frame):
+        raise Alarm
+
+    def slow_sync():
+        hits.append(1)
+        if len(hits) == 1:
+            signal.setitimer(signal.ITIMER_REAL, 0.01)
+            import time
+            time.sleep(1.0)                  # the signal arrives during the wait
+        real_sync()
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    try:
+        x = xp.asarray(np.arange(8, dtype=np.float32))
+        del x
+        gc.collect()
+        stream.synchronize = slow_sync
+        with pytest.raises(Alarm):
+            _device.release_pending()
+        assert _registered() == before + 1
+    finally:
+        signal.signal(signal.SIGALRM, old)
+        del stream.synchronize
+    _device.release_pending()
+    assert _registered() == before and not _device._pending

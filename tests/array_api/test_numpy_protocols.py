@@ -1,0 +1,130 @@
+"""NumPy's protocols as CuPy answers them: NumPy ufuncs and functions called on our arrays
+run the namespace's function of that name and return our arrays; calls the namespace has no
+function (or no argument) for run on NumPy over host copies, as before. And no NumPy warning
+escapes a namespace call. The reference is NumPy 2's own result on the same values."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import npu_emu.array_api as xp
+
+
+@pytest.fixture(autouse=True)
+def _cpu(cpu_backend):
+    yield cpu_backend
+
+
+H = np.array([[0.5, -2.0, 3.0], [4.0, 0.25, -1.5]])
+
+
+def _ours(got, want) -> None:
+    assert isinstance(got, xp.Array), type(got)
+    assert got.dtype.name == np.asarray(want).dtype.name and got.shape == np.shape(want)
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("ufunc", [np.exp, np.negative, np.absolute, np.sqrt, np.isnan,
+                                   np.floor, np.sin, np.arctan, np.rint, np.conjugate])
+def test_unary_ufuncs_dispatch_to_the_namespace(ufunc):
+    with np.errstate(all="ignore"):
+        _ours(ufunc(xp.asarray(H)), ufunc(H))
+
+
+@pytest.mark.parametrize("ufunc", [np.add, np.subtract, np.multiply, np.true_divide,
+                                   np.power, np.maximum, np.arctan2, np.greater, np.equal,
+                                   np.logaddexp, np.hypot, np.copysign])
+def test_binary_ufuncs_take_numpy_arrays_and_scalars(ufunc):
+    x = xp.asarray(H)
+    with np.errstate(all="ignore"):                 # NumPy's own reference warns
+        _ours(ufunc(x, H[::-1]), ufunc(H, H[::-1]))
+        _ours(ufunc(H[::-1], x), ufunc(H[::-1], H))     # a NumPy array first: still ours
+        _ours(ufunc(x, 2.0), ufunc(H, 2.0))
+
+
+def test_operators_with_numpy_arrays_on_the_left_give_ours():
+    x = xp.asarray(H)
+    _ours(H + x, H + H)
+    _ours(np.float64(2.0) * x, 2.0 * H)
+    _ours(H >= x, H >= H)
+
+
+def test_ufunc_out_and_the_numpy_fallback():
+    x = xp.asarray(H)
+    out = xp.zeros((2, 3))
+    assert np.multiply(x, 3.0, out=(out,)) is out
+    np.testing.assert_array_equal(np.asarray(out), H * 3.0)
+    host = np.empty((2, 3))
+    assert np.multiply(x, 3.0, out=host) is host                     # out= NumPy's: NumPy
+    np.testing.assert_array_equal(host, H * 3.0)
+    got = np.add.reduce(x, axis=1)                                   # a method: NumPy
+    assert isinstance(got, np.ndarray) and got.tolist() == np.add.reduce(H, axis=1).tolist()
+    got = np.cbrt(x)                                                 # no such function
+    assert isinstance(got, np.ndarray)
+    np.testing.assert_array_equal(got, np.cbrt(H))
+
+
+def test_functions_dispatch_with_numpys_argument_forms():
+    x = xp.asarray(H)
+    _ours(np.sum(x), np.sum(H))
+    _ours(np.sum(x, 0), np.sum(H, 0))                                # axis by position
+    _ours(np.mean(x, axis=1, keepdims=True), np.mean(H, axis=1, keepdims=True))
+    _ours(np.std(x, ddof=1), np.std(H, ddof=1))
+    _ours(np.max(x, axis=0), np.max(H, axis=0))
+    _ours(np.concatenate([x, H]), np.concatenate([H, H]))
+    _ours(np.where(x > 0, x, 0.0), np.where(H > 0, H, 0.0))
+    _ours(np.reshape(x, (3, 2)), np.reshape(H, (3, 2)))
+    _ours(np.clip(x, -1.0, 1.0), np.clip(H, -1.0, 1.0))
+    _ours(np.transpose(x, (1, 0)), np.transpose(H, (1, 0)))
+    _ours(np.linalg.inv(xp.asarray(H[:, :2])), np.linalg.inv(H[:, :2]))
+    c = H.astype(np.complex128)
+    _ours(np.fft.fft(xp.asarray(c)), np.fft.fft(c))
+
+
+def test_functions_the_namespace_lacks_or_refuses_run_on_numpy():
+    x = xp.asarray(H)
+    for got, want in ((np.percentile(x, 50), np.percentile(H, 50)),
+                      (np.linalg.norm(x), np.linalg.norm(H)),
+                      (np.fft.fft(x), np.fft.fft(H)),            # real input: NumPy's fft
+                      (np.sum(x, where=H > 0), np.sum(H, where=H > 0)),
+                      (np.transpose(x), np.transpose(H))):
+        assert not isinstance(got, xp.Array)
+        np.testing.assert_array_equal(got, want)
+    assert np.allclose(x, H) and np.array_equal(x, H)
+    np.testing.assert_allclose(x, H)
+
+
+CALLS = {
+    "asarray of a float beyond float32": lambda: xp.asarray(1.79e308, dtype=xp.float32),
+    "asarray of a list beyond float16": lambda: xp.asarray([1e10, -1e10], dtype=xp.float16),
+    "asarray beyond bfloat16": lambda: xp.asarray([1e39], dtype=xp.bfloat16),
+    "asarray beyond hifloat8": lambda: xp.asarray([1e10], dtype=xp.hifloat8),
+    "full beyond float16": lambda: xp.full(2, 1e300, dtype=xp.float16),
+    "clip bounds beyond float32": lambda: xp.clip(xp.ones(2, dtype=xp.float32), -1e300, 1e300),
+    "x + a large scalar": lambda: xp.ones(2, dtype=xp.float32) + 1e300,
+    "division by zero": lambda: xp.ones(2) / 0,
+    "log of zero": lambda: xp.log(xp.zeros(2)),
+    "sqrt of -1": lambda: xp.sqrt(xp.asarray([-1.0])),
+    "an empty mean": lambda: xp.mean(xp.zeros((0,))),
+    "variance with no degrees of freedom": lambda: xp.var(xp.ones(1), correction=1),
+    "NaN to int": lambda: xp.astype(xp.asarray([np.nan]), xp.int32),
+    "a sum that overflows": lambda: xp.sum(xp.full(3, 3e38, dtype=xp.float32)),
+    "a power that overflows": lambda: xp.asarray([10.0]) ** 1000,
+    "det of a singular matrix": lambda: xp.linalg.det(xp.zeros((2, 2))),
+    "np.exp overflow on ours": lambda: np.exp(xp.asarray([1000.0])),
+}
+
+
+@pytest.mark.parametrize("default", ["float64", "float32"])
+@pytest.mark.parametrize("name", list(CALLS))
+def test_no_numpy_warning_escapes(name, default):
+    before = xp.set_default_dtypes(real_floating=default)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            CALLS[name]()
+            xp.asarray(1.79e308)              # float32 default: an overflow to inf
+    finally:
+        xp.set_default_dtypes(real_floating=before["real floating"])
