@@ -402,7 +402,7 @@ def test_consumer_streams_wait_on_an_event_with_stream_wait_event(gpu):
     be = gpu.start()
     ours = be.default_stream.ptr
     gpu.log.clear()
-    from npu_emu.array_api import _interop
+    from npu_emu.array_api._engine import interop as _interop
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)
         _interop._wait_for_us(be, None)               # a consumer that passes no stream
@@ -432,7 +432,7 @@ def test_handing_memory_over_orders_both_default_streams_and_never_waits(gpu):
 
 
 def test_dropping_an_imported_array_does_not_synchronize(gpu):
-    from npu_emu.array_api._device import Storage
+    from npu_emu.array_api._engine.device import Storage, release_pending
     be = gpu.start()
     owner = np.zeros(4096, np.uint8)                 # memory another library owns
     st = Storage.external(owner.ctypes.data, owner.nbytes, be, owner)
@@ -440,6 +440,7 @@ def test_dropping_an_imported_array_does_not_synchronize(gpu):
     be.default_stream.stream.busy = True             # our kernels on it still queued
     gpu.log.clear()
     del st
+    release_pending()                                # the next safe point does the release
     assert not calls(gpu, "streamSynchronize")
     assert [c[1] for c in calls(gpu, "streamWaitEvent")] == [cuda.LEGACY_STREAM, cuda.PER_THREAD_STREAM]
     assert not be.allocator.contains(owner.ctypes.data, owner.nbytes)
@@ -449,7 +450,7 @@ def test_cupy_views_of_our_memory_carry_the_device_id(gpu):
     """UnownedMemory made with the device id asks CUDA nothing (without it, CuPy 14.2 calls
     cudaPointerGetAttributes for every view, which fails on this machine with no driver)."""
     import cupy
-    from npu_emu.array_api._device import Storage, memory_view
+    from npu_emu.array_api._engine.device import Storage, memory_view
     be = gpu.start()
     st = Storage.allocate(1024, be)
     view = memory_view(st, st.ptr + 16, (4, 3), (3, 1), np.float32)
