@@ -378,7 +378,7 @@ class Bench:
         xt = device.from_numpy(host)
         # broadcast_to + copy
         row = xp.asarray(host[:1], copy=True)
-        y = xp.empty((rows, cols))
+        y = xp.empty((rows, cols), dtype=xp.float32)   # what aclnnExpand writes
 
         def assign() -> None:
             y[...] = xp.broadcast_to(row, (rows, cols))
