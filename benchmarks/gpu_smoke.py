@@ -39,7 +39,7 @@ def check(name):
 
 
 from npu_emu import runtime                                   # noqa: E402
-from npu_emu.runtime.copy import View, plan_copy             # noqa: E402
+from npu_emu.kernels.copy import View, plan_copy             # noqa: E402
 from npu_emu.status import AclnnError, ACL_ERROR_INVALID_PARAM, ACL_ERROR_BAD_ALLOC  # noqa: E402
 
 t0 = time.time()

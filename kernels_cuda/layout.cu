@@ -1,6 +1,6 @@
 // Layout transforms between a strided view (ND, NCHW, ...) and a private layout's storage
 // (FRACTAL_NZ, Zz, Zn, DN, NC1HWC0, FRACTAL_Z, ...) as one-pass padded gathers, elements of
-// 1, 2, 4 or 8 bytes. The host (npu_emu/runtime/layout.py) describes the iteration space as
+// 1, 2, 4 or 8 bytes. The host (npu_emu/kernels/layout.py) describes the iteration space as
 // the layout's storage axes, coalesced, in the order it chose; operands:
 //   0 destination, 1 source (element strides),
 //   2, 3 the logical index of the (at most two) padded view dims along each axis.

@@ -21,7 +21,7 @@
 //   uint64_t double_as_bits(double), double bits_as_double(uint64_t)   bit casts
 //   (namespace detail is internal: Store/load, the rounding helpers.)
 //
-// Rounding and special values (docs/conversions.md#hifloat8; decisions documented in npu_emu/runtime/cast.py):
+// Rounding and special values (docs/conversions.md#hifloat8; decisions documented in npu_emu/kernels/cast.py):
 //   f16, bf16, e5m2, e4m3fn: round to nearest, ties to even; denormals kept; overflow -> inf
 //     (e4m3fn has no inf: overflow and +-inf -> NaN 0x7F | sign). NaN -> f16: sign | 0x7C00 |
 //     top payload bits (at least 1), as NumPy; -> bf16 sign | 0x7FC0, -> e5m2 sign | 0x7E,

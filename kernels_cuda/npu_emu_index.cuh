@@ -2,7 +2,7 @@
 // space over N operands (operand 0 is the output), 32-bit magic-number division, and the
 // odometer that walks a multi-index without dividing.
 //
-// The host (npu_emu/runtime/indexing.py) has already broadcast (stride 0), ordered dims by the
+// The host (npu_emu/kernels/indexing.py) has already broadcast (stride 0), ordered dims by the
 // output's strides, dropped size-1 dims and merged dims contiguous in every operand. Dims are
 // stored innermost first. The struct travels by value; its layout is mirrored by a NumPy
 // structured dtype on the host (8-byte fields first, natural alignment).

@@ -52,7 +52,7 @@ def _values(rng: np.random.Generator, dt, n: int) -> np.ndarray:
 def _cases() -> Iterator[tuple[str, Callable[[], str]]]:
     from . import aclnn, device, format_cast, cube_matmul
     from .dtypes import INFO, aclDataType as DT
-    from .runtime.cast import CAST_DTYPES
+    from .kernels.cast import CAST_DTYPES
 
     def run(first, second, *args) -> None:
         ws, executor, ret = first(*args)
@@ -70,8 +70,8 @@ def _cases() -> Iterator[tuple[str, Callable[[], str]]]:
     # The conversion kernels: every pair of the 20 dtypes (the kernel family itself: aclnnCast
     # takes fewer pairs), contiguous.
     from . import runtime
-    from .runtime.cast import plan_cast
-    from .runtime.copy import View
+    from .kernels.cast import plan_cast
+    from .kernels.copy import View
     n = N // 4
     sources = {dt: device.from_numpy(_values(rng, dt, n), dt) if INFO[dt].host is not None
                else device.from_numpy(rng.integers(0, 256 ** INFO[dt].itemsize, n, dtype=np.uint64)

@@ -6,7 +6,7 @@ list of *storage axes*, outermost first: axis (dim, mult, size) walks view dim `
 of `mult` (a dim split into blocks of b gives an outer axis (dim, b, ceil(n/b)) and an inner
 axis (dim, 1, b)). Element (i_0, ..., i_k) of the storage holds view element
 [sum of i_a * mult_a over the axes of each dim], or zero where that index passes the view's
-size (the padding). The conversion kernels (`npu_emu/runtime/layout.py`) read nothing else.
+size (the padding). The conversion kernels (`npu_emu/kernels/layout.py`) read nothing else.
 
 Naming: every layout is a `Layout` member. Those with an aclFormat (FRACTAL_NZ, NC1HWC0, ...)
 may also be named by it; Zz, Zn and DN have no aclFormat, so users name them with the enum or

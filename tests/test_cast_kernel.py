@@ -1,8 +1,8 @@
-"""The cast kernel (kernels_cuda/cast.cu via npu_emu.runtime.cast.plan_cast) on each backend:
+"""The cast kernel (kernels_cuda/cast.cu via npu_emu.kernels.cast.plan_cast) on each backend:
 every code of every low-precision type, float32 -> each type near every value and rounding
 midpoint, and every pair of the 20 dtypes on contiguous, strided and broadcast views, against
 npu_emu.codecs (our rules, themselves checked against rule tables in test_conversion_rules.py)
-and the rules written in npu_emu/runtime/cast.py.
+and the rules written in npu_emu/kernels/cast.py.
 Outputs are compared bit for bit, NaN payloads included."""
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ import pytest
 from npu_emu import codecs
 from npu_emu.dtypes import INFO, aclDataType as DT
 from npu_emu.runtime import kernels_dir
-from npu_emu.runtime.cast import CAST_DTYPES, KERNEL_NAMES, plan_cast
-from npu_emu.runtime.copy import View
+from npu_emu.kernels.cast import CAST_DTYPES, KERNEL_NAMES, plan_cast
+from npu_emu.kernels.copy import View
 from npu_emu.runtime.cpu import CXX_FLAGS, _compiler
 
 from test_codecs import SPECIAL_F32, f32_near_grid, random_f32, ref_hif8_encode
@@ -95,7 +95,7 @@ COMPLEX_PART = {DT.ACL_COMPLEX32: DT.ACL_FLOAT16, DT.ACL_COMPLEX64: DT.ACL_FLOAT
 
 
 def float_to_int(x: np.ndarray, dst: DT) -> np.ndarray:
-    """The documented rule (npu_emu/runtime/cast.py): truncate; NaN -> 0; saturate a 32-bit
+    """The documented rule (npu_emu/kernels/cast.py): truncate; NaN -> 0; saturate a 32-bit
     intermediate for s8/s16/s32, a 64-bit one for u8/u16/u32/s64 and keep the low bits;
     u64 saturates at 2^64 - 1 and wraps the int64 result below 2^63."""
     f = x.astype(np.float64)

@@ -20,8 +20,8 @@ from npu_emu import aclnn, device, runtime
 from npu_emu.dtypes import aclDataType as DT
 from npu_emu.runtime import cuda
 from npu_emu.runtime.base import ALIGN, KernelBuildError, Launch, Workspace
-from npu_emu.runtime.indexing import coalesce, pack_params
-from npu_emu.runtime.layout import layout_params_dtype
+from npu_emu.kernels.indexing import coalesce, pack_params
+from npu_emu.kernels.layout import layout_params_dtype
 from npu_emu.status import (ACL_ERROR_INVALID_PARAM, ACLNN_ERR_INNER_FIND_KERNEL_ERROR,
                             ACLNN_ERR_RUNTIME_ERROR, AclnnError)
 

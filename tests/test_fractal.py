@@ -18,7 +18,7 @@ from npu_emu.formats import aclFormat as F
 from npu_emu.fractal import (L, L0C_FRACTAL, LayoutTensor, default_c0, fractal_shape,
                              layout_spec, parse_layout, storage_shape, tensor_spec)
 from npu_emu.ops.format_cast import format_cast
-from npu_emu.runtime import indexing
+from npu_emu.kernels import indexing
 from npu_emu.status import AclnnError
 
 # ------------------------------------------------------------------ independent reference
@@ -295,7 +295,7 @@ def test_all_kernels_and_both_index_widths(backend, monkeypatch):
     """FRACTAL_NZ / Zz / NHWC -> NC1HWC0 take the planes kernel, Zn / DN / NCHW -> NC1HWC0
     the tiled one, a one-axis space the gather one; with the 32-bit path disabled the 64-bit
     kernels give the same bits."""
-    from npu_emu.runtime import layout as rl
+    from npu_emu.kernels import layout as rl
     seen = []
     real = rl.plan_layout
 

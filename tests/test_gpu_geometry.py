@@ -12,9 +12,10 @@ from hypothesis import given
 
 from npu_emu import aclnn, device
 from npu_emu.dtypes import INFO, aclDataType as DT
-from npu_emu.runtime import copy as copy_mod, cuda
+from npu_emu.kernels import copy as copy_mod
+from npu_emu.runtime import cuda
 from npu_emu.runtime.base import Workspace, row_geometry, vector_rows
-from npu_emu.runtime.indexing import IterSpace, coalesce
+from npu_emu.kernels.indexing import IterSpace, coalesce
 
 from test_cast_kernel import cast_1d, reference, run_cast, source_values
 from test_fractal import MATRIX, check_round_trip, random_raw

@@ -53,3 +53,14 @@ def test_a_float_add_builds_only_the_float_unit(tmp_path):
     built = sorted(re.sub(r"-[0-9a-f]{24}\.so$", "", p.name) for p in tmp_path.glob("*.so"))
     assert "elementwise_float" in built
     assert not {"elementwise_int", "elementwise_complex", "layout", "matmul"} & set(built), built
+
+
+def test_cast_kernel_types_are_the_catalog():
+    """cast.cu's NPU_EMU_CAST_TYPES list names exactly the catalog's types, with their
+    aclDataType values (the dtype argument the kernels dispatch on)."""
+    from npu_emu.kernels.cast import CAST_DTYPES, KERNEL_NAMES
+    text = (kernels_dir() / "cast.cu").read_text()
+    block = text[text.index("#define NPU_EMU_CAST_TYPES(X)"):]
+    block = block[:block.index("\n\n")]
+    listed = {name: int(value) for name, value in re.findall(r"X\([^,]+, (\w+), (\d+)\)", block)}
+    assert listed == {KERNEL_NAMES[dt]: int(dt) for dt in CAST_DTYPES}

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from npu_emu.runtime.base import ALIGN, Allocator, Stream, size_class
-from npu_emu.runtime.copy import View, plan_copy
+from npu_emu.kernels.copy import View, plan_copy
 from npu_emu.status import ACL_ERROR_BAD_ALLOC, ACL_ERROR_INVALID_PARAM, AclnnError
 
 N = 1 << 16

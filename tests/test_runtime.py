@@ -15,7 +15,7 @@ import npu_emu
 from npu_emu import runtime
 from npu_emu.runtime import cpu as cpu_mod
 from npu_emu.runtime.base import ModuleCache
-from npu_emu.runtime.copy import View, plan_copy
+from npu_emu.kernels.copy import View, plan_copy
 from npu_emu.status import AclnnError, ACL_ERROR_INVALID_PARAM
 
 

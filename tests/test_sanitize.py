@@ -53,7 +53,7 @@ def test_kernel_tests_pass_under_asan():
 BAD_LAUNCH = """
     import numpy as np
     from npu_emu import runtime
-    from npu_emu.runtime.copy import View, plan_copy
+    from npu_emu.kernels.copy import View, plan_copy
     be = runtime.backend("cpu")
     n = 4096
     src, dst = be.malloc(2 * n), be.malloc(n)

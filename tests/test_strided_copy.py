@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from npu_emu.runtime.copy import View, plan_copy
-from npu_emu.runtime.indexing import coalesce
+from npu_emu.kernels.copy import View, plan_copy
+from npu_emu.kernels.indexing import coalesce
 
 from helpers import injective_views
 

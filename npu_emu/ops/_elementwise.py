@@ -14,9 +14,9 @@ import numpy as np
 from ..dtypes import INFO, aclDataType as DT
 from ..kernels import elementwise
 from ..runtime.base import Backend, Launch
-from ..runtime.cast import plan_cast
-from ..runtime.copy import pointer_arg
-from ..runtime.indexing import broadcast_strides, coalesce, pack_params
+from ..kernels.cast import plan_cast
+from ..kernels.copy import pointer_arg
+from ..kernels.indexing import broadcast_strides, coalesce, pack_params
 from ..tensor import Tensor
 from ._checks import overlaps
 from ._core import Context, Plan, Touch, view_touch

@@ -8,8 +8,8 @@ from typing import Sequence
 
 from .._params import INT64_MAX
 from ..runtime.base import Backend, Launch, Workspace
-from ..runtime.cast import plan_cast
-from ..runtime.copy import View, plan_copy
+from ..kernels.cast import plan_cast
+from ..kernels.copy import View, plan_copy
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from ..tensor import Tensor, contiguous_strides
 from ._checks import overlaps

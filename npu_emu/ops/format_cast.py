@@ -24,8 +24,8 @@ from ..dtypes import aclDataType as DT
 from ..formats import PUBLIC_FORMAT_RANKS, aclFormat, as_format, fmt_name
 from ..fractal import (L, LayoutSpec, NZ_C0_FORMATS, NZ_FORMAT_FOR_C0, layout_spec,
                        make_layout_tensor, parse_layout, public_origin, tensor_layout, tensor_spec)
-from ..runtime.copy import View
-from ..runtime.layout import plan_layout
+from ..kernels.copy import View
+from ..kernels.layout import plan_layout
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_RUNTIME_ERROR
 from ..tensor import Tensor
 from . import _checks as C

@@ -32,8 +32,8 @@ from ..dtypes import aclDataType as DT
 from ..fractal import (L, L0C_FRACTAL, Layout, LayoutSpec, layout_spec, make_layout_tensor,
                        tensor_layout, tensor_spec)
 from ..runtime.base import Backend, Launch, Workspace
-from ..runtime.copy import View, pointer_arg
-from ..runtime.layout import plan_layout
+from ..kernels.copy import View, pointer_arg
+from ..kernels.layout import plan_layout
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from ..tensor import Tensor
 from . import _checks as C

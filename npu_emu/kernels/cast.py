@@ -32,23 +32,22 @@ from __future__ import annotations
 import numpy as np
 
 from ..dtypes import INFO, aclDataType
-from .base import Backend, Launch
+from ..runtime.base import Backend, Launch
 from .copy import View, plan_copy, pointer_arg
 from .indexing import broadcast_strides, coalesce, pack_params
 
 MODULE = "cast.cu"
 
 DT = aclDataType
-# The element types of cast.cu (its NPU_EMU_CAST_TYPES) and their kernel-name spellings.
-KERNEL_NAMES: dict[aclDataType, str] = {
-    DT.ACL_FLOAT: "f32", DT.ACL_FLOAT16: "f16", DT.ACL_INT8: "s8", DT.ACL_INT32: "s32",
-    DT.ACL_UINT8: "u8", DT.ACL_INT16: "s16", DT.ACL_UINT16: "u16", DT.ACL_UINT32: "u32",
-    DT.ACL_INT64: "s64", DT.ACL_UINT64: "u64", DT.ACL_DOUBLE: "f64", DT.ACL_BOOL: "bool",
-    DT.ACL_COMPLEX64: "c64", DT.ACL_COMPLEX128: "c128", DT.ACL_BF16: "bf16",
-    DT.ACL_COMPLEX32: "c32", DT.ACL_HIFLOAT8: "hif8", DT.ACL_FLOAT8_E5M2: "fp8e5m2",
-    DT.ACL_FLOAT8_E4M3FN: "fp8e4m3fn", DT.ACL_FLOAT8_E8M0: "fp8e8m0",
-}
-CAST_DTYPES = frozenset(KERNEL_NAMES)
+# The element types of cast.cu: its NPU_EMU_CAST_TYPES list, declared here once (a test reads
+# the .cu list against it). A kernel is cast_<the type's short name>.
+CAST_DTYPES = frozenset({
+    DT.ACL_FLOAT, DT.ACL_FLOAT16, DT.ACL_INT8, DT.ACL_INT32, DT.ACL_UINT8, DT.ACL_INT16,
+    DT.ACL_UINT16, DT.ACL_UINT32, DT.ACL_INT64, DT.ACL_UINT64, DT.ACL_DOUBLE, DT.ACL_BOOL,
+    DT.ACL_COMPLEX64, DT.ACL_COMPLEX128, DT.ACL_BF16, DT.ACL_COMPLEX32, DT.ACL_HIFLOAT8,
+    DT.ACL_FLOAT8_E5M2, DT.ACL_FLOAT8_E4M3FN, DT.ACL_FLOAT8_E8M0,
+})
+KERNEL_NAMES: dict[aclDataType, str] = {dt: INFO[dt].short for dt in sorted(CAST_DTYPES)}
 
 
 def plan_cast(be: Backend, dst: View, src: View, src_dtype: aclDataType,

@@ -10,7 +10,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .base import Backend, Launch, Workspace
+from ..runtime.base import Backend, Launch, Workspace
 from .indexing import IterSpace, broadcast_strides, coalesce, pack_params
 
 MODULE = "strided_copy.cu"

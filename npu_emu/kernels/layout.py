@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .base import Backend, Launch, Workspace
+from ..runtime.base import Backend, Launch, Workspace
 from .copy import View, pointer_arg, tile_order
 from .indexing import IterSpace, coalesce, pack_params, params_dtype
 
