@@ -56,13 +56,14 @@ template <> struct Wide<uint64_t> { using type = uint64_t; };
 template <typename F> struct Bits;
 template <> struct Bits<float> {
     using type = uint32_t;
-    static constexpr uint32_t sign = 0x80000000u, inf = 0x7F800000u;
+    static constexpr uint32_t sign = 0x80000000u, inf = 0x7F800000u, quiet = 0x7FC00000u;
     static NPU_EMU_HD uint32_t of(float x) { return float_as_bits(x); }
     static NPU_EMU_HD float from(uint32_t u) { return bits_as_float(u); }
 };
 template <> struct Bits<double> {
     using type = uint64_t;
-    static constexpr uint64_t sign = 0x8000000000000000ull, inf = 0x7FF0000000000000ull;
+    static constexpr uint64_t sign = 0x8000000000000000ull, inf = 0x7FF0000000000000ull,
+                              quiet = 0x7FF8000000000000ull;
     static NPU_EMU_HD uint64_t of(double x) { return double_as_bits(x); }
     static NPU_EMU_HD double from(uint64_t u) { return bits_as_double(u); }
 };
@@ -91,22 +92,35 @@ NPU_EMU_HD double sqrt_rn(double x) {
     return __dsqrt_rn(x);
 #endif
 }
-#if defined(NPU_EMU_CPU)
-template <typename F> NPU_EMU_HD F floor_(F x) { return std::floor(x); }
-template <typename F> NPU_EMU_HD F ceil_(F x) { return std::ceil(x); }
-template <typename F> NPU_EMU_HD F trunc_(F x) { return std::trunc(x); }
-template <typename F> NPU_EMU_HD F rint_(F x) { return std::nearbyint(x); }   // ties to even
-#else
-NPU_EMU_HD float floor_(float x) { return floorf(x); }
-NPU_EMU_HD double floor_(double x) { return floor(x); }
-NPU_EMU_HD float ceil_(float x) { return ceilf(x); }
-NPU_EMU_HD double ceil_(double x) { return ceil(x); }
-NPU_EMU_HD float trunc_(float x) { return truncf(x); }
-NPU_EMU_HD double trunc_(double x) { return trunc(x); }
-NPU_EMU_HD float rint_(float x) { return rintf(x); }
-NPU_EMU_HD double rint_(double x) { return rint(x); }
-#endif
 
+
+// Masks, not selects: g++ will not if-convert a select after an operation that "could trap"
+// (floor, a comparison), and a branch keeps the CPU's loops from vectorizing.
+template <typename U> NPU_EMU_HD U mask_of(bool c) { return U(0) - static_cast<U>(c); }
+template <typename U> NPU_EMU_HD U select_bits(U m, U yes, U no) { return (yes & m) | (no & ~m); }
+template <typename F> NPU_EMU_HD F select(bool c, F yes, F no) {
+    using U = typename Bits<F>::type;
+    return Bits<F>::from(select_bits(mask_of<U>(c), Bits<F>::of(yes), Bits<F>::of(no)));
+}
+
+// Rounding to an integer, exact, by the same additions on both targets (no libm, and loops
+// that vectorize): below 2^p, (|x| + 2^p) - 2^p rounds |x| to an integer, ties to even;
+// from 2^p on (and inf, NaN) x is its own result. Each result takes x's sign (floor(-0.5) is
+// -1, ceil(-0.5) is -0).
+template <typename F> NPU_EMU_HD F rint_(F x) {
+    constexpr F big = sizeof(F) == 4 ? F(8388608.0) : F(4503599627370496.0);   // 2^23, 2^52
+    const F a = abs_bits(x);
+    return select(a < big, copysign_bits((a + big) - big, x), x);
+}
+template <typename F> NPU_EMU_HD F floor_(F x) {
+    const F t = rint_(x);
+    return copysign_bits(select(t > x, t - F(1), t), x);
+}
+template <typename F> NPU_EMU_HD F ceil_(F x) {
+    const F t = rint_(x);
+    return copysign_bits(select(t < x, t + F(1), t), x);
+}
+template <typename F> NPU_EMU_HD F trunc_(F x) { return copysign_bits(floor_(abs_bits(x)), x); }
 
 // fmod, exact, by shift-and-subtract on the significands (one step per binade between the
 // operands): the same integer code on both targets, since CUDA's fmodf is built from
@@ -159,8 +173,13 @@ NPU_EMU_HD float load(bf16 x) { return to_float(x); }
 NPU_EMU_HD bool load(boolean x) { return x.v != 0; }
 template <typename T> NPU_EMU_HD T load(T x) { return x; }
 
-NPU_EMU_HD float canonical(float x) { return x != x ? bits_as_float(0x7FC00000u) : x; }
-NPU_EMU_HD double canonical(double x) { return x != x ? bits_as_double(0x7FF8000000000000ull) : x; }
+template <typename F> NPU_EMU_HD F canonical_of(F x) {
+    using U = typename Bits<F>::type;
+    const U u = Bits<F>::of(x);
+    return Bits<F>::from(select_bits(mask_of<U>((u & ~Bits<F>::sign) > Bits<F>::inf), Bits<F>::quiet, u));
+}
+NPU_EMU_HD float canonical(float x) { return canonical_of(x); }
+NPU_EMU_HD double canonical(double x) { return canonical_of(x); }
 
 template <typename TO> struct Store {   // integers
     template <typename R> static NPU_EMU_HD TO run(R r) { return static_cast<TO>(r); }
@@ -351,25 +370,22 @@ struct op_remainder {
     }
 };
 // NaN if either is NaN; maximum(-0, +0) == +0 and minimum(-0, +0) == -0 in either order
-// (IEEE 754-2019 maximum / minimum; NumPy's result there depends on its code path).
-struct op_maximum {
-    template <typename T> static NPU_EMU_HD T run(T a, T b) {
-        if constexpr (is_float_v<T>) {
-            if (a != a || b != b) return a + b;
-            if (a == b) return sign_bit(a) ? b : a;
-        }
-        return a > b ? a : b;
+// (IEEE 754-2019 maximum / minimum; NumPy's result there depends on its code path). Selects,
+// not branches, so the CPU's loops vectorize: equal operands combine their bits (and: +0 wins,
+// or: -0 wins; equal nonzero values have equal bits).
+template <bool MAX, typename T> NPU_EMU_HD T max_min(T a, T b) {
+    if constexpr (is_float_v<T>) {
+        using U = typename Bits<T>::type;
+        const U ua = Bits<T>::of(a), ub = Bits<T>::of(b);
+        U r = select_bits(mask_of<U>(MAX ? a > b : a < b), ua, ub);
+        r = select_bits(mask_of<U>(a == b), MAX ? ua & ub : ua | ub, r);
+        return Bits<T>::from(select_bits(mask_of<U>(a != a || b != b), Bits<T>::of(a + b), r));
+    } else {
+        return (MAX ? a > b : a < b) ? a : b;
     }
-};
-struct op_minimum {
-    template <typename T> static NPU_EMU_HD T run(T a, T b) {
-        if constexpr (is_float_v<T>) {
-            if (a != a || b != b) return a + b;
-            if (a == b) return sign_bit(a) ? a : b;
-        }
-        return a < b ? a : b;
-    }
-};
+}
+struct op_maximum { template <typename T> static NPU_EMU_HD T run(T a, T b) { return max_min<true>(a, b); } };
+struct op_minimum { template <typename T> static NPU_EMU_HD T run(T a, T b) { return max_min<false>(a, b); } };
 struct op_copysign { template <typename T> static NPU_EMU_HD T run(T a, T b) { return copysign_bits(a, b); } };
 
 // nextafter on the storage bits (f16 / bf16 step in their own format, as NumPy's
