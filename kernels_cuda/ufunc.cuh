@@ -31,6 +31,15 @@
 namespace npu_emu {
 namespace ufunc {
 
+// Long, rarely hot helpers (fmod's loop, divmod, complex division) are one call on the GPU
+// rather than inlined into every vector lane of every kernel: a much shorter build. The CPU
+// inlines them (its build is one body per kernel).
+#if defined(NPU_EMU_CPU)
+#define NPU_EMU_UFUNC_OUTLINE NPU_EMU_HD
+#else
+#define NPU_EMU_UFUNC_OUTLINE __device__ __noinline__
+#endif
+
 constexpr int32_t WIDE_INDEX = 1;   // IterParams::flags: offsets need 64 bits (or go negative)
 
 // ------------------------------------------------------------------ type traits
@@ -125,7 +134,7 @@ template <typename F> NPU_EMU_HD F trunc_(F x) { return copysign_bits(floor_(abs
 // fmod, exact, by shift-and-subtract on the significands (one step per binade between the
 // operands): the same integer code on both targets, since CUDA's fmodf is built from
 // approximate reciprocals and fused multiply-adds and libm's differs per host.
-template <typename F> NPU_EMU_HD F fmod_(F x, F y) {
+template <typename F> NPU_EMU_UFUNC_OUTLINE F fmod_(F x, F y) {
     using U = typename Bits<F>::type;
     constexpr int MB = sizeof(F) == 4 ? 23 : 52;           // stored significand bits
     constexpr int EMAX = sizeof(F) == 4 ? 0xFF : 0x7FF;
@@ -288,29 +297,29 @@ struct op_subtract {
         else return static_cast<T>(typename Wide<T>::type(a) - typename Wide<T>::type(b));
     }
 };
-struct op_divide {   // complex: NumPy's algorithm (Smith's, loops.c.src), step by step
+// Complex division: NumPy's algorithm (Smith's, loops.c.src), step by step.
+template <typename T> NPU_EMU_UFUNC_OUTLINE T complex_divide(T a, T b) {
+    using F = decltype(T::re);
+    const F br = abs_bits(b.re), bi = abs_bits(b.im);
+    if (br >= bi) {
+        if (br == F(0) && bi == F(0)) return make_complex<T>(a.re / br, a.im / br);
+        const F rat = b.im / b.re;
+        const F scl = F(1) / (b.re + b.im * rat);
+        return make_complex<T>((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
+    }
+    const F rat = b.re / b.im;
+    const F scl = F(1) / (b.im + b.re * rat);
+    return make_complex<T>((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
+}
+struct op_divide {
     template <typename T> static NPU_EMU_HD T run(T a, T b) {
-        if constexpr (is_float_v<T>) {
-            return a / b;
-        } else {
-            using F = decltype(T::re);
-            const F br = abs_bits(b.re), bi = abs_bits(b.im);
-            if (br >= bi) {
-                if (br == F(0) && bi == F(0)) return make_complex<T>(a.re / br, a.im / br);
-                const F rat = b.im / b.re;
-                const F scl = F(1) / (b.re + b.im * rat);
-                return make_complex<T>((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
-            }
-            const F rat = b.re / b.im;
-            const F scl = F(1) / (b.im + b.re * rat);
-            return make_complex<T>((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
-        }
+        if constexpr (is_float_v<T>) return a / b; else return complex_divide(a, b);
     }
 };
 
 // Python's divmod of floats, as NumPy computes it (npy_divmod): the remainder has the sign of
 // the divisor, the quotient is snapped to the nearest integer of (a - mod) / b.
-template <typename F> NPU_EMU_HD F float_divmod(F a, F b, F* modulus) {
+template <typename F> NPU_EMU_UFUNC_OUTLINE F float_divmod(F a, F b, F* modulus) {
     F mod = fmod_(a, b);
     if (b == F(0)) { *modulus = mod; return a / b; }
     F div = (a - mod) / b;
@@ -466,10 +475,21 @@ template <typename TI, typename TO> NPU_EMU_HD constexpr int vec_of() {
     return vec_elems(sizeof(TI) > sizeof(TO) ? static_cast<int>(sizeof(TI)) : static_cast<int>(sizeof(TO)));
 }
 
+// The GPU's 64-bit body (spaces past 2^31 elements, negative strides) moves single elements:
+// half the code, and such launches are rare. The CPU's only body keeps the vector moves (the
+// GPU geometry run on the CPU tests them).
+template <typename I> NPU_EMU_HD constexpr bool vector_moves() {
+#if defined(NPU_EMU_CPU)
+    return true;
+#else
+    return sizeof(I) == 4;
+#endif
+}
+
 template <typename Op, typename TI, typename TO, typename I>
 __device__ __forceinline__ void unary_row(TO* __restrict__ o, const TI* __restrict__ x, I n, I so, I sx) {
     constexpr int V = vec_of<TI, TO>();
-    if (vec_dest<V>(o, n, so) && vec_source<V>(x, n, sx)) {   // the GPU's runs
+    if (vector_moves<I>() && vec_dest<V>(o, n, so) && vec_source<V>(x, n, sx)) {   // the GPU's runs
         TI xv[V];
         TO ov[V];
         if (sx == 1) load_vec<V>(xv, x); else for (int j = 0; j < V; ++j) xv[j] = *x;
@@ -488,7 +508,7 @@ template <typename Op, typename TI, typename TO, typename I>
 __device__ __forceinline__ void binary_row(TO* __restrict__ o, const TI* __restrict__ a,
                                            const TI* __restrict__ b, I n, I so, I sa, I sb) {
     constexpr int V = vec_of<TI, TO>();
-    if (vec_dest<V>(o, n, so) && vec_source<V>(a, n, sa) && vec_source<V>(b, n, sb)) {
+    if (vector_moves<I>() && vec_dest<V>(o, n, so) && vec_source<V>(a, n, sa) && vec_source<V>(b, n, sb)) {
         TI av[V], bv[V];
         TO ov[V];
         if (sa == 1) load_vec<V>(av, a); else for (int j = 0; j < V; ++j) av[j] = *a;

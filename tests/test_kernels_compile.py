@@ -107,7 +107,8 @@ def test_the_checks_see_what_cupys_forced_flag_does():
 
 
 @needs_nvrtc
-@pytest.mark.parametrize("source", ["strided_copy.cu", "elementwise.cu", "cast.cu", "layout.cu"])
+@pytest.mark.parametrize("source", ["strided_copy.cu", "elementwise.cu", "cast.cu", "layout.cu",
+                                    "ufunc_unary.cu", "ufunc_binary.cu", "ufunc_compare.cu"])
 def test_row_kernels_move_16_byte_vectors(built, source):
     """The GPU geometry's runs are one 16-byte load and store per operand (coalesced)."""
     _, ptx = built[source]

@@ -322,14 +322,20 @@ def test_catalog_file_is_fresh():
 
 
 def test_catalog_names_every_kernel_once_and_the_modules_export_them(cpu_backend):
-    lines = re.findall(r"^NPU_EMU_UFUNC([12])\((\w+), (\w+),", U.catalog_source(), re.M)
+    lines = catalog_lines()
     names = [n for _, n, _ in lines]
     assert len(names) == len(set(names))
     for u in U.UFUNCS:
         for dt in u.dtypes:
-            assert (str(u.arity), U.kernel_name(u.name, u.kernel_tag(dt)), u.functor) in lines
-    for arity, name, _ in lines[::17]:   # a sample: the kernel is in the module the plan asks
-        assert cpu_backend.function(U.MODULES[int(arity)], name).name == name
+            assert (U.catalog_macro(u.unit), U.kernel_name(u.name, u.kernel_tag(dt)), u.functor) in lines
+    units = {U.catalog_macro(unit): unit for unit in U.MODULES}
+    for macro, name, _ in lines[::17]:   # a sample: the kernel is in the module the plan asks
+        assert cpu_backend.function(U.MODULES[units[macro]], name).name == name
+
+
+def catalog_lines() -> list[tuple[str, str, str]]:
+    """(macro, kernel name, functor) of each kernel line of the generated catalog."""
+    return re.findall(r"^(NPU_EMU_UFUNC_[A-Z]+)\((\w+), (\w+),", U.catalog_source(), re.M)
 
 
 def test_an_expression_entry_becomes_a_functor(monkeypatch):
@@ -338,7 +344,7 @@ def test_an_expression_entry_becomes_a_functor(monkeypatch):
     monkeypatch.setattr(U, "UFUNCS", U.UFUNCS + (entry,))
     text = U.catalog_source()
     assert "NPU_EMU_UFUNC_EXPR1(op_twice, x + x)" in text
-    assert "NPU_EMU_UFUNC1(ufunc_twice_bf16, op_twice, npu_emu::bf16, npu_emu::bf16)" in text
+    assert "NPU_EMU_UFUNC_UNARY(ufunc_twice_bf16, op_twice, npu_emu::bf16, npu_emu::bf16)" in text
 
 
 @needs_nvrtc
@@ -349,6 +355,5 @@ def test_nvrtc_builds_the_modules_without_ftz_approx_or_fma(built, module):
     assert not FTZ.findall(ptx)[:5] and not FMA.findall(ptx)[:5]
     assert ".approx" not in ptx
     entries = re.findall(r"^\.visible \.entry (\w+)", ptx, re.M)
-    arity = next(a for a, m in U.MODULES.items() if m == module)
-    assert sorted(entries) == sorted(n for a, n, _ in re.findall(
-        r"^NPU_EMU_UFUNC([12])\((\w+), (\w+),", U.catalog_source(), re.M) if int(a) == arity)
+    unit = next(unit for unit, m in U.MODULES.items() if m == module)
+    assert sorted(entries) == sorted(n for macro, n, _ in catalog_lines() if macro == U.catalog_macro(unit))

@@ -50,7 +50,9 @@ _PART = {DT.ACL_COMPLEX64: DT.ACL_FLOAT, DT.ACL_COMPLEX128: DT.ACL_DOUBLE}
 _WIDTH_TAG = {1: "u8", 2: "u16", 4: "u32", 8: "u64"}
 
 SAME, TO_BOOL, TO_REAL = "same", "bool", "real"   # result dtype rules
-MODULES = {1: "ufunc_unary.cu", 2: "ufunc_binary.cu"}
+# Build units: binary functions with a bool or bitwise result build apart from the arithmetic
+# ones, so each unit's build stays short and the units build in parallel.
+MODULES = {"unary": "ufunc_unary.cu", "binary": "ufunc_binary.cu", "compare": "ufunc_compare.cu"}
 CATALOG_FILE = "ufunc_catalog.inc"
 
 
@@ -86,8 +88,14 @@ class Ufunc:
         return f"op_{self.name}"
 
     @property
+    def unit(self) -> str:
+        if self.arity == 1:
+            return "unary"
+        return "compare" if self.result == TO_BOOL or self.name.startswith("bitwise_") else "binary"
+
+    @property
     def module(self) -> str:
-        return MODULES[self.arity]
+        return MODULES[self.unit]
 
 
 def kernel_name(name: str, tag: str) -> str:
@@ -177,7 +185,7 @@ def catalog_source() -> str:
     """The text of kernels_cuda/ufunc_catalog.inc: one kernel per (function, storage type)."""
     lines = ["// Generated from the catalog UFUNCS of npu_emu/kernels/ufunc.py by",
              "// `python -m npu_emu.kernels.ufunc`; do not edit (tests/test_ufunc.py checks it is fresh).",
-             "// Each unit defines the macros of the kernels it builds and empties the others."]
+             "// Each unit (ufunc_<unit>.cu) defines the macro of its own lines and empties the others."]
     for u in UFUNCS:
         if u.expr:
             lines.append(f"NPU_EMU_UFUNC_EXPR{u.arity}({u.functor}, {u.expr})")
@@ -189,9 +197,14 @@ def catalog_source() -> str:
                 continue
             seen.add(tag)
             out_tag = tag if u.result == SAME else INFO[u.result_dtype(dt)].short
-            lines.append(f"NPU_EMU_UFUNC{u.arity}({kernel_name(u.name, tag)}, {u.functor}, "
+            lines.append(f"{catalog_macro(u.unit)}({kernel_name(u.name, tag)}, {u.functor}, "
                          f"{C_TYPES[tag]}, {C_TYPES[out_tag]})")
     return "\n".join(lines) + "\n"
+
+
+def catalog_macro(unit: str) -> str:
+    """The macro a catalog line of `unit` calls (the unit's .cu defines it, the others empty)."""
+    return f"NPU_EMU_UFUNC_{unit.upper()}"
 
 
 def catalog_path() -> Path:
