@@ -288,6 +288,12 @@ def test_bad_input_is_refused_with_the_rule():
         U.plan(U.get_backend("cpu"), "less", View(0, (2,), (1,), 4), [View(0, (2,), (1,), 4)] * 2, DT.ACL_FLOAT)
 
 
+def test_plan_refuses_inputs_that_do_not_broadcast():
+    with pytest.raises(ValueError, match=r"ins\[1\] of shape \[3\] does not broadcast to out's shape \[2, 4\]"):
+        U.plan(U.get_backend("cpu"), "subtract", View(0, (2, 4), (4, 1), 4),
+               [View(0, (4,), (1,), 4), View(0, (3,), (1,), 4)], DT.ACL_FLOAT)
+
+
 def test_empty_inputs():
     assert U.apply_numpy("subtract", np.ones((0, 3)), np.ones(3)).shape == (0, 3)
 

@@ -54,6 +54,7 @@ SAME, TO_BOOL, TO_REAL = "same", "bool", "real"   # result dtype rules
 # ones, so each unit's build stays short and the units build in parallel.
 MODULES = {"unary": "ufunc_unary.cu", "binary": "ufunc_binary.cu", "compare": "ufunc_compare.cu"}
 CATALOG_FILE = "ufunc_catalog.inc"
+WIDE_INDEX = 1   # IterParams::flags (ufunc.cuh): take the 64-bit body
 
 
 @dataclass(frozen=True)
@@ -232,6 +233,11 @@ def plan(be: Backend, name: str, out: View, ins: Sequence[View], dtype: object) 
         if view.itemsize != INFO[want].itemsize:
             raise ValueError(f"{what} has {view.itemsize}-byte elements; {INFO[want].short} has "
                              f"{INFO[want].itemsize}")
+    for k, v in enumerate(ins):
+        if len(v.shape) > len(out.shape) or any(
+                m not in (1, n) for m, n in zip(v.shape[::-1], out.shape[::-1])):
+            raise ValueError(f"ins[{k}] of shape {list(v.shape)} does not broadcast to out's "
+                             f"shape {list(out.shape)}")
     if out.numel == 0:
         return []
     if dt in u.copy:
@@ -247,8 +253,6 @@ def plan(be: Backend, name: str, out: View, ins: Sequence[View], dtype: object) 
     args = (params, *(pointer_arg(v.ptr) for v in ins), pointer_arg(out.ptr))
     return [Launch(kernel, (grid, 1, 1), (block, 1, 1), args)]
 
-
-WIDE_INDEX = 1   # IterParams::flags of ufunc.cuh: 64-bit offsets
 
 
 # ---------------------------------------------------------------------- eager helper
