@@ -27,6 +27,10 @@
 #include "npu_emu_common.cuh"
 #include "npu_emu_index.cuh"
 #include "npu_emu_convert.cuh"
+#if defined(NPU_EMU_CPU) && defined(__SSE2__) && !defined(__NO_MATH_ERRNO__)
+#include <immintrin.h>   // sqrt_rn
+#define NPU_EMU_UFUNC_SSE_SQRT 1
+#endif
 
 namespace npu_emu {
 namespace ufunc {
@@ -86,16 +90,23 @@ template <typename F> NPU_EMU_HD bool is_nan(F x) { return x != x; }
 template <typename F> NPU_EMU_HD bool is_inf(F x) { return (Bits<F>::of(x) & ~Bits<F>::sign) == Bits<F>::inf; }
 template <typename F> NPU_EMU_HD bool is_finite(F x) { return (Bits<F>::of(x) & ~Bits<F>::sign) < Bits<F>::inf; }
 
-// Correctly rounded and exact library operations, the same instruction on both targets.
+// Square root, correctly rounded on both targets. On the CPU std::sqrt is the instruction,
+// but g++ keeps a branch to libm for errno (negative inputs) and cannot vectorize the loop;
+// without -fno-math-errno the SSE instruction itself is called instead (same result).
 NPU_EMU_HD float sqrt_rn(float x) {
-#if defined(NPU_EMU_CPU)
+#if defined(NPU_EMU_UFUNC_SSE_SQRT)
+    return _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(x)));
+#elif defined(NPU_EMU_CPU)
     return std::sqrt(x);
 #else
     return __fsqrt_rn(x);
 #endif
 }
 NPU_EMU_HD double sqrt_rn(double x) {
-#if defined(NPU_EMU_CPU)
+#if defined(NPU_EMU_UFUNC_SSE_SQRT)
+    const __m128d v = _mm_set_sd(x);
+    return _mm_cvtsd_f64(_mm_sqrt_sd(v, v));
+#elif defined(NPU_EMU_CPU)
     return std::sqrt(x);
 #else
     return __dsqrt_rn(x);
