@@ -1,8 +1,8 @@
 // The array API's elementwise functions (docs/ufunc.md): one functor per function, applied by
 // the row-walking unary and binary kernels over the broadcast iteration space of
 // npu_emu_index.cuh (operand 0 = out). The kernel list is generated from the catalog in
-// npu_emu/kernels/ufunc.py into ufunc_catalog.inc; ufunc_unary.cu and ufunc_binary.cu each
-// instantiate their half of it (two units: the build of each stays short).
+// npu_emu/kernels/ufunc.py into ufunc_catalog.inc; ufunc_unary.cu, ufunc_binary.cu and
+// ufunc_compare.cu each instantiate their part of it (three units: each build stays short).
 //
 // Types: a functor sees the compute type of the storage type (f16 / bf16 -> float, boolean ->
 // bool, the rest as stored) and its result is rounded back once (npu_emu_convert.cuh), so a
