@@ -79,45 +79,45 @@ def test_ptx_has_no_flush_to_zero_and_no_contraction(built, source):
     assert not FMA.findall(ptx)[:5]
 
 
-def _sass_functions(sass: str) -> dict[str, str]:
-    """The SASS of each function (kernels and ptxas's internal helpers), by name."""
-    parts = re.split(r"^\s*\.text\.(\S+):\s*$", sass, flags=re.M)
-    return dict(zip(parts[1::2], parts[2::2]))
+IEEE_SUBROUTINE = re.compile(r"^\$__internal_\d+_\$__cuda_sm\w*?_(?:div|sqrt|dsqrt|rcp|drcp)\w*:")
 
 
-def _ptx_entries(ptx: str) -> dict[str, str]:
-    parts = re.split(r"^\s*(?:\.visible\s+|\.weak\s+)?\.(?:entry|func)\s+(?:\([^)]*\)\s*)?(\w+)\s*\(",
-                     ptx, flags=re.M)
-    return dict(zip(parts[1::2], parts[2::2]))
-
-
-# PTX's correctly rounded division, reciprocal and square root: IEEE operations whose SASS
-# expansion (Newton steps on MUFU.RCP/RSQ) uses FFMA/DFMA and FTZ internally by design, with
-# a slow path for subnormals and specials; the result is exact whatever they use.
-_EXACT_EXPANDED = re.compile(r"\b(?:div|rcp|sqrt)\.rn\.f(?:32|64)\b")
+def own_code(sass: str) -> str:
+    """The SASS lines outside ptxas's div.rn / sqrt.rn expansions."""
+    out, in_subroutine, in_expansion = [], False, False
+    for line in sass.splitlines():
+        label = re.match(r"^(\S+):", line)
+        if label:
+            if IEEE_SUBROUTINE.match(line):
+                in_subroutine = True
+            elif not label.group(1).startswith(".L"):   # the next function
+                in_subroutine = False
+            continue
+        if in_subroutine:
+            continue
+        if re.search(r"\bMUFU\.(?:RCP|RSQ)(?:64H)?\b", line):
+            in_expansion = True
+        elif in_expansion and re.search(r"\bBSYNC\b", line):
+            in_expansion = False
+        if not in_expansion:
+            out.append(line)
+    return "\n".join(out)
 
 
 @needs_nvrtc
 @pytest.mark.skipif(NVDISASM is None, reason="nvdisasm not found (pip install nvidia-cuda-nvdisasm)")
 @pytest.mark.parametrize("source", SOURCES)
 def test_cubin_has_no_flush_to_zero_and_no_fma(built, source, tmp_path):
-    """The SASS of the cubin the backend loads. F2I.FTZ is allowed: it is the float-to-int
+    """The SASS of the cubin the backend loads, outside ptxas's own expansions of correctly
+    rounded division and square root (own_code). F2I.FTZ is allowed: it is the float-to-int
     step of ptxas's integer division, where flushing cannot change the integer; HFMA2.MMA
-    with zero operands is its way to set a register. FMA and FTZ instructions are allowed only
-    in a kernel whose PTX has a correctly rounded div/rcp/sqrt (their expansions) and in
-    ptxas's internal slow paths of those."""
-    image, ptx = built[source]
-    sass = _sass(image, tmp_path)
+    with zero operands is its way to set a register."""
+    sass = own_code(_sass(built[source][0], tmp_path))
     assert "Function :" in sass or ".text." in sass
-    entries = _ptx_entries(ptx)
-    for name, body in _sass_functions(sass).items():
-        expansion = name.startswith("$__internal") or bool(_EXACT_EXPANDED.search(entries.get(name, "")))
-        if expansion:
-            continue
-        ftz = sorted({m for m in re.findall(r"\b([A-Z][A-Z0-9]*)(?:\.[A-Z0-9_]+)*\.FTZ\b", body)} - {"F2I"})
-        assert not ftz, (name, ftz)
-        assert not re.findall(r"\b[FD]FMA\b", body), name
-        assert not [line for line in re.findall(r"HFMA2[^;]*;", body) if ", -RZ, RZ," not in line], name
+    ftz = sorted({m for m in re.findall(r"\b([A-Z][A-Z0-9]*)(?:\.[A-Z0-9_]+)*\.FTZ\b", sass)} - {"F2I"})
+    assert not ftz
+    assert not re.findall(r"\b[FD]FMA\b", sass)
+    assert not [line for line in re.findall(r"HFMA2[^;]*;", sass) if ", -RZ, RZ," not in line]
 
 
 @needs_nvrtc
@@ -135,12 +135,29 @@ def test_the_checks_see_what_cupys_forced_flag_does():
 @needs_nvrtc
 # (elementwise_complex.cu is not here: a complex element is 8 or 16 bytes, loaded as parts.)
 @pytest.mark.parametrize("source", ["strided_copy.cu", "elementwise_float.cu", "elementwise_int.cu",
-                                    "cast.cu", "layout.cu"])
+                                    "cast.cu", "layout.cu", "ufunc_unary.cu", "ufunc_binary.cu",
+                                    "ufunc_compare.cu"])
 def test_row_kernels_move_16_byte_vectors(built, source):
     """The GPU geometry's runs are one 16-byte load and store per operand (coalesced)."""
     _, ptx = built[source]
     assert re.search(r"\bld\.global(\.nc)?\.v(4\.[bu]32|2\.[bu]64)\b", ptx)
     assert re.search(r"\bst\.global\.v(4\.[bu]32|2\.[bu]64)\b", ptx)
+
+
+@needs_nvrtc
+@pytest.mark.skipif(NVDISASM is None, reason="nvdisasm not found (pip install nvidia-cuda-nvdisasm)")
+def test_own_code_drops_only_the_division_and_square_root_expansions(tmp_path):
+    """A contracted multiply-add beside a division and a square root stays visible; the
+    expansions themselves (FFMA inside) do not."""
+    src = ('extern "C" __global__ void k(float* x, const float* y) { int i = threadIdx.x; '
+           'x[i] = __fsqrt_rn(x[i] / y[i]) * y[i] + x[i + 1]; }\n'
+           'extern "C" __global__ void d(double* x, const double* y) { int i = threadIdx.x; '
+           'x[i] = __dsqrt_rn(x[i] / y[i]); }\n')
+    fused, _ = cuda.compile_source(src, "k.cu", ARCH, extra=("--fmad=true",))
+    plain, _ = cuda.compile_source(src.replace(" * y[i] + x[i + 1]", ""), "k.cu", ARCH)
+    assert re.findall(r"\bFFMA\b", own_code(_sass(fused, tmp_path)))
+    sass = _sass(plain, tmp_path)
+    assert re.findall(r"\b[FD]FMA\b", sass) and not re.findall(r"\b[FD]FMA\b|\.FTZ\b", own_code(sass))
 
 
 @needs_nvrtc

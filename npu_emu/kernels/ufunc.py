@@ -1,0 +1,309 @@
+"""The array API's elementwise functions on our own kernels (kernels_cuda/ufunc.cuh): the one
+catalog of every function's name, arity and dtypes, the generator of the kernels' instantiation
+list (kernels_cuda/ufunc_catalog.inc) from it, and the host side: plans over tensor views, and
+`apply_numpy`, a function run eagerly on NumPy arrays.
+
+Rules where the standard leaves a choice (NumPy 2's result unless said otherwise):
+- integer floor_divide and remainder by zero give 0; MIN // -1 == MIN (wraps), MIN % -1 == 0;
+- shifts by a count outside [0, bits): left -> 0, right -> 0, or -1 for a negative signed value;
+- integer abs, negative and square wrap (abs(MIN) == MIN);
+- maximum / minimum propagate NaN; maximum(-0, +0) is +0 and minimum(-0, +0) is -0 in either
+  order (NumPy's result there depends on its code path);
+- sign(+-0) is +0; every NaN result is the canonical quiet NaN (docs/ufunc.md);
+- functions that return their input unchanged (positive, conj / real of real inputs, rounding
+  of integers, abs of unsigned) are copies: every bit kept.
+"""
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..dtypes import INFO, aclDataType as DT, as_dtype
+from ..runtime import backend as get_backend
+from ..runtime.base import Backend, Launch, kernels_dir
+from .copy import View, plan_copy, pointer_arg
+from .indexing import broadcast_strides, coalesce, pack_params
+
+# ------------------------------------------------------------------------------ dtypes
+BOOL = frozenset({DT.ACL_BOOL})
+SIGNED = frozenset({DT.ACL_INT8, DT.ACL_INT16, DT.ACL_INT32, DT.ACL_INT64})
+UNSIGNED = frozenset({DT.ACL_UINT8, DT.ACL_UINT16, DT.ACL_UINT32, DT.ACL_UINT64})
+INTS = SIGNED | UNSIGNED
+# f16 / bf16 compute in float32 and round back once (kernels_cuda/ufunc.cuh).
+FLOATS = frozenset({DT.ACL_FLOAT16, DT.ACL_BF16, DT.ACL_FLOAT, DT.ACL_DOUBLE})
+COMPLEX = frozenset({DT.ACL_COMPLEX64, DT.ACL_COMPLEX128})
+REAL = INTS | FLOATS
+NUMERIC = REAL | COMPLEX
+
+# The kernels' storage types: catalog tag -> C++ type.
+C_TYPES = {
+    "bool": "npu_emu::boolean", "s8": "int8_t", "s16": "int16_t", "s32": "int32_t", "s64": "int64_t",
+    "u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t",
+    "f16": "npu_emu::f16", "bf16": "npu_emu::bf16", "f32": "float", "f64": "double",
+    "c64": "npu_emu::c64", "c128": "npu_emu::c128",
+}
+_PART = {DT.ACL_COMPLEX64: DT.ACL_FLOAT, DT.ACL_COMPLEX128: DT.ACL_DOUBLE}
+_WIDTH_TAG = {1: "u8", 2: "u16", 4: "u32", 8: "u64"}
+
+SAME, TO_BOOL, TO_REAL = "same", "bool", "real"   # result dtype rules
+# Build units: binary functions with a bool or bitwise result build apart from the arithmetic
+# ones, so each unit's build stays short and the units build in parallel.
+MODULES = {"unary": "ufunc_unary.cu", "binary": "ufunc_binary.cu", "compare": "ufunc_compare.cu"}
+CATALOG_FILE = "ufunc_catalog.inc"
+WIDE_INDEX = 1   # IterParams::flags (ufunc.cuh): take the 64-bit body
+
+
+@dataclass(frozen=True)
+class Ufunc:
+    """One elementwise function. `dtypes`: the input dtypes it has a kernel for (binary: both
+    inputs of that dtype); `copy`: input dtypes for which it is the identity (planned as a
+    copy); `by_width`: integers share the kernel of their width (the result's bits do not
+    depend on signedness); `expr`: a C expression of x (a, b) to make the functor from,
+    instead of op_<name> in ufunc.cuh."""
+    name: str
+    arity: int
+    dtypes: frozenset
+    result: str = SAME
+    copy: frozenset = frozenset()
+    by_width: bool = False
+    expr: str = ""
+
+    def kernel_tag(self, dtype: DT) -> str:
+        if self.by_width and dtype in INTS:
+            return _WIDTH_TAG[INFO[dtype].itemsize]
+        return INFO[dtype].short
+
+    def result_dtype(self, dtype: DT) -> DT:
+        if self.result == TO_BOOL:
+            return DT.ACL_BOOL
+        if self.result == TO_REAL:
+            return _PART.get(dtype, dtype)
+        return dtype
+
+    @property
+    def functor(self) -> str:
+        return f"op_{self.name}"
+
+    @property
+    def unit(self) -> str:
+        if self.arity == 1:
+            return "unary"
+        return "compare" if self.result == TO_BOOL or self.name.startswith("bitwise_") else "binary"
+
+    @property
+    def module(self) -> str:
+        return MODULES[self.unit]
+
+
+def kernel_name(name: str, tag: str) -> str:
+    """The exported name of the kernel of function `name` on storage type `tag`."""
+    return f"ufunc_{name}_{tag}"
+
+
+# ----------------------------------------------------------------------------- catalog
+# Every function, declared once. (A transcendental: Ufunc("exp", 1, FLOATS,
+# expr="npu_emu::math::exp(x)") and the #include of its header in ufunc.cuh.)
+UFUNCS: tuple[Ufunc, ...] = (
+    Ufunc("abs", 1, SIGNED | FLOATS, copy=UNSIGNED),
+    Ufunc("negative", 1, INTS | FLOATS | COMPLEX, by_width=True),
+    Ufunc("positive", 1, frozenset(), copy=NUMERIC),
+    Ufunc("sign", 1, INTS | FLOATS),
+    Ufunc("square", 1, INTS | FLOATS | COMPLEX, by_width=True),
+    Ufunc("sqrt", 1, FLOATS),
+    Ufunc("floor", 1, FLOATS, copy=INTS),
+    Ufunc("ceil", 1, FLOATS, copy=INTS),
+    Ufunc("trunc", 1, FLOATS, copy=INTS),
+    Ufunc("round", 1, FLOATS, copy=INTS),
+    Ufunc("reciprocal", 1, FLOATS),
+    Ufunc("signbit", 1, FLOATS, TO_BOOL),
+    Ufunc("isnan", 1, NUMERIC, TO_BOOL, by_width=True),
+    Ufunc("isinf", 1, NUMERIC, TO_BOOL, by_width=True),
+    Ufunc("isfinite", 1, NUMERIC, TO_BOOL, by_width=True),
+    Ufunc("conj", 1, COMPLEX, copy=REAL),
+    Ufunc("real", 1, COMPLEX, TO_REAL, copy=REAL),
+    Ufunc("imag", 1, COMPLEX, TO_REAL),
+    Ufunc("logical_not", 1, BOOL),
+    Ufunc("bitwise_invert", 1, INTS | BOOL, by_width=True),
+    Ufunc("subtract", 2, INTS | FLOATS | COMPLEX, by_width=True),
+    Ufunc("divide", 2, FLOATS | COMPLEX),
+    Ufunc("floor_divide", 2, INTS | FLOATS),
+    Ufunc("remainder", 2, INTS | FLOATS),
+    Ufunc("maximum", 2, INTS | FLOATS),
+    Ufunc("minimum", 2, INTS | FLOATS),
+    Ufunc("copysign", 2, FLOATS),
+    Ufunc("nextafter", 2, FLOATS),
+    Ufunc("equal", 2, NUMERIC | BOOL, TO_BOOL, by_width=True),
+    Ufunc("not_equal", 2, NUMERIC | BOOL, TO_BOOL, by_width=True),
+    Ufunc("less", 2, REAL, TO_BOOL),
+    Ufunc("less_equal", 2, REAL, TO_BOOL),
+    Ufunc("greater", 2, REAL, TO_BOOL),
+    Ufunc("greater_equal", 2, REAL, TO_BOOL),
+    Ufunc("logical_and", 2, BOOL, TO_BOOL),
+    Ufunc("logical_or", 2, BOOL, TO_BOOL),
+    Ufunc("logical_xor", 2, BOOL, TO_BOOL),
+    Ufunc("bitwise_and", 2, INTS | BOOL, by_width=True),
+    Ufunc("bitwise_or", 2, INTS | BOOL, by_width=True),
+    Ufunc("bitwise_xor", 2, INTS | BOOL, by_width=True),
+    Ufunc("bitwise_left_shift", 2, INTS, by_width=True),
+    Ufunc("bitwise_right_shift", 2, INTS),
+)
+BY_NAME: dict[str, Ufunc] = {u.name: u for u in UFUNCS}
+
+
+def lookup(name: str) -> Ufunc:
+    try:
+        return BY_NAME[name]
+    except KeyError:
+        raise ValueError(f"name={name!r} is not an elementwise function of the catalog; "
+                         f"known: {', '.join(sorted(BY_NAME))}") from None
+
+
+def supported_dtypes(name: str) -> frozenset:
+    u = lookup(name)
+    return u.dtypes | u.copy
+
+
+def result_dtype(name: str, dtype: object) -> DT:
+    """The output dtype of function `name` on inputs of `dtype` (comparisons -> bool, real /
+    imag of complex -> the part's dtype, else the input's)."""
+    u, dt = lookup(name), as_dtype(dtype)
+    _check_dtype(u, dt)
+    return u.result_dtype(dt)
+
+
+def _check_dtype(u: Ufunc, dt: DT) -> None:
+    if dt not in u.dtypes | u.copy:
+        raise TypeError(f"{u.name} is not defined for {INFO[dt].short}; its dtypes: "
+                        f"{', '.join(sorted(INFO[d].short for d in u.dtypes | u.copy))}")
+
+
+# --------------------------------------------------------------------------- generator
+def catalog_source() -> str:
+    """The text of kernels_cuda/ufunc_catalog.inc: one kernel per (function, storage type)."""
+    lines = ["// Generated from the catalog UFUNCS of npu_emu/kernels/ufunc.py by",
+             "// `python -m npu_emu.kernels.ufunc`; do not edit (tests/test_ufunc.py checks it is fresh).",
+             "// Each unit (ufunc_<unit>.cu) defines the macro of its own lines and empties the others."]
+    for u in UFUNCS:
+        if u.expr:
+            lines.append(f"NPU_EMU_UFUNC_EXPR{u.arity}({u.functor}, {u.expr})")
+    for u in UFUNCS:
+        seen: set[str] = set()
+        for dt in sorted(u.dtypes):
+            tag = u.kernel_tag(dt)
+            if tag in seen:
+                continue
+            seen.add(tag)
+            out_tag = tag if u.result == SAME else INFO[u.result_dtype(dt)].short
+            lines.append(f"{catalog_macro(u.unit)}({kernel_name(u.name, tag)}, {u.functor}, "
+                         f"{C_TYPES[tag]}, {C_TYPES[out_tag]})")
+    return "\n".join(lines) + "\n"
+
+
+def catalog_macro(unit: str) -> str:
+    """The macro a catalog line of `unit` calls (the unit's .cu defines it, the others empty)."""
+    return f"NPU_EMU_UFUNC_{unit.upper()}"
+
+
+def catalog_path() -> Path:
+    return kernels_dir() / CATALOG_FILE
+
+
+def write_catalog() -> Path:
+    """Regenerate kernels_cuda/ufunc_catalog.inc from UFUNCS."""
+    path = catalog_path()
+    path.write_text(catalog_source())
+    return path
+
+
+# ------------------------------------------------------------------------------- plans
+def plan(be: Backend, name: str, out: View, ins: Sequence[View], dtype: object) -> list[Launch]:
+    """Launches computing out = name(*ins), inputs of `dtype` broadcast to out.shape (views:
+    address of element 0, strides in elements, any sign; out has result_dtype(name, dtype)).
+    An input may be out's very view; other overlaps are the caller's to stage."""
+    u, dt = lookup(name), as_dtype(dtype)
+    _check_dtype(u, dt)
+    if len(ins) != u.arity:
+        raise ValueError(f"{name} takes {u.arity} input{'s' if u.arity > 1 else ''}, got {len(ins)}")
+    out_dt = u.result_dtype(dt)
+    for view, what, want in [(v, f"ins[{k}]", dt) for k, v in enumerate(ins)] + [(out, "out", out_dt)]:
+        if view.itemsize != INFO[want].itemsize:
+            raise ValueError(f"{what} has {view.itemsize}-byte elements; {INFO[want].short} has "
+                             f"{INFO[want].itemsize}")
+    for k, v in enumerate(ins):
+        if len(v.shape) > len(out.shape) or any(
+                m not in (1, n) for m, n in zip(v.shape[::-1], out.shape[::-1])):
+            raise ValueError(f"ins[{k}] of shape {list(v.shape)} does not broadcast to out's "
+                             f"shape {list(out.shape)}")
+    if out.numel == 0:
+        return []
+    if dt in u.copy:
+        return [] if ins[0] == out else plan_copy(be, out, ins[0])
+    shape = out.shape
+    space = coalesce(shape, [out.strides] + [broadcast_strides(shape, v.shape, v.strides) for v in ins])
+    wide = not space.fits_32bit() or any(s < 0 for st in space.strides for s in st)
+    item = max(out.itemsize, ins[0].itemsize)
+    pointers = [(0, out.ptr, out.itemsize)] + [(k + 1, v.ptr, v.itemsize) for k, v in enumerate(ins)]
+    grid, block, run = be.space_geometry(space, item, pointers=pointers)
+    kernel = be.function(u.module, kernel_name(u.name, u.kernel_tag(dt)))
+    params = pack_params(space, run, flags=WIDE_INDEX if wide else 0)
+    args = (params, *(pointer_arg(v.ptr) for v in ins), pointer_arg(out.ptr))
+    return [Launch(kernel, (grid, 1, 1), (block, 1, 1), args)]
+
+
+
+# ---------------------------------------------------------------------- eager helper
+def _host_span(a: np.ndarray) -> tuple[np.ndarray, int]:
+    """The bytes of memory a view of `a` spans, and the offset of its element 0 in them."""
+    lo, hi = np.lib.array_utils.byte_bounds(a)
+    span = np.frombuffer((ctypes.c_char * (hi - lo)).from_address(lo), np.uint8) if hi > lo \
+        else np.zeros(0, np.uint8)
+    return span, a.__array_interface__["data"][0] - lo
+
+
+def apply_numpy(name: str, *arrays: np.ndarray, backend: str = "cpu") -> np.ndarray:
+    """name(*arrays) computed by our kernels on `backend`: the inputs (one dtype, any strides,
+    broadcast together) copied into the runtime's pool as they lie in memory, one launch,
+    the result copied back as a new C-contiguous array."""
+    u = lookup(name)
+    if len(arrays) != u.arity:
+        raise ValueError(f"{name} takes {u.arity} array{'s' if u.arity > 1 else ''}, got {len(arrays)}")
+    arrays = tuple(np.asarray(a) for a in arrays)
+    dts = {as_dtype(a.dtype, "arrays") for a in arrays}
+    if len(dts) != 1:
+        raise TypeError(f"{name}: the arrays must share one dtype (promote first), got "
+                        f"{', '.join(str(a.dtype) for a in arrays)}")
+    dt = dts.pop()
+    out_dt = result_dtype(name, dt)
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    out_info = INFO[out_dt]
+    be = get_backend(backend)
+    result = np.empty(shape, out_info.storage)
+    blocks = []
+    try:
+        views = []
+        for a in arrays:
+            span, offset = _host_span(a)
+            ptr = be.malloc(max(span.nbytes, 1))
+            blocks.append(ptr)
+            be.copy_from_host(ptr, span)
+            views.append(View(ptr + offset, a.shape, tuple(s // a.itemsize for s in a.strides), a.itemsize))
+        optr = be.malloc(max(result.nbytes, 1))
+        blocks.append(optr)
+        out = View(optr, shape, tuple(s // result.itemsize for s in result.strides), result.itemsize)
+        launches = plan(be, name, out, views, dt)
+        stream = be.default_stream
+        be.enqueue(launches, stream)
+        stream.synchronize()
+        be.copy_to_host(result, optr)
+    finally:
+        for ptr in blocks:
+            be.free(ptr)
+    return result.view(out_info.host) if out_info.host is not None else result
+
+
+if __name__ == "__main__":
+    print(write_catalog())

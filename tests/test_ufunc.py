@@ -1,0 +1,401 @@
+"""The elementwise function kernels (npu_emu/kernels/ufunc.py, kernels_cuda/ufunc.cuh): every
+function x dtype of the catalog against NumPy 2.4 (bf16: ml_dtypes 0.7, computed in float32
+and rounded back), bit for bit with NaN compared as NaN (ours are canonical); special values;
+broadcast, strided and negative-stride views; the GPU's launch geometry run on the CPU; the
+generated catalog fresh; the modules built by NVRTC with no flush-to-zero, approximation or
+fused multiply-add."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from npu_emu.dtypes import INFO, aclDataType as DT
+from npu_emu.kernels import ufunc as U
+from npu_emu.kernels.copy import View
+
+from test_gpu_geometry import gpu_shaped  # noqa: F401  (fixture)
+from test_kernels_compile import FMA, FTZ, built, needs_nvrtc  # noqa: F401  (fixture)
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+# NumPy names where the array API's differ.
+NUMPY_NAMES = {"bitwise_invert": np.invert, "bitwise_left_shift": np.left_shift,
+               "bitwise_right_shift": np.right_shift}
+ZERO_PAIRS = {"maximum", "minimum"}   # our documented rule at (+-0, -+0); NumPy's varies
+CASES = [(u.name, dt) for u in U.UFUNCS for dt in sorted(u.dtypes | u.copy)]
+
+
+# --------------------------------------------------------------------------- values
+FLOAT_SPECIALS = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -2.5, 2.5, 3.0, -7.0, 7.25, 1e-40, -1e-45,
+                  5e-324, 2.2250738585072014e-308, 1e-310, 65504.0, -65504.0, 1e38, 3.4e38, 1e300,
+                  np.inf, -np.inf, np.nan, -np.nan, 1 / 3, 2.0 ** 24 + 1, 0.49999997, 4.5, -3.5]
+
+
+def values(dt: DT, rng: np.random.Generator, n: int = 40) -> np.ndarray:
+    """Special values of the dtype plus random ones."""
+    host = INFO[dt].host
+    if dt in U.FLOATS:
+        rand = np.concatenate([rng.normal(size=n) * 10, rng.normal(size=n // 4) * 1e-3])
+        with np.errstate(over="ignore"):   # 1e300 and friends become inf in the narrow types
+            return np.concatenate([np.array(FLOAT_SPECIALS), rand]).astype(host)
+    if dt in U.COMPLEX:
+        part = values(DT.ACL_FLOAT if dt == DT.ACL_COMPLEX64 else DT.ACL_DOUBLE, rng, n)
+        out = np.empty(part.shape, host)
+        out.real, out.imag = part, np.roll(part, 7)   # every special in each part
+        return out
+    if dt == DT.ACL_BOOL:
+        return np.array([False, True])
+    info = np.iinfo(host)
+    special = {0, 1, 2, 3, 7, 8, 9, 15, 16, 31, 32, 63, 64, 100, info.min, info.min + 1, info.max,
+               info.max - 1, -1, -2, -3, -8, -100}
+    special = sorted(v for v in special if info.min <= v <= info.max)
+    return np.concatenate([np.array(special, dtype=host),
+                           rng.integers(info.min, info.max, n, dtype=host, endpoint=True)])
+
+
+def comparable(x: np.ndarray) -> np.ndarray:
+    """Raw bits, every NaN (any payload, any sign) as one value; complex part by part."""
+    x = np.asarray(x)
+    if x.dtype.kind == "c":
+        return np.stack([comparable(x.real), comparable(x.imag)])
+    if x.dtype.kind == "f" or x.dtype == BF16:
+        bits = x.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[x.itemsize]).copy()
+        bits[np.isnan(x.astype(np.float64))] = 1   # no float's bits are 1 and NaN at once
+        return bits
+    return x
+
+
+def assert_same(got: np.ndarray, want: np.ndarray, what: str) -> None:
+    assert got.dtype == want.dtype and got.shape == want.shape, (what, got.dtype, want.dtype)
+    g, w = comparable(got), comparable(want)
+    bad = np.argwhere(g != w)
+    if bad.size:
+        at = tuple(bad[0][-got.ndim:]) if got.ndim else ()   # complex: drop the part axis
+        raise AssertionError(f"{what}: {len(bad)} differ, first at {at}: got {got[at]!r}, "
+                             f"want {want[at]!r}")
+
+
+# ----------------------------------------------------------------------- reference
+def textbook_square(x):
+    out = np.empty_like(x)
+    out.real = x.real * x.real - x.imag * x.imag
+    out.imag = x.real * x.imag + x.imag * x.real
+    return out
+
+
+def reference(name: str, dt: DT, *args: np.ndarray) -> np.ndarray:
+    """NumPy's result (bf16: float32 NumPy rounded to bf16 by ml_dtypes), with the rules we
+    document where we differ from it."""
+    fn = NUMPY_NAMES.get(name) or getattr(np, name)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        if name == "square" and dt in U.COMPLEX:
+            return textbook_square(args[0])   # NumPy's own loop may fuse; ours does not
+        if name == "nextafter":
+            want = fn(*args)   # ml_dtypes steps bf16 itself; NumPy float16 below
+            if dt == DT.ACL_FLOAT16:   # IEEE / C: nextafter(x, y) == y when x == y (+0 vs -0
+                a, b = np.broadcast_arrays(*args)   # included); NumPy's float16 returns x there
+                want = np.where(a == b, b, want)
+            return want
+        if dt == DT.ACL_BF16:
+            want = fn(*(a.astype(np.float32) for a in args))
+            want = want.astype(BF16) if want.dtype == np.float32 else want
+        else:
+            want = fn(*args)
+        if name in ZERO_PAIRS and dt in U.FLOATS:
+            a, b = np.broadcast_arrays(*args)
+            zeros = (a == 0) & (b == 0)
+            neg = np.signbit(a) & np.signbit(b) if name == "maximum" else np.signbit(a) | np.signbit(b)
+            want = np.where(zeros, np.where(neg, -0.0, 0.0).astype(want.dtype), want)
+        return np.asarray(want)
+
+
+# -------------------------------------------------------------------------- each pair
+@pytest.mark.parametrize("name,dt", CASES, ids=[f"{n}-{INFO[d].short}" for n, d in CASES])
+def test_function_matches_numpy(name, dt):
+    rng = np.random.default_rng(hash(name) % 1000 + int(dt))
+    v = values(dt, rng)
+    args = (v,) if U.lookup(name).arity == 1 else (v[:, None], v[None, :])   # every pair
+    got = U.apply_numpy(name, *args)
+    want = reference(name, dt, *args)
+    assert_same(got, want.astype(got.dtype) if want.dtype != got.dtype and dt == DT.ACL_BF16 else want,
+                f"{name}({INFO[dt].short})")
+    assert got.dtype == INFO[U.result_dtype(name, dt)].host
+
+
+# ------------------------------------------------------------------- special values
+def test_integer_division_rules():
+    """Documented where NumPy warns: x // 0 == x % 0 == 0, MIN // -1 == MIN, MIN % -1 == 0."""
+    for host in (np.int8, np.int16, np.int32, np.int64):
+        lo = np.iinfo(host).min
+        a = np.array([7, -7, lo, lo, 5, 0], host)
+        b = np.array([0, 0, -1, 0, -1, 0], host)
+        np.testing.assert_array_equal(U.apply_numpy("floor_divide", a, b), np.array([0, 0, lo, 0, -5, 0], host))
+        np.testing.assert_array_equal(U.apply_numpy("remainder", a, b), np.zeros(6, host))
+    a, b = np.array([-7, 7, -7, 7], np.int32), np.array([2, -2, -2, 2], np.int32)
+    np.testing.assert_array_equal(U.apply_numpy("floor_divide", a, b), [-4, -4, 3, 3])   # Python's
+    np.testing.assert_array_equal(U.apply_numpy("remainder", a, b), [1, -1, -1, 1])
+
+
+def test_float_special_cases_of_the_standard():
+    f = np.float64
+    inf, nan = np.inf, np.nan
+    cases = {   # (inputs) -> result, from the array API standard's special cases
+        "floor_divide": [((5.0, 0.0), inf), ((-5.0, 0.0), -inf), ((0.0, 0.0), nan), ((-0.0, 1.0), -0.0)],
+        "remainder": [((5.0, inf), 5.0), ((-5.0, inf), inf), ((inf, 2.0), nan), ((-1.0, 3.0), 2.0),
+                      ((1.0, -3.0), -2.0), ((0.0, -3.0), -0.0)],
+        "divide": [((1.0, -0.0), -inf), ((0.0, 0.0), nan)],
+        "round": [((0.5,), 0.0), ((1.5,), 2.0), ((2.5,), 2.0), ((-0.5,), -0.0), ((-2.5,), -2.0)],
+        "sign": [((-0.0,), 0.0), ((nan,), nan), ((-inf,), -1.0)],
+        "nextafter": [((0.0, -1.0), -5e-324), ((1.0, 1.0), 1.0), ((-0.0, 0.0), 0.0), ((inf, 0.0), 1.7976931348623157e308)],
+        "maximum": [((nan, 1.0), nan), ((1.0, nan), nan), ((-0.0, 0.0), 0.0), ((0.0, -0.0), 0.0)],
+        "minimum": [((-0.0, 0.0), -0.0), ((0.0, -0.0), -0.0)],
+        "sqrt": [((-0.0,), -0.0), ((-1.0,), nan), ((inf,), inf)],
+        "copysign": [((1.0, -0.0), -1.0), ((nan, -1.0), nan)],
+    }
+    for name, rows in cases.items():
+        for ins, want in rows:
+            got = U.apply_numpy(name, *(np.array([x], f) for x in ins))
+            assert_same(got, np.array([want], f), f"{name}{ins}")
+
+
+def test_nan_results_are_canonical():
+    """Any NaN in, the positive quiet NaN of the type out, whatever the payload and sign."""
+    for host, bits, canon in ((np.float32, np.uint32, 0x7FC00000), (np.float64, np.uint64, 0x7FF8000000000000),
+                              (np.float16, np.uint16, 0x7E00), (BF16, np.uint16, 0x7FC0)):
+        width = np.dtype(bits).itemsize * 8
+        sign = 1 << (width - 1)
+        quiet = {16: 0x7E01 if host == np.float16 else 0x7FC1, 32: 0x7FC00123, 64: 0x7FF8000000000123}[width]
+        x = np.array([quiet, quiet | sign], bits).view(host)
+        for name in ("negative", "abs", "floor", "sqrt", "square"):
+            assert (U.apply_numpy(name, x).view(bits) == canon).all(), (name, host)
+        for name in ("subtract", "maximum", "copysign", "remainder", "nextafter"):
+            assert (U.apply_numpy(name, x, x[::-1].copy()).view(bits) == canon).all(), (name, host)
+
+
+def test_subnormals_are_kept():
+    tiny = np.array([1e-45, -1e-45, 1.1754942e-38], np.float32)
+    assert_same(U.apply_numpy("subtract", tiny, np.zeros(3, np.float32)), tiny, "f32 subnormal")
+    assert_same(U.apply_numpy("square", np.array([1e-23], np.float32)), np.array([1e-46], np.float32), "underflow")
+    assert U.apply_numpy("sqrt", np.array([1e-45], np.float32))[0] == np.sqrt(np.float32(1e-45))
+    f16 = np.array([2.0 ** -24, -(2.0 ** -20)], np.float16)
+    assert_same(U.apply_numpy("negative", f16), -f16, "f16 subnormal")
+
+
+def test_shifts_past_the_width():
+    for host in (np.int8, np.uint16, np.int32, np.uint64, np.int64):
+        bits = np.dtype(host).itemsize * 8
+        a = np.array([1, 3, 5, 1], host)
+        b = np.array([bits - 1, bits, bits + 1, 0], host)
+        np.testing.assert_array_equal(U.apply_numpy("bitwise_left_shift", a, b), np.left_shift(a, b))
+        np.testing.assert_array_equal(U.apply_numpy("bitwise_right_shift", a, b), np.right_shift(a, b))
+    neg = np.array([-4, -4, -4], np.int16)
+    np.testing.assert_array_equal(U.apply_numpy("bitwise_right_shift", neg, np.array([1, 16, -1], np.int16)),
+                                  [-2, -1, -1])
+    np.testing.assert_array_equal(U.apply_numpy("bitwise_left_shift", neg, np.array([1, 16, -1], np.int16)),
+                                  [-8, 0, 0])
+
+
+# ----------------------------------------------------------------- views, broadcast
+def view_cases():
+    base = np.arange(2 * 6 * 10, dtype=np.float64).reshape(2, 6, 10) - 57.5
+    return [
+        ("transposed", base.transpose(2, 0, 1), base[:, :, :1].transpose(2, 0, 1)),
+        ("negative strides", base[::-1, ::-2, ::-3], base[0, ::-2, ::-3]),
+        ("strided both", base[:, 1::2, ::2], base[:, ::2, 1::2]),
+        ("0-d with array", base[1, 2, 3][()] * np.ones(()), base[1]),
+        ("broadcast row", base[:, :1, :], base[:1, :, ::-1]),
+    ]
+
+
+@pytest.mark.parametrize("case", view_cases(), ids=lambda c: c[0])
+@pytest.mark.parametrize("name", ["subtract", "maximum", "less", "remainder"])
+def test_broadcast_and_strided_views(case, name):
+    _, a, b = case
+    for dtype in (np.float64, np.int16, np.float16):
+        x, y = a.astype(dtype), b.astype(dtype)
+        if x.ndim and y.ndim:   # astype copies: rebuild the views in the new dtype
+            x, y = _restride(a, dtype), _restride(b, dtype)
+        dt = {np.float64: DT.ACL_DOUBLE, np.int16: DT.ACL_INT16, np.float16: DT.ACL_FLOAT16}[dtype]
+        assert_same(U.apply_numpy(name, x, y), reference(name, dt, x, y), f"{name} {dtype}")
+
+
+def _restride(view: np.ndarray, dtype) -> np.ndarray:
+    """`view`'s pattern (same offsets and strides in elements) over a base of `dtype`."""
+    base = view.base if view.base is not None else view
+    while base.base is not None:
+        base = base.base
+    new_base = base.astype(dtype)
+    lo = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    return np.lib.stride_tricks.as_strided(
+        new_base.reshape(-1)[lo // view.itemsize:], view.shape,
+        tuple(s // view.itemsize * new_base.itemsize for s in view.strides))
+
+
+def test_unary_on_views_and_in_place():
+    x = (np.arange(60, dtype=np.float32) - 30.25).reshape(6, 10)
+    for view in (x[::-1, ::3], x.T, x[2:3, ::-1]):
+        assert_same(U.apply_numpy("floor", view), np.floor(view), "floor view")
+        assert_same(U.apply_numpy("isfinite", view), np.isfinite(view), "isfinite view")
+    be = U.get_backend("cpu")
+    ptr = be.malloc(x.nbytes)
+    try:
+        be.copy_from_host(ptr, x)
+        v = View(ptr, x.shape, (10, 1), 4)
+        launches = U.plan(be, "negative", v, [v], DT.ACL_FLOAT)   # out is the input's view
+        be.enqueue(launches, be.default_stream)
+        be.default_stream.synchronize()
+        out = np.empty_like(x)
+        be.copy_to_host(out, ptr)
+    finally:
+        be.free(ptr)
+    assert_same(out, -x, "in place")
+
+
+def test_copies_keep_every_bit():
+    x = np.array([0x7FC00123, 0xFFC00001, 0x3F800000], np.uint32).view(np.float32)
+    for name in ("positive", "real", "conj"):
+        assert (U.apply_numpy(name, x).view(np.uint32) == x.view(np.uint32)).all()
+    ints = np.array([-3, 7, np.iinfo(np.int64).min], np.int64)
+    for name in ("floor", "round", "positive"):
+        np.testing.assert_array_equal(U.apply_numpy(name, ints), ints)
+    np.testing.assert_array_equal(U.apply_numpy("abs", np.array([250], np.uint8)), [250])
+
+
+def test_plans_pick_the_64_bit_body_for_negative_strides(cpu_backend):
+    v = View(1 << 20, (4, 8), (-8, 1), 4)
+    (launch,) = U.plan(cpu_backend, "subtract", v, [v, v], DT.ACL_FLOAT)
+    assert launch.args[0]["flags"] == U.WIDE_INDEX
+    (launch,) = U.plan(cpu_backend, "subtract", View(1 << 20, (4, 8), (8, 1), 4), [v, v], DT.ACL_FLOAT)
+    assert launch.args[0]["flags"] == U.WIDE_INDEX                    # an input's strides count
+    w = View(1 << 20, (4, 8), (8, 1), 4)
+    (launch,) = U.plan(cpu_backend, "less", View(1 << 22, (4, 8), (8, 1), 1), [w, w], DT.ACL_FLOAT)
+    assert launch.args[0]["flags"] == 0 and launch.kernel.name == U.kernel_name("less", "f32")
+
+
+# -------------------------------------------------------------------------- bad input
+def test_bad_input_is_refused_with_the_rule():
+    with pytest.raises(ValueError, match="name='exp2' is not an elementwise function"):
+        U.apply_numpy("exp2", np.ones(2))
+    with pytest.raises(TypeError, match="sqrt is not defined for s32"):
+        U.apply_numpy("sqrt", np.ones(2, np.int32))
+    with pytest.raises(TypeError, match="must share one dtype"):
+        U.apply_numpy("subtract", np.ones(2, np.float32), np.ones(2))
+    with pytest.raises(ValueError, match="subtract takes 2 arrays, got 1"):
+        U.apply_numpy("subtract", np.ones(2))
+    with pytest.raises(ValueError, match="out has 4-byte elements; bool has 1"):
+        U.plan(U.get_backend("cpu"), "less", View(0, (2,), (1,), 4), [View(0, (2,), (1,), 4)] * 2, DT.ACL_FLOAT)
+
+
+def test_plan_refuses_inputs_that_do_not_broadcast():
+    with pytest.raises(ValueError, match=r"ins\[1\] of shape \[3\] does not broadcast to out's shape \[2, 4\]"):
+        U.plan(U.get_backend("cpu"), "subtract", View(0, (2, 4), (4, 1), 4),
+               [View(0, (4,), (1,), 4), View(0, (3,), (1,), 4)], DT.ACL_FLOAT)
+
+
+def test_empty_inputs():
+    assert U.apply_numpy("subtract", np.ones((0, 3)), np.ones(3)).shape == (0, 3)
+
+
+# ------------------------------------------------------------------- GPU geometry
+@pytest.mark.parametrize("name,dt", [("subtract", DT.ACL_FLOAT), ("less", DT.ACL_DOUBLE),
+                                     ("floor_divide", DT.ACL_INT8), ("square", DT.ACL_COMPLEX128),
+                                     ("sqrt", DT.ACL_BF16), ("isnan", DT.ACL_FLOAT16),
+                                     ("real", DT.ACL_COMPLEX64), ("equal", DT.ACL_INT64)])
+def test_gpu_geometry(gpu_shaped, name, dt):
+    """The cuda backend's grid (one vector or one element per thread), run by the cpu
+    backend: contiguous rows take vectors, misaligned and strided ones single elements."""
+    rng = np.random.default_rng(int(dt))
+    u = U.lookup(name)
+    base = np.resize(values(dt, rng, 300), 7 * 48 + 1)
+    x = base[:7 * 48].reshape(7, 48)
+    for view in (x, base[1:].reshape(7, 48), x[:, ::-2]):
+        args = (view,) if u.arity == 1 else (view, view[0, ::-1].copy())
+        gpu_shaped.runs.clear()
+        got = U.apply_numpy(name, *args)
+        assert_same(got, reference(name, dt, *args), f"{name} gpu geometry")
+        assert gpu_shaped.runs
+    gpu_shaped.runs.clear()
+    U.apply_numpy(name, *((x,) if u.arity == 1 else (x, x)))
+    assert gpu_shaped.runs[-1] == 16 // max(INFO[dt].itemsize, INFO[u.result_dtype(dt)].itemsize)
+
+
+# --------------------------------------------------------------------- the catalog
+def test_catalog_file_is_fresh():
+    assert U.catalog_path().read_text() == U.catalog_source(), \
+        "kernels_cuda/ufunc_catalog.inc is stale: run python -m npu_emu.kernels.ufunc"
+
+
+def test_catalog_names_every_kernel_once_and_the_modules_export_them(cpu_backend):
+    lines = catalog_lines()
+    names = [n for _, n, _ in lines]
+    assert len(names) == len(set(names))
+    for u in U.UFUNCS:
+        for dt in u.dtypes:
+            assert (U.catalog_macro(u.unit), U.kernel_name(u.name, u.kernel_tag(dt)), u.functor) in lines
+    units = {U.catalog_macro(unit): unit for unit in U.MODULES}
+    for macro, name, _ in lines[::17]:   # a sample: the kernel is in the module the plan asks
+        assert cpu_backend.function(U.MODULES[units[macro]], name).name == name
+
+
+def catalog_lines() -> list[tuple[str, str, str]]:
+    """(macro, kernel name, functor) of each kernel line of the generated catalog."""
+    return re.findall(r"^(NPU_EMU_UFUNC_[A-Z]+)\((\w+), (\w+),", U.catalog_source(), re.M)
+
+
+def test_an_expression_entry_becomes_a_functor(monkeypatch):
+    """The shape a transcendental takes: one entry with an expression."""
+    entry = U.Ufunc("twice", 1, U.FLOATS, expr="x + x")
+    monkeypatch.setattr(U, "UFUNCS", U.UFUNCS + (entry,))
+    text = U.catalog_source()
+    assert "NPU_EMU_UFUNC_EXPR1(op_twice, x + x)" in text
+    assert "NPU_EMU_UFUNC_UNARY(ufunc_twice_bf16, op_twice, npu_emu::bf16, npu_emu::bf16)" in text
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("module", sorted(set(U.MODULES.values())))
+def test_nvrtc_builds_the_modules_without_ftz_approx_or_fma(built, module):
+    """The cuda backend's own build (test_kernels_compile's, shared through the cache)."""
+    _, ptx = built[module]
+    assert not FTZ.findall(ptx)[:5] and not FMA.findall(ptx)[:5]
+    assert ".approx" not in ptx
+    entries = re.findall(r"^\.visible \.entry (\w+)", ptx, re.M)
+    unit = next(unit for unit, m in U.MODULES.items() if m == module)
+    assert sorted(entries) == sorted(n for macro, n, _ in catalog_lines() if macro == U.catalog_macro(unit))
+
+
+# ------------------------------------------------------------------------ thread counts
+THREAD_SCRIPT = """
+import hashlib, sys, warnings
+import numpy as np
+sys.path[:0] = sys.argv[1:3]   # this tests folder, and the tree it tests
+from test_ufunc import CASES, values
+from npu_emu.kernels import ufunc as U
+warnings.simplefilter("ignore")
+h = hashlib.sha256()
+for name, dt in CASES:
+    v = np.resize(values(dt, np.random.default_rng(1)), 1 << 16)   # several blocks per launch
+    args = (v,) if U.lookup(name).arity == 1 else (v, v[::-1].copy())
+    h.update(U.apply_numpy(name, *args).tobytes())
+print(h.hexdigest())
+"""
+
+
+def test_same_bytes_under_one_and_two_threads():
+    """Every function x dtype, 65536 elements: the bytes do not depend on OMP_NUM_THREADS."""
+    digests = set()
+    for threads in ("1", "2"):
+        env = dict(os.environ, OMP_NUM_THREADS=threads)
+        here = Path(__file__).resolve().parent
+        run = subprocess.run([sys.executable, "-c", THREAD_SCRIPT, str(here), str(here.parent)],
+                             capture_output=True, text=True, env=env, timeout=300)
+        assert run.returncode == 0, run.stderr[-2000:]
+        digests.add(run.stdout.strip())
+    assert len(digests) == 1
