@@ -21,8 +21,8 @@ import numpy as np
 from ..dtypes import INFO, aclDataType as DT, as_dtype, dt_name
 from ..runtime import current as current_backend
 from ..runtime.base import Backend, Launch, Workspace, kernels_dir
-from ..kernels.copy import View, pointer_arg
-from ..kernels.indexing import coalesce
+from .copy import View, pointer_arg
+from .indexing import coalesce
 
 MODULE = "reduce.cu"
 LEAF = 1024          # L: elements per leaf
