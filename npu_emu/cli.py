@@ -4,6 +4,7 @@
   npu-emu info    backend, device, compiler/NVRTC versions, cache dir, SoC in use
   npu-emu bench   operator throughput against the device copy and NumPy/PyTorch/CuPy
   npu-emu bitcheck  one digest per case of a seeded battery over every kernel family
+  npu-emu check -- CMD  run a program under the sanitizer (races, uninitialized reads, misuse, leaks)
   npu-emu --version
 """
 from __future__ import annotations
@@ -121,7 +122,12 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser(   # its own parser: `npu-emu bitcheck ARGS` is `python -m npu_emu.bitcheck ARGS`
         "bitcheck", add_help=False,
         help="digests of a seeded battery over every kernel family (compare hosts, threads, backends)")
+    sub.add_parser("check", add_help=False, help="run a program under the sanitizer "
+                   "(npu-emu check [--tools T] [--json FILE] -- CMD...)")
     words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["check"]:
+        from .check import cli as check_cli
+        return check_cli.main(words[1:])
     if words[:1] == ["bitcheck"]:
         from . import bitcheck
         return bitcheck.main(words[1:])
