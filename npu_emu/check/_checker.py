@@ -11,7 +11,6 @@ Granules are bytes up to FINE_LIMIT of them per allocation, then powers of two.
 """
 from __future__ import annotations
 
-import atexit
 import bisect
 import json
 import os
@@ -149,7 +148,6 @@ class Checker:
         self._prune_at = 1024
         self.calls = 0
         self.coarse = 0
-        atexit.register(self.at_exit)
 
     # ------------------------------------------------------------------ findings
     def report(self, kind: str, message: str, sites: list[str], key: Any = None) -> None:
@@ -486,16 +484,14 @@ class Checker:
             problem = f"workspaceSize={n} is smaller than {asked}"
         elif ws is not None:
             sh = self._shadow_of(ws)
-            if sh is None:
+            live = sh is not None or ex.ctx.backend.allocator.contains(ws, need)  # any device
+            if not live:                  # memory will do (the Python layers', torch_npu's...)
                 if self._host_block(ws):
                     problem = f"workspace=0x{ws:x} is host memory (acl.rt.malloc_host), not device memory"
-                elif ex.ctx.backend.allocator.contains(ws, need):
-                    problem = (f"workspace=0x{ws:x} is not from acl.rt.malloc (memory the Python "
-                               f"layers own)")
                 else:
                     problem = (f"workspace=0x{ws:x} is not live device memory from acl.rt.malloc "
                                f"({self._freed_site(ws)})")
-            elif ws + need > sh.base + sh.size:
+            elif sh is not None and ws + need > sh.base + sh.size:
                 problem = (f"the workspace block ({sh.describe()}) holds {sh.base + sh.size - ws} "
                            f"bytes from workspace=0x{ws:x}, fewer than {asked}")
             else:

@@ -307,12 +307,29 @@ def misuse_workspace_too_small():
     stop()
 
 
-def misuse_workspace_not_from_malloc():
+def misuse_workspace_freed():
     start()
     m = Matmul()
-    buf = device.DeviceBuffer(m.ws_size)       # pool memory the Python layer owns
-    ok(aclnn.aclnnMatmul(buf.ptr, m.ws_size, m.ex, None))   # accepted: it is device memory
+    ws = malloc(m.ws_size)
+    ok(acl.rt.free(ws))
+    assert aclnn.aclnnMatmul(ws, m.ws_size, m.ex, None) != 0   # refused: not live
+    ok(aclnn.aclDestroyAclOpExecutor(m.ex))
+    m.free()
+    stop()
+
+
+def misuse_workspace_overlaps_output():
+    start()
+    m = Matmul()
+    block = malloc(64 + m.ws_size)             # out's memory and the workspace in one block
+    out = tensor(block, [4, 4])
+    ws_size, ex, ret = aclnn.aclnnMatmulGetWorkspaceSize(m.a, m.b, out, 0)
+    ok(ret)
+    ok(aclnn.aclnnMatmul(block, ws_size, ex, None))   # accepted; the kernels clobber out
     ok(acl.rt.synchronize_device())
+    ok(aclnn.aclDestroyTensor(out))
+    ok(acl.rt.free(block))
+    ok(aclnn.aclDestroyAclOpExecutor(m.ex))
     m.free()
     stop()
 
