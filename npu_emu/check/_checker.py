@@ -12,6 +12,7 @@ Granules are bytes up to FINE_LIMIT of them per allocation, then powers of two.
 from __future__ import annotations
 
 import bisect
+import itertools
 import json
 import os
 import sys
@@ -38,12 +39,15 @@ class Finding:
 class Shadow:
     """The sanitizer's image of one acl.rt.malloc block."""
 
+    serials = itertools.count(1)    # one finding per call site and allocation, not per call
+
     def __init__(self, base: int, size: int, where: str, init: bool, clocks: bool) -> None:
         g = 1
         while -(-size // g) > FINE_LIMIT:
             g *= 2
         n = -(-size // g)
         self.base, self.size, self.granule, self.site = base, size, g, where
+        self.serial = next(Shadow.serials)
         self.init = np.zeros(n, bool) if init else None
         self.all_init = False
         self.writes = np.full(n, -1, np.int32) if clocks else None   # last writing op
@@ -330,7 +334,7 @@ class Checker:
                         missing = (v.size - int(np.count_nonzero(v))) * sh.granule
                         self.report("init", f"{what} reads {label}: {missing} of its bytes were "
                                             f"never written since acl.rt.malloc ({sh.describe()})",
-                                    [where], key=("init", where, label, sh.site))
+                                    [where], key=("init", where, sh.serial))
         if self.clocks and (self.race_on or (host_read and self.misuse_on)):
             if not all(agent.vc.get(a.index, 0) > a.last for a in self.agents if a.last >= 0):
                 self._conflicts(agent, accesses, what, where, host_read)
@@ -381,7 +385,7 @@ class Checker:
                                   f"that {o_what} on {o_agent.name} writes, before that stream "
                                   f"was synchronized (acl.rt.synchronize_stream, or an event "
                                   f"the host waited for)",
-                        [where, o_site], key=("hostread", where, o_site))
+                        [where, o_site], key=("hostread", where, o_site, sh.serial))
             return
         if not self.race_on:
             return
@@ -390,7 +394,7 @@ class Checker:
         self.report("race", f"{what} on {agent.name} {mine} {label} ({nbytes} bytes of "
                             f"{sh.describe()}), which {o_what} on {o_agent.name} {theirs}; no "
                             f"event or synchronization orders the two",
-                    [where, o_site], key=("race", where, o_site))
+                    [where, o_site], key=("race", where, o_site, sh.serial))
 
     def _touch_accesses(self, plan: Any) -> list:
         roles = {p.name: p.role for p in plan.op.params} if plan.op is not None else {}

@@ -199,7 +199,7 @@ def race_kernels_on_two_streams():
     s1, s2 = streams(2)
     v = Vectors()
     v.add(s1)                                  # RACE-A: writes out on s1
-    v.mul(s2, v.out, v.y, v.x)                 # RACE-B: reads out on s2, no event
+    v.mul(s2, v.out, v.y, v.out)               # RACE-B: reads and writes out on s2, no event
     ok(acl.rt.synchronize_device())
     v.free()
     for s in (s1, s2):
