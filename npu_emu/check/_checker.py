@@ -25,7 +25,7 @@ import numpy as np
 from . import D2D, D2H, H2D
 from ._sites import site
 
-FINE_LIMIT = 1 << 20      # granules per allocation before its shadow coarsens
+FINE_LIMIT = 1 << 18      # granules per allocation before its shadow coarsens
 MAX_PRINTED = 200         # findings printed to stderr (all are counted and kept for the JSON)
 
 
@@ -34,6 +34,43 @@ class Finding:
     kind: str
     message: str
     sites: list[str]
+
+
+class Cells:
+    """One value per granule of an allocation: a single value while every access covered the
+    whole block (the common case costs O(1)), an array once a part differs."""
+
+    __slots__ = ("n", "value", "array", "dtype")
+
+    def __init__(self, n: int, value: Any, dtype: Any) -> None:
+        self.n, self.value, self.array, self.dtype = n, value, None, dtype
+
+    def whole(self, sel: tuple) -> bool:
+        return sel[0] == "s" and sel[1] == 0 and sel[2] == (self.n,) and sel[3] == (1,)
+
+    def values(self, sel: tuple) -> tuple[np.ndarray, int]:
+        """(values, granules each stands for) of the selected granules."""
+        if self.array is None:
+            return np.full(1, self.value, self.dtype), _count(sel)
+        if sel[0] == "i":
+            return self.array[sel[1]], 1
+        return _strided(self.array, sel), 1
+
+    def set(self, sel: tuple, value: Any) -> None:
+        if self.whole(sel) and np.ndim(value) == 0:
+            self.array, self.value = None, value
+            return
+        if self.array is None:
+            if np.ndim(value) == 0 and value == self.value:
+                return
+            self.array = np.full(self.n, self.value, self.dtype)
+        if sel[0] == "i":
+            self.array[sel[1]] = value
+        else:
+            _strided(self.array, sel)[...] = value
+
+    def is_all(self, value: Any) -> bool:
+        return self.array is None and self.value == value
 
 
 class Shadow:
@@ -46,12 +83,17 @@ class Shadow:
         while -(-size // g) > FINE_LIMIT:
             g *= 2
         n = -(-size // g)
-        self.base, self.size, self.granule, self.site = base, size, g, where
+        self.base, self.size, self.granule, self.n, self.site = base, size, g, n, where
         self.serial = next(Shadow.serials)
-        self.init = np.zeros(n, bool) if init else None
-        self.all_init = False
-        self.writes = np.full(n, -1, np.int32) if clocks else None   # last writing op
-        self.reads: dict[int, np.ndarray] = {}                       # agent -> last reading op
+        self.init = Cells(n, False, bool) if init else None
+        self.writes = Cells(n, -1, np.int32) if clocks else None    # last writing op
+        self.reads: dict[int, Cells] = {}                            # agent -> last reading op
+
+    def reader(self, agent: int) -> Cells:
+        cells = self.reads.get(agent)
+        if cells is None:
+            cells = self.reads[agent] = Cells(self.n, -1, np.int32)
+        return cells
 
     def describe(self) -> str:
         text = f"the {self.size}-byte block from acl.rt.malloc at {self.site}"
@@ -76,8 +118,8 @@ def _join(into: dict[int, int], other: dict[int, int]) -> None:
             into[k] = v
 
 
-def _pick(arr: np.ndarray, sel: tuple) -> np.ndarray:
-    start, shape, strides = sel
+def _strided(arr: np.ndarray, sel: tuple) -> np.ndarray:
+    _, start, shape, strides = sel
     if len(shape) == 1 and strides[0] == 1:
         return arr[start:start + shape[0]]
     item = arr.itemsize
@@ -85,8 +127,9 @@ def _pick(arr: np.ndarray, sel: tuple) -> np.ndarray:
 
 
 def _select(sh: Shadow, ptr: int, nbytes: int, view: tuple | None) -> tuple | None:
-    """(start, shape, strides) in granules of the bytes a touch covers: exact for a view's
-    elements where the granule allows, else the whole range [ptr, ptr + nbytes)."""
+    """The granules a touch covers: ("s", start, shape, strides) or ("i", indices). Exact
+    for a view's elements (strided when the granule allows, else by index), the whole range
+    [ptr, ptr + nbytes) for a touch without a view (or one with negative strides)."""
     off, g = ptr - sh.base, sh.granule
     end = min(off + nbytes, sh.size)
     if end <= off:
@@ -97,30 +140,40 @@ def _select(sh: Shadow, ptr: int, nbytes: int, view: tuple | None) -> tuple | No
             return None
         dims = [(int(n), int(s)) for n, s in zip(shape, strides) if n > 1 and s != 0]
         if all(s > 0 for _, s in dims):
-            if g == 1:
-                dims.append((item, 1))
-                ok = True
-            else:
-                ok = off % g == 0 and item <= g and all(s % g == 0 for _, s in dims)
-                dims = [(n, s // g) for n, s in dims]
-            if ok:
-                merged: list[list[int]] = []
-                for n, s in reversed(dims):          # innermost first: fold contiguous dims
-                    if merged and s == merged[-1][0] * merged[-1][1]:
-                        merged[-1][0] *= n
-                    else:
-                        merged.append([n, s])
-                merged.reverse()
-                if not merged:
-                    merged = [[1, 1]]
-                return (off // g, tuple(m[0] for m in merged), tuple(m[1] for m in merged))
+            merged = _merge(dims + [(item, 1)])          # in bytes
+            if len(merged) == 1 and merged[0][1] == 1:   # one contiguous run
+                end = min(off + merged[0][0], sh.size)
+            elif g == 1:
+                return ("s", off, tuple(m[0] for m in merged), tuple(m[1] for m in merged))
+            elif off % g == 0 and item <= g and all(s % g == 0 for _, s in dims):
+                merged = _merge([(n, s // g) for n, s in dims])
+                return ("s", off // g, tuple(m[0] for m in merged), tuple(m[1] for m in merged))
+            else:                                        # each element's first and last granule
+                offs = np.full(1, off, np.int64)
+                for n, s in dims:
+                    offs = (offs[:, None] + np.arange(n, dtype=np.int64) * s).reshape(-1)
+                return ("i", np.unique(np.concatenate([offs // g, (offs + item - 1) // g])))
     lo, hi = off // g, -(-end // g)
-    return lo, (hi - lo,), (1,)
+    return ("s", lo, (hi - lo,), (1,))
+
+
+def _merge(dims: list[tuple[int, int]]) -> list[list[int]]:
+    """(size, stride) dims, outermost first, with contiguous neighbours folded into one."""
+    merged: list[list[int]] = []
+    for n, s in reversed(dims):
+        if merged and s == merged[-1][0] * merged[-1][1]:
+            merged[-1][0] *= n
+        else:
+            merged.append([n, s])
+    merged.reverse()
+    return merged or [[1, 1]]
 
 
 def _count(sel: tuple) -> int:
+    if sel[0] == "i":
+        return int(sel[1].size)
     n = 1
-    for s in sel[1]:
+    for s in sel[2]:
         n *= s
     return n
 
@@ -152,6 +205,7 @@ class Checker:
         self._prune_at = 1024
         self.calls = 0
         self.coarse = 0
+        self.memory_epoch = 0      # bumped by every malloc and free (plans' cached accesses)
 
     # ------------------------------------------------------------------ findings
     def report(self, kind: str, message: str, sites: list[str], key: Any = None) -> None:
@@ -278,6 +332,7 @@ class Checker:
 
     def malloc(self, ptr: int, size: int) -> None:
         with self.lock:
+            self.memory_epoch += 1
             self._drop(ptr)
             sh = Shadow(ptr, size, site(), self.init_on, self.clocks)
             self.coarse += sh.granule > 1
@@ -286,6 +341,7 @@ class Checker:
             self.freed.pop(ptr, None)
 
     def _drop(self, ptr: int) -> Shadow | None:
+        self.memory_epoch += 1
         sh = self.shadows.pop(ptr, None)
         if sh is not None:
             del self._bases[bisect.bisect_left(self._bases, ptr)]
@@ -328,10 +384,10 @@ class Checker:
             t = agent.vc.get(agent.index, 0)
         if self.init_on:
             for sh, sel, mode, label in accesses:
-                if mode in ("r", "rw") and not sh.all_init:
-                    v = _pick(sh.init, sel)
+                if mode in ("r", "rw") and not sh.init.is_all(True):
+                    v, weight = sh.init.values(sel)
                     if not v.all():
-                        missing = (v.size - int(np.count_nonzero(v))) * sh.granule
+                        missing = (v.size - int(np.count_nonzero(v))) * weight * sh.granule
                         self.report("init", f"{what} reads {label}: {missing} of its bytes were "
                                             f"never written since acl.rt.malloc ({sh.describe()})",
                                     [where], key=("init", where, sh.serial))
@@ -343,14 +399,11 @@ class Checker:
         for sh, sel, mode, label in accesses:
             if mode != "r" and mode != "R":
                 if self.clocks:
-                    _pick(sh.writes, sel)[...] = op
+                    sh.writes.set(sel, op)
                 if self.init_on:
-                    _pick(sh.init, sel)[...] = True
+                    sh.init.set(sel, True)
             if mode in ("r", "R", "rw") and self.race_on:
-                arr = sh.reads.get(agent.index)
-                if arr is None:
-                    arr = sh.reads[agent.index] = np.full(sh.writes.size, -1, np.int32)
-                _pick(arr, sel)[...] = op
+                sh.reader(agent.index).set(sel, op)
         if self.clocks:
             agent.vc[agent.index] = t + 1
             agent.last = t
@@ -362,17 +415,20 @@ class Checker:
         V = np.array([agent.vc.get(i, 0) for i in range(len(self.agents))], np.int64)
         for sh, sel, mode, label in accesses:
             writes = mode not in ("r", "R")
-            checks = [(None, _pick(sh.writes, sel))]
+            checks = [(None, sh.writes)]
             if writes and self.race_on:
-                checks += [(a, _pick(arr, sel)) for a, arr in sh.reads.items()
+                checks += [(a, cells) for a, cells in sh.reads.items()
                            if a != agent.index and V[a] <= self.agents[a].last]
-            for reader, ids in checks:
+            for reader, cells in checks:
+                if cells.is_all(-1):
+                    continue
+                ids, weight = cells.values(sel)
                 valid = ids >= 0
                 bad = valid & (V[self.op_agent[ids]] <= self.op_time[ids])
                 if not bad.any():
                     continue
                 for other in np.unique(ids[bad])[:2]:
-                    nbytes = int(np.count_nonzero(ids[bad] == other)) * sh.granule
+                    nbytes = int(np.count_nonzero(ids[bad] == other)) * weight * sh.granule
                     self._conflict(agent, int(other), reader is not None, writes, what, where,
                                    label, nbytes, sh, host_read)
 
@@ -412,12 +468,17 @@ class Checker:
 
     def launch(self, plan: Any, stream: Any, workspace: int, be: Any) -> None:
         with self.lock:
-            accesses = self._touch_accesses(plan)
-            if workspace and plan.workspace_size:
-                sh = self._shadow_of(workspace)
-                sel = sh and _select(sh, workspace, plan.workspace_size, None)
-                if sel:
-                    accesses.append((sh, sel, "ws", "its workspace"))
+            cached = plan.checked       # a repeated run: the same shadows, nothing (re)allocated
+            if cached is not None and cached[0] == (self.memory_epoch, workspace):
+                accesses = cached[1]
+            else:
+                accesses = self._touch_accesses(plan)
+                if workspace and plan.workspace_size:
+                    sh = self._shadow_of(workspace)
+                    sel = sh and _select(sh, workspace, plan.workspace_size, None)
+                    if sel:
+                        accesses.append((sh, sel, "ws", "its workspace"))
+                plan.checked = ((self.memory_epoch, workspace), accesses)
             if not accesses:
                 return
             what = f"aclnn{plan.op.name}" if plan.op is not None else "a kernel launch"
@@ -428,11 +489,13 @@ class Checker:
             accesses = []
             ds = self._shadow_of(dst) if kind != D2H else None
             ss = self._shadow_of(src) if kind != H2D else None
+            ssel = dsel = None
             if ss is not None:
-                sel = _select(ss, src, nbytes, None)
-                accesses.append((ss, sel, "r" if kind == D2H else "R", "its source"))
+                ssel = _select(ss, src, nbytes, None)
+                accesses.append((ss, ssel, "r" if kind == D2H else "R", "its source"))
             if ds is not None:
-                accesses.append((ds, _select(ds, dst, nbytes, None), "w", "its destination"))
+                dsel = _select(ds, dst, nbytes, None)
+                accesses.append((ds, dsel, "w", "its destination"))
             if not accesses:
                 return
             call = "acl.rt.memcpy" if stream is None else "acl.rt.memcpy_async"
@@ -440,8 +503,8 @@ class Checker:
                           sync=stream is None, host_read=kind == D2H and stream is None)
             if kind == D2D and self.init_on and ds is not None and ss is not None \
                     and ds.granule == ss.granule == 1:   # a copy carries the source's state
-                ds.init[dst - ds.base:dst - ds.base + nbytes] = \
-                    ss.init[src - ss.base:src - ss.base + nbytes]
+                state, _ = ss.init.values(ssel)
+                ds.init.set(dsel, state if state.size == _count(dsel) else bool(state[0]))
 
     def memset(self, ptr: int, nbytes: int, stream: Any, be: Any) -> None:
         with self.lock:
@@ -463,17 +526,17 @@ class Checker:
         if not isinstance(ex, Executor) or ex.destroyed:
             return
         with self.lock:
-            where = site()
             made = f"aclnn{ex.op.name}"
             if made != aclnn_name:
+                where = site()
                 self.report("misuse", f"{aclnn_name} runs an executor made by "
                                       f"{made}GetWorkspaceSize: CANN runs it (the {made} "
                                       f"work, not {aclnn_name}'s) and returns 0",
                             [where], key=("wrongop", where))
-            self._workspace(ex, workspace, size, aclnn_name, where)
-            self._freed_tensors(ex, aclnn_name, where)
+            self._workspace(ex, workspace, size, aclnn_name)
+            self._freed_tensors(ex, aclnn_name)
 
-    def _workspace(self, ex: Any, workspace: Any, size: Any, api: str, where: str) -> None:
+    def _workspace(self, ex: Any, workspace: Any, size: Any, api: str) -> None:
         need = ex.plan.workspace_size
         if need <= 0:
             return
@@ -505,14 +568,16 @@ class Checker:
                                    f"{touch.name}'s memory; the kernels would overwrite it")
                         break
         if problem:
+            where = site()
             self.report("misuse", f"{api}: {problem}", [where], key=("ws", where))
 
-    def _freed_tensors(self, ex: Any, api: str, where: str) -> None:
+    def _freed_tensors(self, ex: Any, api: str) -> None:
         alloc = ex.ctx.backend.allocator
         if alloc.generation == ex.plan.generation:
             return
         for touch, serial in ex.plan.memory:
             if alloc.block_id(touch.ptr, touch.nbytes) != serial:
+                where = site()
                 kind = "a repeatable executor" if ex.repeatable else "an executor"
                 self.report("misuse", f"{api} runs {kind} of aclnn{ex.op.name} after tensor "
                                       f"{touch.name}'s memory (0x{touch.ptr:x}) was freed "

@@ -135,6 +135,7 @@ class Plan:
     memory: list[tuple[Touch, int]] = field(default_factory=list)  # (touch, block serial)
     generation: int = -1
     op: "OpDef | None" = None        # set by prepare: whose parameters the touches name
+    checked: Any = field(default=None, repr=False, compare=False)   # the sanitizer's cache
 
 
 # ------------------------------------------------------------------- shared checks

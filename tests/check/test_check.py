@@ -188,7 +188,7 @@ def _bytes_of_view(shape, strides, item, offset):
     return out
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(8))
 def test_select_marks_exactly_the_views_bytes(seed):
     rng = np.random.default_rng(seed)
     item = int(rng.choice([1, 2, 4, 8]))
@@ -198,19 +198,35 @@ def test_select_marks_exactly_the_views_bytes(seed):
     offset = int(rng.integers(0, 5)) * item
     size = offset + sum((n - 1) * s for n, s in zip(shape, strides)) + item + 16
     sh = _checker.Shadow(0, size, "here", init=True, clocks=False)
+    sh.init.set(_checker._select(sh, offset, size - offset, (shape, strides, item)), True)
+    assert set(np.flatnonzero(sh.init.array)) == _bytes_of_view(shape, strides, item, offset)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_coarse_granules_hold_exactly_the_granules_of_the_views_elements(seed):
+    rng = np.random.default_rng(100 + seed)
+    size = 4 << 20                                   # 4 MiB: 2^18 granules of 16 bytes
+    sh = _checker.Shadow(0, size, "here", init=True, clocks=False)
+    g = sh.granule
+    assert g == size >> 18 == 16 and "16-byte granules" in sh.describe()
+    item = int(rng.choice([2, 4, 8, 32]))
+    shape = tuple(int(n) for n in rng.integers(1, 6, 2))
+    strides = tuple(int(s) * item for s in rng.integers(1, 9, 2))
+    offset = int(rng.integers(0, 9)) * item
     sel = _checker._select(sh, offset, size - offset, (shape, strides, item))
-    _checker._pick(sh.init, sel)[...] = True
-    assert set(np.flatnonzero(sh.init)) == _bytes_of_view(shape, strides, item, offset)
+    sh.init.set(sel, True)
+    want = {b // g for b in _bytes_of_view(shape, strides, item, offset)}
+    assert set(np.flatnonzero(sh.init.array)) == want
 
 
-def test_a_large_allocation_is_shadowed_in_coarser_granules():
-    sh = _checker.Shadow(0, 8 << 20, "here", init=True, clocks=True)
-    assert sh.granule == 8 and sh.init.size == 1 << 20 and "8-byte granules" in sh.describe()
-    # float32 elements at a stride of 2 elements: granule 8 holds one element each
-    sel = _checker._select(sh, 64, 8 * 10, ((10,), (8,), 4))
-    assert sel == (8, (10,), (1,))
-    _checker._pick(sh.init, sel)[...] = True
-    assert list(np.flatnonzero(sh.init)) == list(range(8, 18))
+def test_whole_block_accesses_keep_one_value():
+    sh = _checker.Shadow(0, 1024, "here", init=True, clocks=True)
+    whole = _checker._select(sh, 0, 1024, None)
+    sh.writes.set(whole, 7)
+    assert sh.writes.array is None and sh.writes.value == 7       # O(1), no array
+    sh.writes.set(_checker._select(sh, 8, 8, None), 9)
+    ids, weight = sh.writes.values(_checker._select(sh, 0, 32, None))
+    assert weight == 1 and list(ids) == [7] * 8 + [9] * 8 + [7] * 16
 
 
 # ------------------------------------------------------------------ CANN's lifecycle
