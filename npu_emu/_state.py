@@ -1,5 +1,6 @@
 """The runtime's life, as pyACL has it: acl.init -> acl.rt.set_device -> ... ->
-acl.rt.reset_device -> acl.finalize (docs/two-phase.md#lifetimes).
+acl.rt.reset_device -> acl.finalize (docs/two-phase.md#lifetimes). reset_device and finalize
+release what acl.rt made on the device (the releasers registered with `on_release`).
 
 The C-style layer is strict about it: acl.rt calls before acl.init or after acl.finalize
 return ACL_ERROR_UNINITIALIZE, memory/stream/event calls without a current device return
