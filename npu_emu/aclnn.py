@@ -158,6 +158,8 @@ def aclDestroyAclOpExecutor(executor):
                          "the executor already ran once and was released by its phase two; only "
                          "a repeatable executor (or one that never ran) is destroyed")
     ex.destroy()
+    if check.ON:
+        check.hook.gone(ex)
 
 
 @c_function(ACLNN, n_values=0)
@@ -200,6 +202,8 @@ def _destroyer(cls: type, what: str):
             return
         check_type(obj, cls, what)
         obj.mark_destroyed()
+        if check.ON:
+            check.hook.gone(obj)
     destroy.__name__ = f"aclDestroy{cls.KIND[3:]}"
     destroy.__doc__ = (f"End the {cls.KIND}; using or destroying it again is refused (161002). "
                        f"None is accepted, as in CANN.")

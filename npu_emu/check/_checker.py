@@ -17,6 +17,7 @@ import json
 import os
 import sys
 import threading
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -201,8 +202,8 @@ class Checker:
         self.streams: dict[int, tuple[Any, str]] = {}    # created by acl.rt.create_stream
         self.events: dict[int, tuple[Any, str]] = {}
         self.destroyed_at: dict[int, tuple[Any, str]] = {}
-        self.handles: dict[int, tuple[Any, str]] = {}    # aclTensor, aclScalar, ..., executors
-        self._prune_at = 1024
+        self.handles: dict[int, tuple] = {}    # id -> (weakref, (what, destroyer), site)
+        self.lost: list[tuple] = []            # collected without being destroyed
         self.calls = 0
         self.coarse = 0
         self.memory_epoch = 0      # bumped by every malloc and free (plans' cached accesses)
@@ -586,22 +587,33 @@ class Checker:
                 return
 
     # ------------------------------------------------------------------ leaks
+    # Handles are held weakly (the sanitizer must not keep a program's memory alive): one
+    # collected before it was destroyed is kept as lost, a leak of its C handle.
     def created(self, obj: Any) -> None:
         with self.lock:
-            self.handles[id(obj)] = (obj, site())
-            if len(self.handles) > self._prune_at:      # forget what was destroyed
-                for k in [k for k, (o, _) in self.handles.items() if not self._leaked(o)]:
-                    del self.handles[k]
-                self._prune_at = max(1024, 2 * len(self.handles))
+            key = id(obj)
+            self.handles[key] = (weakref.ref(obj, lambda _, k=key: self._collected(k)),
+                                 self._what(obj), site())
+
+    def _collected(self, key: int) -> None:
+        with self.lock:
+            entry = self.handles.pop(key, None)
+            if entry is not None:
+                self.lost.append(entry)
+
+    def gone(self, obj: Any) -> None:
+        """obj was destroyed, or (an executor that ran once) released by its phase two."""
+        with self.lock:
+            entry = self.handles.get(id(obj))
+            if entry is not None and entry[0]() is obj:
+                del self.handles[id(obj)]
 
     @staticmethod
-    def _leaked(obj: Any) -> bool:
-        from ..executor import Executor
-        if getattr(obj, "destroyed", False):
-            return False
-        if isinstance(obj, Executor):      # one that ran once was released by its phase two
-            return obj.repeatable or obj.runs == 0
-        return True
+    def _what(obj: Any) -> tuple[str, str]:
+        kind = obj.KIND
+        if kind == "aclOpExecutor":
+            return f"an {kind} of aclnn{obj.op.name}", "aclDestroyAclOpExecutor"
+        return f"an {kind}", f"aclDestroy{kind[3:]}"
 
     def _leaks(self, at: str, handles: bool) -> None:
         if not self.leak_on:
@@ -618,14 +630,9 @@ class Checker:
                 self.report("leak", f"an event from acl.rt.create_event was never destroyed "
                                     f"(acl.rt.destroy_event) before {at}", [where], key=("event", id(e)))
         if handles:
-            for obj, where in list(self.handles.values()):
-                if self._leaked(obj):
-                    kind = obj.KIND
-                    executor = kind == "aclOpExecutor"
-                    what = f"an {kind} of aclnn{obj.op.name}" if executor else f"an {kind}"
-                    destroy = "aclDestroyAclOpExecutor" if executor else f"aclDestroy{kind[3:]}"
-                    self.report("leak", f"{what} was never destroyed ({destroy}) "
-                                        f"before {at}", [where], key=("handle", id(obj)))
+            for ref, (what, destroy), where in list(self.handles.values()) + self.lost:
+                self.report("leak", f"{what} was never destroyed ({destroy}) before {at}",
+                            [where], key=("handle", id(ref)))
 
     def release(self, at: str) -> None:
         """acl.rt.reset_device / acl.finalize release the device's memory, streams and events
@@ -644,6 +651,7 @@ class Checker:
             self.events.clear()
             if at == "acl.finalize":
                 self.handles.clear()
+                self.lost.clear()
 
     # ------------------------------------------------------------------ exit
     def summary(self) -> dict:
