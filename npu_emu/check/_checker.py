@@ -493,16 +493,18 @@ class Checker:
             ssel = dsel = None
             if ss is not None:
                 ssel = _select(ss, src, nbytes, None)
-                accesses.append((ss, ssel, "r" if kind == D2H else "R", "its source"))
+                if ssel is not None:
+                    accesses.append((ss, ssel, "r" if kind == D2H else "R", "its source"))
             if ds is not None:
                 dsel = _select(ds, dst, nbytes, None)
-                accesses.append((ds, dsel, "w", "its destination"))
+                if dsel is not None:
+                    accesses.append((ds, dsel, "w", "its destination"))
             if not accesses:
                 return
             call = "acl.rt.memcpy" if stream is None else "acl.rt.memcpy_async"
             self._process(self._agent(stream, be), accesses, f"{call} ({kind})", site(),
                           sync=stream is None, host_read=kind == D2H and stream is None)
-            if kind == D2D and self.init_on and ds is not None and ss is not None \
+            if kind == D2D and self.init_on and dsel is not None and ssel is not None \
                     and ds.granule == ss.granule == 1:   # a copy carries the source's state
                 state, _ = ss.init.values(ssel)
                 ds.init.set(dsel, state if state.size == _count(dsel) else bool(state[0]))
@@ -510,11 +512,11 @@ class Checker:
     def memset(self, ptr: int, nbytes: int, stream: Any, be: Any) -> None:
         with self.lock:
             sh = self._shadow_of(ptr)
-            if sh is None:
+            sel = sh and _select(sh, ptr, nbytes, None)
+            if not sel:
                 return
             call = "acl.rt.memset" if stream is None else "acl.rt.memset_async"
-            self._process(self._agent(stream, be), [(sh, _select(sh, ptr, nbytes, None), "w",
-                                                     "its destination")],
+            self._process(self._agent(stream, be), [(sh, sel, "w", "its destination")],
                           call, site(), sync=stream is None)
 
     # ------------------------------------------------------------------ executors

@@ -177,6 +177,15 @@ def test_tools_are_parsed_with_named_errors():
     assert check_cli.command_line(["./a.out", "x"]) == ["./a.out", "x"]
 
 
+def test_sites_are_the_users_line_or_the_c_symbol():
+    from npu_emu.check._sites import site
+    here = inspect.currentframe().f_lineno + 1
+    assert site().endswith(f"test_check.py:{here} (test_sites_are_the_users_line_or_the_c_symbol)")
+    with check.c_call("aclnnAdd"):
+        assert site() == "aclnnAdd (C ABI)"
+    assert site("aclrtMemcpy") == "aclrtMemcpy (C ABI)" and check.current_c_symbol() is None
+
+
 # ------------------------------------------------------------------ the shadow's element sets
 
 def _bytes_of_view(shape, strides, item, offset):
