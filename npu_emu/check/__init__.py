@@ -61,5 +61,5 @@ if ON:
     hook = Checker(TOOLS)
     atexit.register(hook.at_exit)   # leaks at exit, the summary, the JSON, the exit status
 
-__all__ = ["D2D", "D2H", "H2D", "DEFAULT_EXITCODE", "ON", "TOOLS", "TOOL_NAMES", "c_call", "current_c_symbol", "hook",
-           "parse_tools"]
+__all__ = ["D2D", "D2H", "H2D", "DEFAULT_EXITCODE", "ON", "TOOLS", "TOOL_NAMES", "c_call",
+           "current_c_symbol", "hook", "parse_tools"]

@@ -180,6 +180,9 @@ def _count(sel: tuple) -> int:
 
 
 class Checker:
+    """The hooks the call sites report to (under one lock: streams' callers may be threads),
+    the state they keep, and the findings."""
+
     def __init__(self, tools: frozenset[str]) -> None:
         self.tools = tools
         self.race_on, self.init_on = "race" in tools, "init" in tools
@@ -196,8 +199,9 @@ class Checker:
         self._by_stream: dict[int, Agent] = {}
         self.op_agent = np.zeros(1024, np.int32)
         self.op_time = np.zeros(1024, np.int64)
-        self.op_site: list[str] = []
+        self.op_site: list[str] = []       # per operation, interned (a loop repeats its sites)
         self.op_what: list[str] = []
+        self._strings: dict[str, str] = {}
         self.event_vc: dict[Any, dict[int, int]] = {}
         self.streams: dict[int, tuple[Any, str]] = {}    # created by acl.rt.create_stream
         self.events: dict[int, tuple[Any, str]] = {}
@@ -369,8 +373,8 @@ class Checker:
             self.op_agent = np.concatenate([self.op_agent, np.zeros_like(self.op_agent)])
             self.op_time = np.concatenate([self.op_time, np.zeros_like(self.op_time)])
         self.op_agent[op], self.op_time[op] = agent, time
-        self.op_site.append(where)
-        self.op_what.append(what)
+        self.op_site.append(self._strings.setdefault(where, where))
+        self.op_what.append(self._strings.setdefault(what, what))
         return op
 
     def _process(self, agent: Agent, accesses: list, what: str, where: str,

@@ -149,6 +149,33 @@ def ok_matmul_workspace_and_repeatable():
     stop()
 
 
+def ok_copies_and_events():
+    start()
+    s1, s2 = streams(2)
+    ev, ret = acl.rt.create_event()
+    ok(ret)
+    a, b = malloc(256), malloc(256)
+    ok(acl.rt.memset_async(a, 256, 7, 256, s1))
+    ok(acl.rt.record_event(ev, s1))
+    ok(acl.rt.stream_wait_event(s2, ev))
+    ok(acl.rt.memcpy_async(b, 256, a, 256, 3, s2))       # D2D on s2, after the memset on s1
+    ok(acl.rt.record_event(ev, s2))
+    ok(acl.rt.synchronize_event(ev))
+    out = np.zeros(256, np.uint8)
+    ok(acl.rt.memcpy(out, 256, b, 256, D2H))               # the host waited for the event
+    assert (out == 7).all()
+    ok(acl.rt.memset_async(a, 256, 1, 256, s2))            # s2 is after s1's memset (the event)
+    ok(acl.rt.synchronize_device())
+    ok(acl.rt.memcpy(out, 256, a, 256, D2H))
+    assert (out == 1).all()
+    ok(acl.rt.destroy_event(ev))
+    for p in (a, b):
+        ok(acl.rt.free(p))
+    for s in (s1, s2):
+        ok(acl.rt.destroy_stream(s))
+    stop()
+
+
 def ok_array_api():
     import npu_emu.array_api as xp
     start()
