@@ -6,7 +6,8 @@ Streams, events and contexts are opaque handles; None or 0 is the default stream
 pointers are ints. Host buffers are NumPy arrays (or bytes-like objects), or int addresses
 with an explicit memcpy kind (checked to be mapped memory before they are touched).
 
-Lifetimes are tracked (docs/c-api.md#lifetimes): calls before acl.init or after acl.finalize
+Lifetimes are tracked (docs/c-api.md#lifetimes): reset_device and finalize release the memory,
+streams and events made here; calls before acl.init or after acl.finalize
 return ACL_ERROR_UNINITIALIZE (100001); memory, stream and event calls without a current
 device (acl.rt.set_device or create_context) ACL_ERROR_RT_CONTEXT_NULL (107002); a destroyed
 stream, event or context used again ACL_ERROR_INVALID_PARAM (100000).
@@ -82,7 +83,8 @@ def set_device(device_id):
 
 @acl_call()
 def reset_device(device_id):
-    """aclrtResetDevice: wait for the device's work and release it as the current device."""
+    """aclrtResetDevice: wait for the device's work, release what acl.rt made on it (memory,
+    streams, events: later use is refused) and release it as the current device."""
     d = _device_id(device_id)
     _state.require_initialized("acl.rt.reset_device")
     runtime.current().synchronize()
