@@ -61,7 +61,8 @@ def main():
     # Broadcasting for real: (1, 4) -> (3, 2, 4), -1 keeps a dimension (docs/operators.md#aclnnexpand).
     row_dev, row_t = create_acl_tensor(np.arange(4, dtype=np.float32), [1, 4], aclDataType.ACL_FLOAT)
     big_dev, big_t = create_acl_tensor(np.zeros(24, np.float32), [3, 2, 4], aclDataType.ACL_FLOAT)
-    ws, ex, ret = aclnn.aclnnExpandGetWorkspaceSize(row_t, aclnn.aclCreateIntArray([3, 2, -1]), big_t)
+    big_size = aclnn.aclCreateIntArray([3, 2, -1])
+    ws, ex, ret = aclnn.aclnnExpandGetWorkspaceSize(row_t, big_size, big_t)
     check(ret, "aclnnExpandGetWorkspaceSize")
     check(aclnn.aclnnExpand(None, ws, ex, stream), "aclnnExpand")
     check(acl.rt.synchronize_stream(stream), "aclrtSynchronizeStream")
@@ -70,13 +71,15 @@ def main():
     print("expand [1,4] with size [3,2,-1]:\n", big)
 
     # And a refusal, as the NPU gives it: [2,2] cannot expand to [2,3].
-    _, _, ret = aclnn.aclnnExpandGetWorkspaceSize(self_t, aclnn.aclCreateIntArray([2, 3]), out_t)
+    bad_size = aclnn.aclCreateIntArray([2, 3])
+    _, _, ret = aclnn.aclnnExpandGetWorkspaceSize(self_t, bad_size, out_t)
     print(f"size [2,3] for a [4,2] self -> {ret}: {aclnn.aclGetRecentErrMsg()}")
 
     # 6. destroy tensors and arrays; 7. free device resources
     for t in (self_t, out_t, row_t, big_t):
         aclnn.aclDestroyTensor(t)
-    aclnn.aclDestroyIntArray(size)
+    for a in (size, big_size, bad_size):
+        aclnn.aclDestroyIntArray(a)
     for ptr in (self_dev, out_dev, row_dev, big_dev):
         acl.rt.free(ptr)
     if workspace_size > 0:

@@ -10,11 +10,14 @@ from npu_emu.aclnn import aclDataType as DT
 
 def add(a, b, out, alpha=1.0, alpha_dtype=DT.ACL_FLOAT):
     scalar = aclnn.aclCreateScalar(alpha, alpha_dtype)
-    ws, ex, ret = aclnn.aclnnAddGetWorkspaceSize(a, b, scalar, out)
-    if ret != 0:
-        return ret
-    workspace = device.empty([ws], DT.ACL_UINT8) if ws else None
-    return aclnn.aclnnAdd(workspace.data if ws else None, ws, ex, None)
+    try:
+        ws, ex, ret = aclnn.aclnnAddGetWorkspaceSize(a, b, scalar, out)
+        if ret != 0:
+            return ret
+        workspace = device.empty([ws], DT.ACL_UINT8) if ws else None
+        return aclnn.aclnnAdd(workspace.data if ws else None, ws, ex, None)
+    finally:
+        aclnn.aclDestroyScalar(scalar)
 
 
 def main():

@@ -49,6 +49,7 @@ def nd_to_nz_with_aclnn(tensor_a, stream):
     check(acl.rt.synchronize_stream(stream), "aclrtSynchronizeStream")
     host = np.zeros(int(np.prod(dst_shape)), np.float16)
     check(acl.rt.memcpy(host, nbytes, dst_dev, nbytes, acl.ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy")
+    check(aclnn.aclDestroyTensor(src), "aclDestroyTensor")
     return dst, dst_dev, host.reshape(dst_shape)
 
 
@@ -100,6 +101,7 @@ def main():
         print(f"  max |C - A@B (float64)| = {np.abs(result - exact).max():.3g}; C[0, :4] = "
               f"{' '.join(f'{v:.4f}' for v in result[0, :4])}")
 
+    check(aclnn.aclDestroyTensor(nz), "aclDestroyTensor")
     check(acl.rt.free(nz_dev), "aclrtFree")
     check(acl.rt.destroy_stream(stream), "aclrtDestroyStream")
     check(acl.rt.reset_device(0), "aclrtResetDevice")

@@ -71,6 +71,8 @@ def main():
     _, _, ret = aclnn.aclnnInplaceCopyGetWorkspaceSize(self_ref, bad)
     print(f"src [2,3] into selfRef [4,3] -> {ret}: {aclnn.aclGetRecentErrMsg()}")
 
+    for t in (src, self_ref, row, bad):
+        aclnn.aclDestroyTensor(t)
     for ptr in (src_dev, dst_dev, row_dev):
         acl.rt.free(ptr)
     acl.rt.destroy_stream(stream)

@@ -1,5 +1,6 @@
 """The runtime's life, as pyACL has it: acl.init -> acl.rt.set_device -> ... ->
-acl.rt.reset_device -> acl.finalize (docs/two-phase.md#lifetimes).
+acl.rt.reset_device -> acl.finalize (docs/two-phase.md#lifetimes). reset_device and finalize
+release what acl.rt made on the device (the releasers registered with `on_release`).
 
 The C-style layer is strict about it: acl.rt calls before acl.init or after acl.finalize
 return ACL_ERROR_UNINITIALIZE, memory/stream/event calls without a current device return
@@ -10,7 +11,9 @@ torch_npu does, and refuse to run after acl.finalize.
 from __future__ import annotations
 
 import threading
+from typing import Callable
 
+from . import check
 from .status import (AclnnError, ACL_ERROR_REPEAT_INITIALIZE, ACL_ERROR_RT_CONTEXT_NULL,
                      ACL_ERROR_UNINITIALIZE)
 
@@ -20,6 +23,20 @@ DEVICES = 1   # the emulator has one device, 0
 _lock = threading.RLock()
 _state = UNINITIALIZED
 _device: int | None = None
+_releasers: list[Callable[[], None]] = []
+
+
+def on_release(release: Callable[[], None]) -> None:
+    """`release` runs when acl.rt.reset_device or acl.finalize releases the device's
+    resources (acl.rt registers the release of its memory, streams and events)."""
+    _releasers.append(release)
+
+
+def _release(at: str) -> None:
+    if check.ON:
+        check.hook.release(at)     # the sanitizer reports what the program left first
+    for release in _releasers:
+        release()
 
 
 def state() -> str:
@@ -42,6 +59,7 @@ def finalize() -> None:
         if _state not in (INITIALIZED, IMPLICIT):
             raise AclnnError(ACL_ERROR_UNINITIALIZE,
                              f"acl.finalize: the runtime is {_state}; call acl.init first")
+        _release("acl.finalize")
         _state = FINALIZED
         _device = None
 
@@ -68,6 +86,7 @@ def reset_device(device_id: int) -> None:
             raise AclnnError(ACL_ERROR_RT_CONTEXT_NULL,
                              f"acl.rt.reset_device({device_id}): device {device_id} is not set "
                              f"(acl.rt.set_device)")
+        _release("acl.rt.reset_device")
         _device = None
 
 

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import _state, status
+from . import _state, check, status
 from ._capi import c_function, resolve_stream
 from ._params import as_pointer
 from .dtypes import aclDataType  # noqa: F401 (CANN's spelling: aclnn.aclDataType)
@@ -75,6 +75,8 @@ def _phase_one(aclnn_name: str, op: OpDef):
         ctx = current_context()
         plan = prepare(op, ins, outs, attrs, ctx)
         ex = Executor(op, {n: args[i] for n, i in tensor_at}, attrs, ctx, plan)
+        if check.ON:
+            check.hook.created(ex)
         return plan.workspace_size, ex
 
     get_workspace_size.__name__ = get_workspace_size.__qualname__ = fname
@@ -85,6 +87,8 @@ def _phase_one(aclnn_name: str, op: OpDef):
 def _phase_two(aclnn_name: str):
     def launch(workspace, workspaceSize, executor, stream) -> None:
         _require_runtime(aclnn_name)
+        if check.ON:
+            check.hook.phase_two(aclnn_name, executor, workspace, workspaceSize, stream)
         ex = _executor(executor)
         ex.run(workspace, workspaceSize, resolve_stream(stream))
 
@@ -154,6 +158,8 @@ def aclDestroyAclOpExecutor(executor):
                          "the executor already ran once and was released by its phase two; only "
                          "a repeatable executor (or one that never ran) is destroyed")
     ex.destroy()
+    if check.ON:
+        check.hook.gone(ex)
 
 
 @c_function(ACLNN, n_values=0)
@@ -178,7 +184,16 @@ def aclCreateTensor(viewDims, dataType, stride, offset, format, storageDims, ten
     Python passes the arrays whole (their lengths are implied). `stride` None means
     contiguous. `tensorData` is a device pointer (an int from acl.rt.malloc) or None."""
     data = as_pointer(tensorData, "tensorData")
-    return make_tensor(viewDims, dataType, stride, offset, format, storageDims, data)
+    if check.ON:
+        check.hook.device_pointer(data, "tensorData", "aclCreateTensor")
+    return _created(make_tensor(viewDims, dataType, stride, offset, format, storageDims, data))
+
+
+def _created(obj):
+    """A handle the program must destroy (the sanitizer's leak records)."""
+    if check.ON:
+        check.hook.created(obj)
+    return obj
 
 
 def _destroyer(cls: type, what: str):
@@ -187,6 +202,8 @@ def _destroyer(cls: type, what: str):
             return
         check_type(obj, cls, what)
         obj.mark_destroyed()
+        if check.ON:
+            check.hook.gone(obj)
     destroy.__name__ = f"aclDestroy{cls.KIND[3:]}"
     destroy.__doc__ = (f"End the {cls.KIND}; using or destroying it again is refused (161002). "
                        f"None is accepted, as in CANN.")
@@ -220,7 +237,7 @@ aclGetDataType = _getter("dtype")
 @c_function(ACLNN)
 def aclCreateIntArray(value):
     """aclCreateIntArray(value) -> aclIntArray or None (a sequence of ints in int64)."""
-    return make_int_array(value)
+    return _created(make_int_array(value))
 
 
 @c_function(ACLNN)
@@ -228,7 +245,7 @@ def aclCreateScalar(value, dataType):
     """aclCreateScalar(value, dataType) -> aclScalar or None. `value` is a number (Python or
     NumPy, or a 0-d array, C's `&value`) that `dataType` can hold: out-of-range values are
     refused, never wrapped."""
-    return make_scalar(value, dataType)
+    return _created(make_scalar(value, dataType))
 
 
 def _sequence(value: object, name: str, kind: str) -> list:
@@ -249,7 +266,7 @@ def aclCreateFloatArray(value):
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.floating, np.integer)):
             raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"value[{i}]={v!r} is not a real number",
                              TypeError)
-    return FloatArray(tuple(float(v) for v in items))
+    return _created(FloatArray(tuple(float(v) for v in items)))
 
 
 @c_function(ACLNN)
@@ -259,7 +276,7 @@ def aclCreateBoolArray(value):
     for i, v in enumerate(items):
         if not isinstance(v, (bool, np.bool_)):
             raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"value[{i}]={v!r} is not a bool", TypeError)
-    return BoolArray(tuple(bool(v) for v in items))
+    return _created(BoolArray(tuple(bool(v) for v in items)))
 
 
 @c_function(ACLNN)
@@ -270,7 +287,7 @@ def aclCreateTensorList(tensors):
         if t is None:
             raise status.nullptr("aclTensor", f"tensors[{i}]")
         check_type(t, Tensor, f"tensors[{i}]")
-    return TensorList(tuple(items))
+    return _created(TensorList(tuple(items)))
 
 
 aclDestroyIntArray = _destroyer(IntArray, "array")

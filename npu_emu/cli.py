@@ -5,6 +5,7 @@
   npu-emu bench   operator throughput against the device copy and NumPy/PyTorch/CuPy
   npu-emu bitcheck  one digest per case of a seeded battery over every kernel family
   npu-emu build-capi / config --cflags --libs   the C ABI: CANN's C++ programs, unchanged
+  npu-emu check -- CMD  run a program under the sanitizer (races, uninitialized reads, misuse, leaks)
   npu-emu --version
 """
 from __future__ import annotations
@@ -131,10 +132,15 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser(   # its own parser: `npu-emu bitcheck ARGS` is `python -m npu_emu.bitcheck ARGS`
         "bitcheck", add_help=False,
         help="digests of a seeded battery over every kernel family (compare hosts, threads, backends)")
+    sub.add_parser("check", add_help=False, help="run a program under the sanitizer "
+                   "(npu-emu check [--tools T] [--json FILE] -- CMD...)")
     words = list(sys.argv[1:] if argv is None else argv)
     if not words:
         parser.print_help()      # a bare `npu-emu` asks what there is: the help, not an error
         return 0
+    if words[0] == "check":
+        from .check import cli as check_cli
+        return check_cli.main(words[1:])
     if words[0] == "bitcheck":
         from . import bitcheck
         return bitcheck.main(words[1:])

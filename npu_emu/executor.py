@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import check
 from ._params import as_int, as_pointer, as_size
 from .ops._core import Context, OpDef, Plan, execute, prepare
 from .runtime.base import Stream
@@ -88,6 +89,8 @@ class Executor(Handle):
                                  f"bytes from acl.rt.malloc")
         execute(self.plan, self.ctx, stream, ws)
         self.runs += 1
+        if check.ON and not self.repeatable:
+            check.hook.gone(self)       # released by its phase two
 
     def rebind(self, which: str, index: object, tensor: object, address: object) -> None:
         """aclSetInputTensorAddr / aclSetOutputTensorAddr: the same tensor at a new address.

@@ -6,7 +6,8 @@ Streams, events and contexts are opaque handles; None or 0 is the default stream
 pointers are ints. Host buffers are NumPy arrays (or bytes-like objects), or int addresses
 with an explicit memcpy kind (checked to be mapped memory before they are touched).
 
-Lifetimes are tracked (docs/c-api.md#lifetimes): calls before acl.init or after acl.finalize
+Lifetimes are tracked (docs/c-api.md#lifetimes): reset_device and finalize release the memory,
+streams and events made here; calls before acl.init or after acl.finalize
 return ACL_ERROR_UNINITIALIZE (100001); memory, stream and event calls without a current
 device (acl.rt.set_device or create_context) ACL_ERROR_RT_CONTEXT_NULL (107002); a destroyed
 stream, event or context used again ACL_ERROR_INVALID_PARAM (100000).
@@ -18,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _state, runtime
+from .. import _state, check, runtime
 from .._capi import c_function, resolve_stream
 from .._params import INT64_MAX, as_int, as_pointer, as_size
 from ..dtypes import NamedIntEnum
@@ -82,11 +83,12 @@ def set_device(device_id):
 
 @acl_call()
 def reset_device(device_id):
-    """aclrtResetDevice: wait for the device's work and release it as the current device."""
+    """aclrtResetDevice: wait for the device's work, release what acl.rt made on it (memory,
+    streams, events: later use is refused) and release it as the current device."""
     d = _device_id(device_id)
     _state.require_initialized("acl.rt.reset_device")
     runtime.current().synchronize()
-    _state.reset_device(d)
+    _state.reset_device(d)    # releases the device's memory, streams and events (_release_device)
 
 
 @acl_call(1)
@@ -106,6 +108,36 @@ def get_device_count():
 @acl_call()
 def synchronize_device():
     _backend("acl.rt.synchronize_device").synchronize()
+    if check.ON:
+        check.hook.sync_device()
+
+
+# What acl.rt made that reset_device and finalize release, as CANN does: blocks from malloc
+# (with their backend), streams from create_stream, events from create_event.
+_acl_blocks: dict[int, Any] = {}
+_acl_streams: dict[int, Stream] = {}
+_acl_events: dict[int, Event] = {}
+
+
+def _release_device() -> None:
+    """Free what acl.rt made on the device: later use of those pointers, streams and events
+    is refused (ACL_ERROR_INVALID_PARAM), as after aclrtResetDevice."""
+    for ptr, be in list(_acl_blocks.items()):
+        try:
+            be.free(ptr)
+        except AclnnError:
+            pass                   # already gone with its pool
+    for s in list(_acl_streams.values()):
+        if not s.destroyed:
+            s.destroy()
+    for ev in _acl_events.values():
+        ev.acl_destroyed = True    # type: ignore[attr-defined]
+    _acl_blocks.clear()
+    _acl_streams.clear()
+    _acl_events.clear()
+
+
+_state.on_release(_release_device)
 
 
 class Context:
@@ -170,31 +202,48 @@ def get_context():
 
 def _stream(stream: object, what: str) -> Stream:
     be = _backend(what)
+    if check.ON:
+        check.hook.stream_arg(stream, what)
     return resolve_stream(stream) or be.default_stream
 
 
 @acl_call(1)
 def create_stream():
     """(stream, ret): a new stream (launches on it run in order, asynchronously)."""
-    return _backend("acl.rt.create_stream").create_stream()
+    be = _backend("acl.rt.create_stream")
+    s = be.create_stream()
+    _acl_streams[id(s)] = s
+    if check.ON:
+        check.hook.stream_created(s, be)
+    return s
 
 
 @acl_call()
 def destroy_stream(stream):
     """Wait for the stream's work, then end it; later use is refused."""
-    _backend("acl.rt.destroy_stream")
+    be = _backend("acl.rt.destroy_stream")
+    if check.ON:
+        check.hook.stream_arg(stream, "acl.rt.destroy_stream")
     s = resolve_stream(stream)
     if s is None:
         raise _invalid("stream is null; destroy a stream from acl.rt.create_stream")
     s.destroy()
+    _acl_streams.pop(id(s), None)
+    if check.ON:
+        check.hook.stream_destroyed(s, be)
 
 
 @acl_call()
 def synchronize_stream(stream):
-    _stream(stream, "acl.rt.synchronize_stream").synchronize()
+    s = _stream(stream, "acl.rt.synchronize_stream")
+    s.synchronize()
+    if check.ON:
+        check.hook.sync_stream(s, runtime.current())
 
 
 def _event(event: object) -> Event:
+    if check.ON:
+        check.hook.event_arg(event, "an acl.rt event call")
     if not isinstance(event, Event):
         raise _invalid(f"event={event!r} is not an event from acl.rt.create_event", TypeError)
     if getattr(event, "acl_destroyed", False):
@@ -205,7 +254,11 @@ def _event(event: object) -> Event:
 @acl_call(1)
 def create_event():
     """(event, ret): an event that can also time work (event_elapsed_time)."""
-    return _backend("acl.rt.create_event").create_event(timing=True)
+    ev = _backend("acl.rt.create_event").create_event(timing=True)
+    _acl_events[id(ev)] = ev
+    if check.ON:
+        check.hook.event_created(ev)
+    return ev
 
 
 @acl_call(1)
@@ -218,26 +271,39 @@ def event_elapsed_time(start, end):
 @acl_call()
 def record_event(event, stream):
     ev = _event(event)
-    ev.record(_stream(stream, "acl.rt.record_event"))
+    s = _stream(stream, "acl.rt.record_event")
+    ev.record(s)
+    if check.ON:
+        check.hook.record(ev, s, runtime.current())
 
 
 @acl_call()
 def synchronize_event(event):
     _backend("acl.rt.synchronize_event")
-    _event(event).synchronize()
+    ev = _event(event)
+    ev.synchronize()
+    if check.ON:
+        check.hook.sync_event(ev)
 
 
 @acl_call(1)
 def query_event_status(event):
     """(done, ret): True when the event has completed."""
     _backend("acl.rt.query_event_status")
-    return _event(event).query()
+    ev = _event(event)
+    done = ev.query()
+    if check.ON and done:
+        check.hook.sync_event(ev)   # the host saw it complete
+    return done
 
 
 @acl_call()
 def stream_wait_event(stream, event):
     ev = _event(event)
-    _stream(stream, "acl.rt.stream_wait_event").wait_event(ev)
+    s = _stream(stream, "acl.rt.stream_wait_event")
+    s.wait_event(ev)
+    if check.ON:
+        check.hook.wait(s, ev, runtime.current())
 
 
 @acl_call()
@@ -245,6 +311,9 @@ def destroy_event(event):
     _backend("acl.rt.destroy_event")
     ev = _event(event)
     ev.acl_destroyed = True   # type: ignore[attr-defined]
+    _acl_events.pop(id(ev), None)
+    if check.ON:
+        check.hook.event_destroyed(ev)
 
 
 # -------------------------------------------------------------------------------- memory
@@ -258,11 +327,15 @@ def malloc(size, policy=0):
         raise _invalid(f"policy={p} is not an aclrtMemMallocPolicy (0, 1 or 2)")
     be = _backend("acl.rt.malloc")
     try:
-        return be.malloc(n)
+        ptr = be.malloc(n)
     except AclnnError:
         raise
     except (MemoryError, ValueError, OverflowError) as exc:
         raise AclnnError(ACL_ERROR_BAD_ALLOC, f"cannot allocate {n} bytes: {exc}") from None
+    _acl_blocks[ptr] = be
+    if check.ON:
+        check.hook.malloc(ptr, n)
+    return ptr
 
 
 @acl_call()
@@ -271,7 +344,13 @@ def free(dev_ptr):
     p = as_pointer(dev_ptr, "devPtr", allow_null=False)
     if p == 0:
         raise _invalid("devPtr is null")
-    _backend("acl.rt.free").free(p)
+    be = _backend("acl.rt.free")
+    if check.ON:
+        check.hook.device_pointer(p, "devPtr", "acl.rt.free")
+    be.free(p)
+    _acl_blocks.pop(p, None)
+    if check.ON:
+        check.hook.free(p)
 
 
 @acl_call(1)
@@ -329,6 +408,8 @@ def _host_bytes(obj: object, need: int, name: str, writable: bool) -> np.ndarray
 
 def _device_range(be, ptr: object, count: int, name: str) -> int:
     p = as_pointer(ptr, name)
+    if check.ON:
+        check.hook.device_pointer(p, name, "acl.rt.memcpy/memset")
     if p == 0 or not be.allocator.contains(p, count):
         raise _invalid(f"{name}={ptr!r}: {count} bytes from there are not inside one live "
                        f"allocation from acl.rt.malloc")
@@ -367,15 +448,21 @@ def _memcpy(dst, dest_max, src, count, kind, stream) -> None:
         d = _device_range(be, dst, n, "dst")
         view = _host_bytes(src, n, "src", False)
         if n:
+            if check.ON:
+                check.hook.copy(check.H2D, d, 0, n, stream, be)
             be.copy_from_host(d, view, stream)
     elif k == K.ACL_MEMCPY_DEVICE_TO_HOST:
         s = _device_range(be, src, n, "src")
         view = _host_bytes(dst, n, "dst", True)
         if n:
+            if check.ON:
+                check.hook.copy(check.D2H, 0, s, n, stream, be)
             be.copy_to_host(view, s, stream)
     elif k == K.ACL_MEMCPY_DEVICE_TO_DEVICE:
         d, s = _device_range(be, dst, n, "dst"), _device_range(be, src, n, "src")
         if n:
+            if check.ON:
+                check.hook.copy(check.D2D, d, s, n, stream, be)
             be.copy_device(d, s, n, stream)
     else:
         d_addr, _ = _host_buffer(dst, n, "dst", True)
@@ -408,6 +495,8 @@ def _memset(dev_ptr, max_count, value, count, stream) -> None:
     be = _backend("acl.rt.memset")
     p = _device_range(be, dev_ptr, max(n, 1), "devPtr")
     if n:
+        if check.ON:
+            check.hook.memset(p, n, stream, be)
         be.memset(p, byte, n, stream)
 
 

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from .. import runtime
+from .. import check, runtime
 from .._params import INT64_MAX, UINT64_MAX
 from ..arch import SocInfo, current_soc
 from ..dtypes import RuleSet, current_rules
@@ -144,6 +144,7 @@ class Plan:
     memory: list[tuple[Touch, int]] = field(default_factory=list)  # (touch, block serial)
     generation: int = -1
     op: "OpDef | None" = None        # set by prepare: whose parameters the touches name
+    checked: Any = field(default=None, repr=False, compare=False)   # the sanitizer's cache
 
 
 # ------------------------------------------------------------------- shared checks
@@ -344,6 +345,8 @@ def execute(plan: Plan, ctx: Context, stream: Stream | None, workspace: int = 0)
     if not plan.launches:
         return
     check_still_live(plan, ctx)
+    if check.ON:
+        check.hook.launch(plan, stream, workspace, ctx.backend)
     ctx.backend.enqueue(plan.launches, stream, workspace)
 
 

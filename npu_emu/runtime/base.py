@@ -631,6 +631,13 @@ class Backend(ABC):
         """Release a block of malloc_host; False when `ptr` is not one."""
         return self._host_blocks.pop(ptr, None) is not None
 
+    def is_host_block(self, ptr: int, nbytes: int = 1) -> bool:
+        """Whether [ptr, ptr + nbytes) lies inside one live block of malloc_host."""
+        for start, buf in list(self._host_blocks.items()):
+            if start <= ptr and ptr + nbytes <= buf.ctypes.data + buf.nbytes:
+                return True
+        return False
+
     # -- other libraries
     def hand_over(self) -> None:
         """Another library will use memory our queued work touches, on a stream it does not

@@ -521,7 +521,7 @@ class CudaBackend(Backend):
         # Pageable host memory: waiting makes the source reusable at return on every driver.
         # Page-locked memory from malloc_host stays asynchronous on a stream (aclrtMemcpyAsync:
         # the caller leaves it unchanged until the stream is synchronized).
-        pinned = self._is_pinned(src.ctypes.data, src.nbytes)
+        pinned = self.is_host_block(src.ctypes.data, src.nbytes)
         self._memcpy(dst, src.ctypes.data, src.nbytes, _MEMCPY_HTOD, stream, wait=not pinned)
 
     def copy_to_host(self, dst: np.ndarray, src: int, stream: Stream | None = None) -> None:
@@ -560,7 +560,7 @@ class CudaBackend(Backend):
         with self._host_lock:
             return self._pinned.pop(ptr, None) is not None
 
-    def _is_pinned(self, ptr: int, nbytes: int) -> bool:
+    def is_host_block(self, ptr: int, nbytes: int = 1) -> bool:
         with self._host_lock:
             return any(start <= ptr and ptr + nbytes <= start + n
                        for start, (n, _) in self._pinned.items())
