@@ -233,7 +233,39 @@ int main() {
 }
 """
 
-PROGRAMS = {"errors": ERRORS_CPP, "threads": THREADS_CPP, "no_finalize": NO_FINALIZE_CPP, "tour": TOUR_CPP}
+# An executor of aclnnAdd run by aclnnMul's phase two: CANN runs the add and returns 0; the
+# sanitizer reports it, naming the C functions.
+WRONG_EXECUTOR_CPP = r"""
+#include "acl/acl.h"
+#include "aclnnop/aclnn_add.h"
+#include "aclnnop/aclnn_mul.h"
+#include <cstdio>
+int main() {
+  aclInit(nullptr); aclrtSetDevice(0);
+  aclrtStream stream; aclrtCreateStream(&stream);
+  float host[4] = {1, 2, 3, 4};
+  void* a; void* o;
+  aclrtMalloc(&a, 16, ACL_MEM_MALLOC_HUGE_FIRST); aclrtMalloc(&o, 16, ACL_MEM_MALLOC_HUGE_FIRST);
+  aclrtMemcpy(a, 16, host, 16, ACL_MEMCPY_HOST_TO_DEVICE);
+  int64_t shape[1] = {4}, strides[1] = {1};
+  aclTensor* x = aclCreateTensor(shape, 1, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, shape, 1, a);
+  aclTensor* out = aclCreateTensor(shape, 1, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, shape, 1, o);
+  float one = 1.0f;
+  aclScalar* alpha = aclCreateScalar(&one, ACL_FLOAT);
+  uint64_t ws = 0; aclOpExecutor* ex = nullptr;
+  aclnnAddGetWorkspaceSize(x, x, alpha, out, &ws, &ex);
+  int ret = aclnnMul(nullptr, ws, ex, stream);
+  aclrtSynchronizeStream(stream);
+  printf("aclnnMul returned %d\n", ret);
+  aclDestroyTensor(x); aclDestroyTensor(out); aclDestroyScalar(alpha);
+  aclrtFree(a); aclrtFree(o); aclrtDestroyStream(stream);
+  aclrtResetDevice(0); aclFinalize();
+  return 0;
+}
+"""
+
+PROGRAMS = {"errors": ERRORS_CPP, "threads": THREADS_CPP, "no_finalize": NO_FINALIZE_CPP,
+            "tour": TOUR_CPP, "wrong_executor": WRONG_EXECUTOR_CPP}
 
 
 def _toolchain_missing() -> str:
@@ -581,3 +613,17 @@ def test_npu_emu_device_reaches_the_c_program(programs):
         assert r.returncode == 0 and r.stdout == run(programs["aclnn_expand"]).stdout
     else:
         assert r.stdout.startswith(f"aclrtSetDevice failed. ERROR: {python_ret}\n")
+
+
+def test_the_sanitizer_names_the_c_function(programs, tmp_path):
+    """Under NPU_EMU_CHECK a finding in a C program names the C symbol it came through."""
+    import json
+    report = tmp_path / "check.json"
+    r = subprocess.run([str(programs["wrong_executor"])], capture_output=True, text=True,
+                       timeout=TIMEOUT, env={**os.environ, "NPU_EMU_CHECK": "misuse",
+                                             "NPU_EMU_CHECK_JSON": str(report)})
+    assert "aclnnMul returned 0" in r.stdout              # CANN's behaviour is kept
+    assert r.returncode == 86, r.stderr
+    findings = json.loads(report.read_text())["findings"]
+    assert [f["kind"] for f in findings] == ["misuse"], findings
+    assert "aclnnMul (C ABI)" in findings[0]["sites"], findings[0]

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import _capi, acl, aclnn, status
+from .. import _capi, acl, aclnn, check, status
 from ..acl import rt
 from ..dtypes import INFO, aclDataType
 from ..status import ACL, ACLNN, AclnnError
@@ -108,6 +108,12 @@ def _guard(family: str) -> Callable[[Callable], Callable]:
     def deco(fn: Callable) -> Callable:
         @functools.wraps(fn)
         def wrapper(*args: Any) -> Any:
+            if check.ON:            # the sanitizer names the C function the program called
+                with check.c_call(_c_symbol(fn.__name__, args)):
+                    return call(*args)
+            return call(*args)
+
+        def call(*args: Any) -> Any:
             try:
                 return fn(*args)
             except AclnnError as err:
@@ -119,6 +125,13 @@ def _guard(family: str) -> Callable[[Callable], Callable]:
                 return status.in_family(err.code, family)
         return wrapper
     return deco
+
+
+def _c_symbol(name: str, args: tuple) -> str:
+    """The C function a bridge call serves (phase_one/phase_two: the operator's own)."""
+    if name in ("phase_one", "phase_two") and args and 0 <= args[0] < len(OPS):
+        return OPS[args[0]][0] + ("GetWorkspaceSize" if name == "phase_one" else "")
+    return name
 
 
 def _invalid(message: str) -> AclnnError:
