@@ -130,9 +130,15 @@ def test_summary_and_goals_are_printed(quick):
 
 
 def test_host_overhead_is_measured(quick):
-    data, _ = quick
+    data, r = quick
     h = data["host_overhead"]
     assert _positive(h["median_us"]) and len(h["samples_us"]) >= 3
+    assert _positive(h["cold_median_us"]) and len(h["cold_samples_us"]) >= 3
+    c = h["c_abi"]                                   # the C ABI's call, against the facade's
+    if "skipped" not in c:
+        assert _positive(c["c_us"]) and _positive(c["python_us"])
+        assert c["ratio"] == pytest.approx(c["c_us"] / c["python_us"])
+        assert "from C (the C ABI)" in r.stdout
 
 
 def test_report_renders_the_run(quick, tmp_path):

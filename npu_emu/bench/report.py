@@ -185,8 +185,16 @@ def array_layer_lines(data: dict) -> list[str]:
 
 def _overhead_text(h: dict) -> str:
     text = f"{h['median_us']:.1f} us per {h['what']}"
+    if h.get("cold_median_us") is not None:
+        text += f" ({h['cold_median_us']:.1f} us with the plan cache cold)"
     if h.get("torch_expand_contiguous_us") is not None:
         text += f"; torch expand().contiguous(): {h['torch_expand_contiguous_us']:.1f} us"
+    c = h.get("c_abi")
+    if c and "c_us" in c:
+        text += (f"; the pair + synchronize from C (the C ABI): {c['c_us']:.1f} us, "
+                 f"{c['ratio']:.2f}x the Python facade's {c['python_us']:.1f} us")
+    elif c:
+        text += f"; from C: not measured ({c['skipped']})"
     return text
 
 

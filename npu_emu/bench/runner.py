@@ -303,8 +303,12 @@ class Bench:
 
     def host_overhead(self) -> dict:
         """Phase one + phase two of a (1, 4) -> (4, 4) aclnnExpand (the launch is
-        asynchronous): the host cost of one call pair, median of 15 x 200 pairs."""
+        asynchronous): the host cost of one call pair, median of 15 x 200 pairs, with the
+        plan cache warm (a repeated call: the common case) and cold (every call planned
+        anew); and the same pair plus aclrtSynchronizeStream called from C through the C ABI
+        against the Python facade's (npu_emu.capi.bench)."""
         from npu_emu import device
+        from npu_emu.ops._core import clear_plan_cache
         aclnn = aclnn_api()
         x = device.from_numpy(np.ones((1, 4), np.float32))
         out = device.empty([4, 4], "f32")
@@ -314,18 +318,29 @@ class Bench:
             ws, ex, ret = aclnn.aclnnExpandGetWorkspaceSize(x, size, out)
             ok(ret, "aclnnExpandGetWorkspaceSize")
             ok(aclnn.aclnnExpand(None, ws, ex, self.stream), "aclnnExpand")
+
+        def cold_pair() -> None:
+            clear_plan_cache()
+            pair()
         reps = 15 if not self.settings.quick else 3
-        result = {"what": "aclnnExpandGetWorkspaceSize + aclnnExpand, (1,4) -> (4,4) f32",
-                  "samples_us": []}
-        for i in range(reps + 1):
-            t0 = time.perf_counter()
-            for _ in range(200):
-                pair()
-            dt = (time.perf_counter() - t0) / 200 * 1e6
-            ok(acl_api().rt.synchronize_stream(self.stream), "aclrtSynchronizeStream")
-            if i:
-                result["samples_us"].append(dt)        # the first round is warm-up
+        result = {"what": "aclnnExpandGetWorkspaceSize + aclnnExpand, (1,4) -> (4,4) f32"}
+        for key, fn in (("samples_us", pair), ("cold_samples_us", cold_pair)):
+            result[key] = []
+            for i in range(reps + 1):
+                t0 = time.perf_counter()
+                for _ in range(200):
+                    fn()
+                dt = (time.perf_counter() - t0) / 200 * 1e6
+                ok(acl_api().rt.synchronize_stream(self.stream), "aclrtSynchronizeStream")
+                if i:
+                    result[key].append(dt)             # the first round is warm-up
         result["median_us"] = statistics.median(result["samples_us"])
+        result["cold_median_us"] = statistics.median(result["cold_samples_us"])
+        try:
+            from npu_emu.capi import bench as capi_bench
+            result["c_abi"] = capi_bench.measure(n=200, reps=3 if self.settings.quick else 7)
+        except Exception as exc:          # no C++ compiler, no libpython: said, not fatal
+            result["c_abi"] = {"skipped": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"}
         torch = next((p.xp for p in self.peers if p.name == "torch" and p.device == "cpu"), None)
         if torch is not None:
             t = torch.ones(1, 4)
