@@ -15,6 +15,9 @@
 #include <type_traits>
 #include <utility>
 #include <omp.h>
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
 
 #define __global__
 #define __device__
@@ -74,6 +77,34 @@ inline void run(void (*kernel)(A...), const unsigned* grid, void** args) {
         call(kernel, args, std::index_sequence_for<A...>{});
     }
 }
+
+#if defined(__AVX__)
+// d[c * dstride + r] = s[r * sstride + c] for r, c < 8: eight rows of eight 4-byte elements
+// transposed in registers (unpack, shuffle and lane permutes move bits only: NaN payloads
+// and signalling NaNs pass unchanged). The tiled copies' inner step.
+inline void transpose8x8(float* d, int64_t dstride, const float* s, int64_t sstride) {
+    __m256 r0 = _mm256_loadu_ps(s + 0 * sstride), r1 = _mm256_loadu_ps(s + 1 * sstride);
+    __m256 r2 = _mm256_loadu_ps(s + 2 * sstride), r3 = _mm256_loadu_ps(s + 3 * sstride);
+    __m256 r4 = _mm256_loadu_ps(s + 4 * sstride), r5 = _mm256_loadu_ps(s + 5 * sstride);
+    __m256 r6 = _mm256_loadu_ps(s + 6 * sstride), r7 = _mm256_loadu_ps(s + 7 * sstride);
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    const __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+    const __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+    const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    _mm256_storeu_ps(d + 0 * dstride, _mm256_permute2f128_ps(u0, u4, 0x20));
+    _mm256_storeu_ps(d + 1 * dstride, _mm256_permute2f128_ps(u1, u5, 0x20));
+    _mm256_storeu_ps(d + 2 * dstride, _mm256_permute2f128_ps(u2, u6, 0x20));
+    _mm256_storeu_ps(d + 3 * dstride, _mm256_permute2f128_ps(u3, u7, 0x20));
+    _mm256_storeu_ps(d + 4 * dstride, _mm256_permute2f128_ps(u0, u4, 0x31));
+    _mm256_storeu_ps(d + 5 * dstride, _mm256_permute2f128_ps(u1, u5, 0x31));
+    _mm256_storeu_ps(d + 6 * dstride, _mm256_permute2f128_ps(u2, u6, 0x31));
+    _mm256_storeu_ps(d + 7 * dstride, _mm256_permute2f128_ps(u3, u7, 0x31));
+}
+#endif
 
 }  // namespace npu_emu_cpu
 
