@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -57,6 +58,10 @@ inline void call(void (*kernel)(A...), void** args, std::index_sequence<I...>) {
     kernel(*static_cast<std::remove_cv_t<std::remove_reference_t<A>>*>(args[I])...);
 }
 
+// Threads of a grid: 0 = OpenMP's default (OMP_NUM_THREADS, else the CPUs), else this many
+// (the backend's set_threads; each module has its own copy, set by the backend on load).
+inline std::atomic<int> grid_threads{0};
+
 // Run a grid: blocks in an OpenMP loop, static schedule so each thread owns a contiguous
 // range of blocks (and so a contiguous range of the output).
 template <typename... A>
@@ -69,13 +74,53 @@ inline void run(void (*kernel)(A...), const unsigned* grid, void** args) {
         call(kernel, args, std::index_sequence_for<A...>{});
         return;
     }
-#pragma omp parallel for schedule(static)
+    const int wanted = grid_threads.load(std::memory_order_relaxed);
+    const int threads = wanted > 0 ? wanted : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(threads)
     for (long long b = 0; b < total; ++b) {
         gridDim = dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(gz));
         blockIdx = uint3{static_cast<unsigned>(b % gx), static_cast<unsigned>((b / gx) % gy),
                          static_cast<unsigned>(b / (gx * gy))};
         call(kernel, args, std::index_sequence_for<A...>{});
     }
+}
+
+// Outputs of at least this many bytes (one launch) are written with non-temporal stores by
+// the copies (strided_copy.cu) and the binary elementwise kernels (elementwise.cuh): a store
+// that misses the cache otherwise reads its line first (3 bytes of traffic per byte written
+// instead of 2), and an output this large would not stay cached for its reader. (The casts
+// measured slower with them on a host with a large last-level cache, and keep plain stores.)
+constexpr long long STREAM_MIN_BYTES = 16ll << 20;
+inline bool streaming(long long out_bytes) { return out_bytes >= STREAM_MIN_BYTES; }
+
+// Row d[0, n) of a large output: make(buf, j, k) writes elements j..j+k-1 of the row to
+// buf[0, k); the row goes through a 2 KiB staging buffer (in L1) and reaches memory with
+// non-temporal 32-byte stores, the unaligned head and the tail with plain ones. The values
+// are make's, so the bits are those of the plain loop.
+template <typename T, typename Make>
+inline void stream_row(T* __restrict__ d, long long n, Make&& make) {
+#if defined(__AVX__)
+    constexpr long long CH = 2048 / static_cast<long long>(sizeof(T));
+    const unsigned long long mis = reinterpret_cast<unsigned long long>(d) & 31u;
+    if (CH < 1 || mis % sizeof(T) != 0 || n < 2 * CH) {
+        make(d, 0, n);
+        return;
+    }
+    long long j = std::min<long long>(n, static_cast<long long>(((32u - mis) & 31u) / sizeof(T)));
+    if (j > 0) make(d, 0, j);
+    alignas(32) T buf[CH];
+    for (; j + CH <= n; j += CH) {
+        make(buf, j, CH);
+        const __m256i* from = reinterpret_cast<const __m256i*>(buf);
+        __m256i* to = reinterpret_cast<__m256i*>(d + j);
+        for (long long k = 0; k < CH * static_cast<long long>(sizeof(T)) / 32; ++k)
+            _mm256_stream_si256(to + k, _mm256_load_si256(from + k));
+    }
+    if (j < n) make(d + j, j, n - j);
+    _mm_sfence();   // the non-temporal stores are visible before the kernel returns
+#else
+    make(d, 0, n);
+#endif
 }
 
 #if defined(__AVX__)
@@ -117,3 +162,4 @@ inline void transpose8x8(float* d, int64_t dstride, const float* s, int64_t sstr
     }
 
 extern "C" int npu_emu_max_threads() { return omp_get_max_threads(); }
+extern "C" void npu_emu_set_threads(int n) { npu_emu_cpu::grid_threads.store(n > 0 ? n : 0); }

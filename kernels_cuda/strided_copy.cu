@@ -17,7 +17,16 @@ namespace {
 using npu_emu::IterParams;
 
 template <typename T, typename I>
-__device__ __forceinline__ void copy_row(T* __restrict__ d, const T* __restrict__ s, I n, I ds, I ss) {
+__device__ __forceinline__ void copy_row(T* __restrict__ d, const T* __restrict__ s, I n, I ds, I ss,
+                                         bool stream = false) {
+#if defined(NPU_EMU_CPU)
+    if (stream && ds == 1) {   // a large output: non-temporal stores (npu_emu_cpu.h)
+        npu_emu_cpu::stream_row(d, static_cast<long long>(n), [&](T* out, long long j, long long k) {
+            copy_row<T, I>(out, s + static_cast<I>(j) * ss, static_cast<I>(k), static_cast<I>(1), ss);
+        });
+        return;
+    }
+#endif
     constexpr int V = npu_emu::vec_elems(sizeof(T));
     if (npu_emu::vec_dest<V>(d, n, ds) && npu_emu::vec_source<V>(s, n, ss)) {   // the GPU's runs
         T v[V];
@@ -44,8 +53,13 @@ __device__ __forceinline__ void strided_copy_body(const IterParams<2>& p, const 
                                                   T* __restrict__ dst) {
     const I ds = static_cast<I>(p.stride[0][0]);
     const I ss = static_cast<I>(p.stride[1][0]);
+#if defined(NPU_EMU_CPU)
+    const bool stream = npu_emu_cpu::streaming(p.numel * static_cast<long long>(sizeof(T)));
+#else
+    constexpr bool stream = false;
+#endif
     npu_emu::for_each_segment<I, 2>(p, [&](const I* off, I n) {
-        copy_row<T, I>(dst + off[0], src + off[1], n, ds, ss);
+        copy_row<T, I>(dst + off[0], src + off[1], n, ds, ss, stream);
     });
 }
 

@@ -1,4 +1,8 @@
-"""The cpu backend's instruction fast paths give the bits of the integer rules they replace.
+"""The cpu backend's fast paths give the bits of the plain code they replace.
+
+Large outputs (npu_emu_cpu.h STREAM_MIN_BYTES and up) are written with non-temporal stores
+through a staging buffer, with a plain head up to 32-byte alignment and a plain tail: copies,
+broadcasts, casts and adds past that size, at unaligned offsets, against NumPy.
 
 On x86 with F16C, float32 -> fp16 casts use vcvtps2ph (kernels_cuda/npu_emu_convert.cuh,
 f16c_from_floats); the rule is from_float<f16>. cast.cu exports a hook that runs both on a set of
@@ -16,6 +20,7 @@ import numpy as np
 import pytest
 
 from npu_emu.runtime import cpu
+from npu_emu.runtime.copy import View, plan_copy
 
 MANTISSA = 1 << 23
 
@@ -92,3 +97,62 @@ def test_f16_cast_kernel_keeps_signalling_nan_payloads():
                      0x7C00, 0x0000, 0x0400, 0x0400] * 3, dtype=np.uint16)
     got = xp.astype(xp.asarray(bits.view(np.float32)), xp.float16)
     assert np.array_equal(np.asarray(got).view(np.uint16), want)
+
+
+# ------------------------------------------------------------- non-temporal stores
+STREAM_ELEMS = (16 << 20) // 4 + 4099      # float32 elements just past the streaming size
+
+
+def _device_copy(be, dst_elems: int, dst_off: int, shape, dst_strides, src: np.ndarray, src_strides,
+                 src_off: int = 0) -> np.ndarray:
+    sp, dp = be.malloc(src.nbytes), be.malloc(dst_elems * 4)
+    try:
+        be.copy_from_host(sp, src)
+        be.memset(dp, 0xA5, dst_elems * 4)
+        be.enqueue(plan_copy(be, View(dp + 4 * dst_off, tuple(shape), tuple(dst_strides), 4),
+                             View(sp + 4 * src_off, tuple(shape), tuple(src_strides), 4)),
+                   be.default_stream)
+        be.default_stream.synchronize()
+        out = np.empty(dst_elems, np.uint32)
+        be.copy_to_host(out, dp)
+        return out
+    finally:
+        be.free(sp)
+        be.free(dp)
+
+
+@pytest.mark.parametrize("dst_off", [0, 1, 3])
+def test_large_contiguous_copy_streams_every_element(cpu_backend, dst_off):
+    n = STREAM_ELEMS
+    src = np.random.default_rng(dst_off).integers(0, 2**32, n + 2, dtype=np.uint32)
+    out = _device_copy(cpu_backend, n + 8, dst_off, (n,), (1,), src, (1,), src_off=2)
+    want = np.full(n + 8, 0xA5A5A5A5, np.uint32)
+    want[dst_off:dst_off + n] = src[2:]
+    assert np.array_equal(out, want)
+
+
+def test_large_broadcast_copy_streams_every_row(cpu_backend):
+    rows, cols = 1031, 4099                   # rows of 4099: every row starts at another alignment
+    row = np.random.default_rng(1).integers(0, 2**32, cols, dtype=np.uint32)
+    out = _device_copy(cpu_backend, rows * cols + 1, 1, (rows, cols), (cols, 1), row, (0, 1))
+    assert out[0] == 0xA5A5A5A5
+    assert np.array_equal(out[1:].reshape(rows, cols), np.broadcast_to(row, (rows, cols)))
+
+
+def test_large_casts_and_adds_stream_the_same_bits(cpu_backend):
+    from npu_emu import array_api as xp
+    from npu_emu import dtypes
+    rng = np.random.default_rng(3)
+    n = 2 * STREAM_ELEMS + 5                  # float16 output past the streaming size
+    bits = rng.integers(0, 2**32, n, dtype=np.uint32)   # NaNs, denormals, infinities included
+    x = bits.view(np.float32)
+    for dtype, name in ((xp.float16, dtypes.aclDataType.ACL_FLOAT16), (xp.bfloat16, dtypes.aclDataType.ACL_BF16)):
+        got = np.asarray(xp.astype(xp.asarray(x[1:]), dtype)).view(np.uint16)
+        want = np.ascontiguousarray(dtypes.encode(x[1:], name)).view(np.uint16)
+        assert np.array_equal(got, want), name
+    a = rng.standard_normal((1031, 4099), dtype=np.float32)
+    col = rng.standard_normal((1031, 1), dtype=np.float32)
+    got = np.asarray(xp.add(xp.asarray(a), xp.asarray(col)))
+    assert np.array_equal(got.view(np.uint32), (a + col).view(np.uint32))
+    got = np.asarray(xp.add(xp.asarray(a), xp.asarray(a[:1, :])))
+    assert np.array_equal(got.view(np.uint32), (a + a[:1, :]).view(np.uint32))
