@@ -20,7 +20,7 @@ from .common import (INT32_LIMIT, SCHEMA, BenchError, Device, DoesNotFit, GiB, P
                      optional_import, short)
 from .peers import find_peers
 from .provenance import fits, load_average, memory_budget, provenance
-from .report import evaluate_goals
+from .report import evaluate_goals, scaling
 from .timing import Timing, TimingPolicy, device_sampler, host_sampler, measure, stream_sampler
 
 
@@ -119,6 +119,7 @@ class Settings:
     max_bytes: int | None = None          # --max-gib: device bytes one case may use
     command: str = "npu-emu bench"        # as typed, for the provenance
     note: str | None = None               # --note: what the numbers cannot say themselves
+    threads: list[int] | None = None      # --threads: each case at each kernel thread count
 
 
 class Bench:
@@ -274,7 +275,11 @@ class Bench:
                 reason, kind = self.fits(spec), "does not fit"
                 if reason is None:
                     try:
-                        case = self.run_case(op, spec)
+                        for case in self.run_threaded(op, spec):
+                            self.cases.append(case)
+                            if not case["check"]["ok"]:
+                                self.out.message(f"{spec.label}: WRONG RESULT, "
+                                                 f"{case['check']['first_mismatch']}")
                     except DoesNotFit as exc:
                         reason = str(exc)
                     except MemoryError:       # the host side (inputs, references)
@@ -284,11 +289,6 @@ class Bench:
                     except Exception as exc:    # a bug: reported, the run goes on
                         reason, kind = f"{type(exc).__name__}: {exc}", "error"
                         self.errors += 1
-                    else:
-                        self.cases.append(case)
-                        if not case["check"]["ok"]:
-                            self.out.message(f"{spec.label}: WRONG RESULT, "
-                                             f"{case['check']['first_mismatch']}")
                 if reason is None:
                     self.out.advance()
                     continue
@@ -300,6 +300,32 @@ class Bench:
                                      "larger_sizes_skipped": rest})
                 self.out.advance(rest + 1)
                 break
+
+    def run_threaded(self, op: Op, spec: CaseSpec) -> list[dict]:
+        """The case once, or (--threads) once per thread count, back to back: our kernels
+        on n OpenMP threads and PyTorch on n intra-op threads (NumPy's loops have one)."""
+        counts = self.settings.threads
+        if not counts:
+            return [self.run_case(op, spec)]
+        from npu_emu import runtime
+        be = runtime.current()
+        torch = next((p.xp for p in self.peers if p.name == "torch"), None)
+        torch_before = torch.get_num_threads() if torch is not None else None
+        before = be.threads
+        cases = []
+        try:
+            for n in counts:
+                be.set_threads(n)
+                if torch is not None:
+                    torch.set_num_threads(n)
+                case = self.run_case(op, spec)
+                case["threads"] = n
+                cases.append(case)
+        finally:
+            be.set_threads(before)
+            if torch is not None:
+                torch.set_num_threads(torch_before)
+        return cases
 
     def host_overhead(self) -> dict:
         """Phase one + phase two of a (1, 4) -> (4, 4) aclnnExpand (the launch is
@@ -419,4 +445,7 @@ class Bench:
         if self.settings.note:
             data["provenance"]["note"] = self.settings.note
         data["goals"] = evaluate_goals(data)
+        if self.settings.threads:
+            data["settings"]["threads"] = self.settings.threads
+            data["scaling"] = scaling(data["cases"])
         return data
