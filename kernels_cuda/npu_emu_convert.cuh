@@ -245,17 +245,33 @@ template <> NPU_EMU_HD f16 from_float<f16>(float x) {
 inline void f16c_from_floats(f16* __restrict__ d, const float* __restrict__ s, int64_t n) {
     const __m256i magnitude = _mm256_set1_epi32(0x7FFFFFFF);
     const __m256i inf = _mm256_set1_epi32(0x7F800000);
-    int64_t j = 0;
-    for (; j + 8 <= n; j += 8) {
+    constexpr int ROUND = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    // NaN lanes of a group (magnitude bits above inf's; both >= 0, so the signed compare is right)
+    auto nans = [&](__m256 x) { return _mm256_cmpgt_epi32(_mm256_and_si256(_mm256_castps_si256(x), magnitude), inf); };
+    auto group = [&](int64_t j) {   // eight: the instruction, or the rule where a NaN is among them
         const __m256 x = _mm256_loadu_ps(s + j);
-        const __m256i a = _mm256_and_si256(_mm256_castps_si256(x), magnitude);
-        const __m256i nan = _mm256_cmpgt_epi32(a, inf);   // a >= 0: the signed compare is right
+        const __m256i nan = nans(x);
         if (_mm256_testz_si256(nan, nan)) {
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(d + j),
-                             _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(d + j), _mm256_cvtps_ph(x, ROUND));
         } else {
             for (int64_t k = j; k < j + 8; ++k) d[k] = from_float<f16>(s[k]);
         }
+    };
+    int64_t j = 0;
+    for (; j + 16 <= n; j += 16) {   // two groups, one NaN test (the common case: none)
+        const __m256 x0 = _mm256_loadu_ps(s + j), x1 = _mm256_loadu_ps(s + j + 8);
+        const __m256i nan = _mm256_or_si256(nans(x0), nans(x1));
+        if (_mm256_testz_si256(nan, nan)) {
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(d + j), _mm256_cvtps_ph(x0, ROUND));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(d + j + 8), _mm256_cvtps_ph(x1, ROUND));
+        } else {
+            group(j);
+            group(j + 8);
+        }
+    }
+    if (j + 8 <= n) {
+        group(j);
+        j += 8;
     }
     for (; j < n; ++j) d[j] = from_float<f16>(s[j]);
 }
