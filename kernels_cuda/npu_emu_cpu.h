@@ -3,7 +3,7 @@
 // The model is "one thread per block": threadIdx is {0,0,0} and blockDim {1,1,1} at compile
 // time, so `for (i = threadIdx.x; i < n; i += blockDim.x)` becomes a plain unit-stride loop
 // the compiler vectorizes, __syncthreads() is a legal no-op, and __shared__ arrays are
-// per-thread statics. The grid's blocks run in an OpenMP loop (contiguous chunks per thread).
+// per-thread statics. The grid's blocks run in an OpenMP loop (blocks handed out in order).
 // Every kernel must therefore be correct for any block size, including 1.
 #pragma once
 
@@ -62,8 +62,12 @@ inline void call(void (*kernel)(A...), void** args, std::index_sequence<I...>) {
 // (the backend's set_threads; each module has its own copy, set by the backend on load).
 inline std::atomic<int> grid_threads{0};
 
-// Run a grid: blocks in an OpenMP loop, static schedule so each thread owns a contiguous
-// range of blocks (and so a contiguous range of the output).
+// Run a grid: blocks in an OpenMP loop, handed out one at a time in order (dynamic), so a
+// thread that shares its core with another process takes fewer blocks instead of holding
+// the others at the end of the loop (on a loaded 2-CPU host a static split ran large copies
+// at half the one-thread speed). A block is at least ~16 KiB of work (elementwise_geometry)
+// or a 32x32 tile, so taking one costs a few hundredths of its time. Blocks never depend on
+// which thread runs them, so the results are those of any schedule.
 template <typename... A>
 inline void run(void (*kernel)(A...), const unsigned* grid, void** args) {
     const long long gx = grid[0], gy = grid[1], gz = grid[2];
@@ -76,7 +80,7 @@ inline void run(void (*kernel)(A...), const unsigned* grid, void** args) {
     }
     const int wanted = grid_threads.load(std::memory_order_relaxed);
     const int threads = wanted > 0 ? wanted : omp_get_max_threads();
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (long long b = 0; b < total; ++b) {
         gridDim = dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(gz));
         blockIdx = uint3{static_cast<unsigned>(b % gx), static_cast<unsigned>((b / gx) % gy),
