@@ -8,7 +8,10 @@
 //   runs). On the GPU a run is one aligned 16-byte vector (one load, one store) or a single
 //   element, so consecutive threads touch consecutive addresses (npu_emu_index.cuh).
 // tiled_copy_*: when the source's fastest axis is not the destination's (a transpose), a
-//   32x33 tile is read along the source's fast axis and written along the destination's.
+//   32x33 tile is read along the source's fast axis and written along the destination's. On
+//   the CPU, 4-byte elements with both fast axes unit-strided skip the tile buffer: 8x8
+//   blocks are transposed in AVX registers (npu_emu_cpu.h transpose8x8).
+// On the CPU, an output of 16 MiB or more is written with non-temporal stores (stream_row).
 #include "npu_emu_common.cuh"
 #include "npu_emu_index.cuh"
 
@@ -108,7 +111,7 @@ __device__ __forceinline__ void tiled_copy_body(const IterParams<2>& p, const T*
 
 #if defined(NPU_EMU_CPU) && defined(__AVX__)
     // CPU, 4-byte elements, both fast axes unit-strided: 8x8 blocks transposed in registers
-    // (the shuffles move bits, never values), the tile's edges by the loops below.
+    // (the shuffles move bits, never values), the tile's edges element by element.
     if constexpr (sizeof(T) == 4) {
         if (ds0 == 1 && ss1 == 1) {
             const I full0 = m0 & ~static_cast<I>(7), full1 = m1 & ~static_cast<I>(7);
