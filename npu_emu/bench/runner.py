@@ -21,7 +21,8 @@ from .common import (INT32_LIMIT, SCHEMA, BenchError, Device, DoesNotFit, GiB, P
 from .peers import find_peers
 from .provenance import fits, load_average, memory_budget, provenance
 from .report import evaluate_goals, scaling
-from .timing import Timing, TimingPolicy, device_sampler, host_sampler, measure, stream_sampler
+from .timing import (Timing, TimingPolicy, device_sampler, host_sampler, measure, measure_turns,
+                     stream_sampler)
 
 
 # ------------------------------------------------------------------------- checking
@@ -213,10 +214,10 @@ class Bench:
             stats = npu_emu.memory_stats()
             case["memory"] = {"pool_bytes_in_use": stats["bytes_in_use"],
                               "pool_peak_bytes": stats["peak_bytes_in_use"]}
-        case["ours"] = ours.as_json(spec.traffic, spec.flops)
+            case["ours"] = ours.as_json(spec.traffic, spec.flops)
+            case["peers"], case["ratios"] = self.run_peers(spec, built, sampler)
         case["ceiling"] = self.ceiling(spec.traffic).as_json(2 * (spec.traffic // 2))
         case["of_ceiling"] = case["ours"]["gbps"] / case["ceiling"]["gbps"]
-        case["peers"], case["ratios"] = self.run_peers(spec, built, case["ours"]["median_s"])
         return case
 
     def ceiling(self, traffic: int) -> Timing:
@@ -235,16 +236,19 @@ class Bench:
             dst.free()
             self._npu_emu.empty_cache()
 
-    def run_peers(self, spec: CaseSpec, built: Built, ours_s: float) -> tuple[dict, dict]:
+    def run_peers(self, spec: CaseSpec, built: Built, ours: Callable[[int], float]) -> tuple[dict, dict]:
+        """Each peer measured in turns with ours (measure_turns); its ratio is of the two
+        medians of those turns (ours_median_s in its record)."""
         records, ratios = {}, {}
         for peer in self.peers:
             record: dict[str, Any] = {"device": peer.device, "note": built.peer_notes.get(peer.name, "")}
             fn = None
             try:
                 fn = peer.work(built)
-                t = measure(peer.sampler(fn), self.settings.policy)
+                mine, t = measure_turns([ours, peer.sampler(fn)], self.settings.policy)
                 record.update(t.as_json(spec.traffic, spec.flops))
-                ratios[peer.name] = t.median_s / ours_s
+                record["ours_median_s"] = mine.median_s
+                ratios[peer.name] = t.median_s / mine.median_s
             except (BenchError, MemoryError) as exc:
                 record["error"] = str(exc) or type(exc).__name__
             except Exception as exc:   # a peer that cannot do this case is not our failure

@@ -543,11 +543,13 @@ class CpuBackend(Backend):
         target.submit(task)
 
     def _lib(self, module: str) -> ctypes.CDLL:
-        """A loaded module, told the thread count of its grids (set_threads)."""
+        """A loaded module, told the thread count of its grids (set_threads; every module
+        has the setter through npu_emu_cpu.h)."""
         lib = self._libs.get(module)
         if lib is None:
             lib = self._modules.load(module)
             lib.npu_emu_set_threads.argtypes = (ctypes.c_int,)
+            lib.npu_emu_set_threads.restype = None
             lib.npu_emu_set_threads(self._threads)
             lib = self._libs.setdefault(module, lib)
         return lib
