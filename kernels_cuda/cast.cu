@@ -120,6 +120,12 @@ __attribute__((noinline)) void store_chunk(Dst* __restrict__ d, int64_t ds, cons
             for (int64_t j = 0; j < k; ++j) d[j * ds] = Store<Dst>::from(re[j]);
         }
     } else if (ds == 1) {
+#if defined(NPU_EMU_F16C)
+        if constexpr (detail::is_same<Dst, npu_emu::f16>::value && detail::is_same<V, float>::value) {
+            npu_emu::f16c_from_floats(d, re, k);   // vcvtps2ph: the same bits (convert.cuh)
+            return;
+        }
+#endif
         for (int64_t j = 0; j < k; ++j) d[j] = Store<Dst>::from(re[j]);
     } else {
         for (int64_t j = 0; j < k; ++j) d[j * ds] = Store<Dst>::from(re[j]);
@@ -402,3 +408,42 @@ extern "C" __global__ void cast_any(const IterParams<2> p, const void* src, void
     cast_any_body(p, src, dst, src_dtype, dst_dtype);
 }
 NPU_EMU_EXPORT(cast_any)
+
+#if defined(NPU_EMU_CPU)
+// Test hook of the F16C path (tests/test_cpu_fast_paths.py): how many of the float32 bit
+// patterns lo, lo + step, ... (below hi) npu_emu::f16c_from_floats encodes differently from
+// the integer rule from_float<f16>; the first such pattern goes to *first. -1: this build has
+// no F16C path (the cast kernels use the rule alone).
+extern "C" long long npu_emu_f16c_mismatches(unsigned long long lo, unsigned long long hi,
+                                             unsigned long long step, unsigned long long* first) {
+#if defined(NPU_EMU_F16C)
+    constexpr unsigned long long BLOCK = 4096;
+    if (step == 0 || hi <= lo) return 0;
+    const unsigned long long count = (hi - lo + step - 1) / step;
+    const long long blocks = static_cast<long long>((count + BLOCK - 1) / BLOCK);
+    long long bad = 0;
+    unsigned long long lowest = ~0ull;
+#pragma omp parallel for schedule(static) reduction(+ : bad) reduction(min : lowest)
+    for (long long blk = 0; blk < blocks; ++blk) {
+        float x[BLOCK];
+        npu_emu::f16 fast[BLOCK];
+        const unsigned long long k0 = static_cast<unsigned long long>(blk) * BLOCK;
+        const int64_t k = static_cast<int64_t>(min(BLOCK, count - k0));
+        for (int64_t j = 0; j < k; ++j)
+            x[j] = npu_emu::bits_as_float(static_cast<uint32_t>(lo + (k0 + j) * step));
+        npu_emu::f16c_from_floats(fast, x, k);
+        for (int64_t j = 0; j < k; ++j) {
+            if (fast[j].bits != npu_emu::from_float<npu_emu::f16>(x[j]).bits) {
+                ++bad;
+                lowest = min(lowest, lo + (k0 + j) * step);
+            }
+        }
+    }
+    *first = lowest;
+    return bad;
+#else
+    (void)lo; (void)hi; (void)step; (void)first;
+    return -1;
+#endif
+}
+#endif

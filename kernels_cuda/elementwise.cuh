@@ -138,7 +138,17 @@ template <typename T> struct Apply<AXPY, T> {
 template <Op OP, typename T, typename I>
 __device__ __forceinline__ void binary_row(T* __restrict__ o, const T* __restrict__ a,
                                            const T* __restrict__ b, I n, I so, I sa, I sb,
-                                           T alpha, float alpha_f) {
+                                           T alpha, float alpha_f, bool stream = false) {
+#if defined(NPU_EMU_CPU)
+    if (stream && so == 1) {   // a large output: non-temporal stores (npu_emu_cpu.h)
+        npu_emu_cpu::stream_row(o, static_cast<long long>(n), [&](T* out, long long j, long long k) {
+            const I at = static_cast<I>(j);
+            binary_row<OP, T, I>(out, a + at * sa, b + at * sb, static_cast<I>(k), static_cast<I>(1),
+                                 sa, sb, alpha, alpha_f);
+        });
+        return;
+    }
+#endif
     constexpr int V = npu_emu::vec_elems(sizeof(T));
     if (npu_emu::vec_dest<V>(o, n, so) && npu_emu::vec_source<V>(a, n, sa) &&
         npu_emu::vec_source<V>(b, n, sb)) {   // the GPU's runs: one vector per operand
@@ -165,8 +175,13 @@ __device__ __forceinline__ void binary_body(const IterParams<3>& p, const T* a, 
                                             T alpha, float alpha_f) {
     const I so = static_cast<I>(p.stride[0][0]), sa = static_cast<I>(p.stride[1][0]),
             sb = static_cast<I>(p.stride[2][0]);
+#if defined(NPU_EMU_CPU)
+    const bool stream = npu_emu_cpu::streaming(p.numel * static_cast<long long>(sizeof(T)));
+#else
+    constexpr bool stream = false;
+#endif
     npu_emu::for_each_segment<I, 3>(p, [&](const I* off, I n) {
-        binary_row<OP, T, I>(out + off[0], a + off[1], b + off[2], n, so, sa, sb, alpha, alpha_f);
+        binary_row<OP, T, I>(out + off[0], a + off[1], b + off[2], n, so, sa, sb, alpha, alpha_f, stream);
     });
 }
 

@@ -46,6 +46,10 @@
 //     (NumPy's direct half -> double).
 #pragma once
 #include "npu_emu_common.cuh"
+#if defined(NPU_EMU_CPU) && defined(__F16C__) && defined(__AVX__)
+#include <immintrin.h>   // the F16C fast path below (CPU only)
+#define NPU_EMU_F16C 1
+#endif
 
 namespace npu_emu {
 
@@ -229,6 +233,49 @@ template <> NPU_EMU_HD f16 from_float<f16>(float x) {
     const uint32_t mask = 0u - static_cast<uint32_t>(a > 0x7F800000u);
     return f16{static_cast<uint16_t>(((b >> 16) & 0x8000u) | (code & ~mask) | (nan & mask))};
 }
+
+#if defined(NPU_EMU_F16C)
+// CPU fast path (x86 F16C): n float32 -> fp16 with vcvtps2ph, eight at a time. Its results
+// equal from_float<f16> on every non-NaN input (round to nearest even from the immediate,
+// whatever MXCSR says; fp16 denormals kept; float32 denormals give +-0 either way, so DAZ
+// changes nothing; overflow -> inf). NaN differs: vcvtps2ph quiets a signalling NaN (0x7E00 |
+// payload), where the rule keeps the payload unquieted (at least 1), so a group of eight with
+// a NaN in it goes through from_float<f16>. tests/test_cpu_fast_paths.py compares the two on
+// float32 bit patterns of every class (and all 2^32 on request).
+inline void f16c_from_floats(f16* __restrict__ d, const float* __restrict__ s, int64_t n) {
+    const __m256i magnitude = _mm256_set1_epi32(0x7FFFFFFF);
+    const __m256i inf = _mm256_set1_epi32(0x7F800000);
+    constexpr int ROUND = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    // NaN lanes of a group (magnitude bits above inf's; both >= 0, so the signed compare is right)
+    auto nans = [&](__m256 x) { return _mm256_cmpgt_epi32(_mm256_and_si256(_mm256_castps_si256(x), magnitude), inf); };
+    auto group = [&](int64_t j) {   // eight: the instruction, or the rule where a NaN is among them
+        const __m256 x = _mm256_loadu_ps(s + j);
+        const __m256i nan = nans(x);
+        if (_mm256_testz_si256(nan, nan)) {
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(d + j), _mm256_cvtps_ph(x, ROUND));
+        } else {
+            for (int64_t k = j; k < j + 8; ++k) d[k] = from_float<f16>(s[k]);
+        }
+    };
+    int64_t j = 0;
+    for (; j + 16 <= n; j += 16) {   // two groups, one NaN test (the common case: none)
+        const __m256 x0 = _mm256_loadu_ps(s + j), x1 = _mm256_loadu_ps(s + j + 8);
+        const __m256i nan = _mm256_or_si256(nans(x0), nans(x1));
+        if (_mm256_testz_si256(nan, nan)) {
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(d + j), _mm256_cvtps_ph(x0, ROUND));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(d + j + 8), _mm256_cvtps_ph(x1, ROUND));
+        } else {
+            group(j);
+            group(j + 8);
+        }
+    }
+    if (j + 8 <= n) {
+        group(j);
+        j += 8;
+    }
+    for (; j < n; ++j) d[j] = from_float<f16>(s[j]);
+}
+#endif
 
 template <> NPU_EMU_HD bf16 from_float<bf16>(float x) {
     const uint32_t b = float_as_bits(x);

@@ -3,11 +3,12 @@
 // The model is "one thread per block": threadIdx is {0,0,0} and blockDim {1,1,1} at compile
 // time, so `for (i = threadIdx.x; i < n; i += blockDim.x)` becomes a plain unit-stride loop
 // the compiler vectorizes, __syncthreads() is a legal no-op, and __shared__ arrays are
-// per-thread statics. The grid's blocks run in an OpenMP loop (contiguous chunks per thread).
+// per-thread statics. The grid's blocks run in an OpenMP loop (blocks handed out in order).
 // Every kernel must therefore be correct for any block size, including 1.
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +16,9 @@
 #include <type_traits>
 #include <utility>
 #include <omp.h>
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
 
 #define __global__
 #define __device__
@@ -54,8 +58,16 @@ inline void call(void (*kernel)(A...), void** args, std::index_sequence<I...>) {
     kernel(*static_cast<std::remove_cv_t<std::remove_reference_t<A>>*>(args[I])...);
 }
 
-// Run a grid: blocks in an OpenMP loop, static schedule so each thread owns a contiguous
-// range of blocks (and so a contiguous range of the output).
+// Threads of a grid: 0 = OpenMP's default (OMP_NUM_THREADS, else the CPUs), else this many
+// (the backend's set_threads; each module has its own copy, set by the backend on load).
+inline std::atomic<int> grid_threads{0};
+
+// Run a grid: blocks in an OpenMP loop, handed out one at a time in order (dynamic), so a
+// thread that shares its core with another process takes fewer blocks instead of holding
+// the others at the end of the loop (on a loaded 2-CPU host a static split ran large copies
+// at half the one-thread speed). A block is at least ~16 KiB of work (elementwise_geometry)
+// or a 32x32 tile, so taking one costs a few hundredths of its time. Blocks never depend on
+// which thread runs them, so the results are those of any schedule.
 template <typename... A>
 inline void run(void (*kernel)(A...), const unsigned* grid, void** args) {
     const long long gx = grid[0], gy = grid[1], gz = grid[2];
@@ -66,7 +78,9 @@ inline void run(void (*kernel)(A...), const unsigned* grid, void** args) {
         call(kernel, args, std::index_sequence_for<A...>{});
         return;
     }
-#pragma omp parallel for schedule(static)
+    const int wanted = grid_threads.load(std::memory_order_relaxed);
+    const int threads = wanted > 0 ? wanted : omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (long long b = 0; b < total; ++b) {
         gridDim = dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(gz));
         blockIdx = uint3{static_cast<unsigned>(b % gx), static_cast<unsigned>((b / gx) % gy),
@@ -74,6 +88,72 @@ inline void run(void (*kernel)(A...), const unsigned* grid, void** args) {
         call(kernel, args, std::index_sequence_for<A...>{});
     }
 }
+
+// Outputs of at least this many bytes (one launch) are written with non-temporal stores by
+// the copies (strided_copy.cu) and the binary elementwise kernels (elementwise.cuh): a store
+// that misses the cache otherwise reads its line first (3 bytes of traffic per byte written
+// instead of 2), and an output this large would not stay cached for its reader. (The casts
+// measured slower with them on a host with a large last-level cache, and keep plain stores.)
+constexpr long long STREAM_MIN_BYTES = 16ll << 20;
+inline bool streaming(long long out_bytes) { return out_bytes >= STREAM_MIN_BYTES; }
+
+// Row d[0, n) of a large output: make(buf, j, k) writes elements j..j+k-1 of the row to
+// buf[0, k); the row goes through a 2 KiB staging buffer (in L1) and reaches memory with
+// non-temporal 32-byte stores, the unaligned head and the tail with plain ones. The values
+// are make's, so the bits are those of the plain loop.
+template <typename T, typename Make>
+inline void stream_row(T* __restrict__ d, long long n, Make&& make) {
+#if defined(__AVX__)
+    constexpr long long CH = 2048 / static_cast<long long>(sizeof(T));
+    const unsigned long long mis = reinterpret_cast<unsigned long long>(d) & 31u;
+    if (CH < 1 || mis % sizeof(T) != 0 || n < 2 * CH) {
+        make(d, 0, n);
+        return;
+    }
+    long long j = std::min<long long>(n, static_cast<long long>(((32u - mis) & 31u) / sizeof(T)));
+    if (j > 0) make(d, 0, j);
+    alignas(32) T buf[CH];
+    for (; j + CH <= n; j += CH) {
+        make(buf, j, CH);
+        const __m256i* from = reinterpret_cast<const __m256i*>(buf);
+        __m256i* to = reinterpret_cast<__m256i*>(d + j);
+        for (long long k = 0; k < CH * static_cast<long long>(sizeof(T)) / 32; ++k)
+            _mm256_stream_si256(to + k, _mm256_load_si256(from + k));
+    }
+    if (j < n) make(d + j, j, n - j);
+    _mm_sfence();   // the non-temporal stores are visible before the kernel returns
+#else
+    make(d, 0, n);
+#endif
+}
+
+#if defined(__AVX__)
+// d[c * dstride + r] = s[r * sstride + c] for r, c < 8: eight rows of eight 4-byte elements
+// transposed in registers (unpack, shuffle and lane permutes move bits only: NaN payloads
+// and signalling NaNs pass unchanged). The tiled copies' inner step.
+inline void transpose8x8(float* d, int64_t dstride, const float* s, int64_t sstride) {
+    __m256 r0 = _mm256_loadu_ps(s + 0 * sstride), r1 = _mm256_loadu_ps(s + 1 * sstride);
+    __m256 r2 = _mm256_loadu_ps(s + 2 * sstride), r3 = _mm256_loadu_ps(s + 3 * sstride);
+    __m256 r4 = _mm256_loadu_ps(s + 4 * sstride), r5 = _mm256_loadu_ps(s + 5 * sstride);
+    __m256 r6 = _mm256_loadu_ps(s + 6 * sstride), r7 = _mm256_loadu_ps(s + 7 * sstride);
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    const __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+    const __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+    const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    _mm256_storeu_ps(d + 0 * dstride, _mm256_permute2f128_ps(u0, u4, 0x20));
+    _mm256_storeu_ps(d + 1 * dstride, _mm256_permute2f128_ps(u1, u5, 0x20));
+    _mm256_storeu_ps(d + 2 * dstride, _mm256_permute2f128_ps(u2, u6, 0x20));
+    _mm256_storeu_ps(d + 3 * dstride, _mm256_permute2f128_ps(u3, u7, 0x20));
+    _mm256_storeu_ps(d + 4 * dstride, _mm256_permute2f128_ps(u0, u4, 0x31));
+    _mm256_storeu_ps(d + 5 * dstride, _mm256_permute2f128_ps(u1, u5, 0x31));
+    _mm256_storeu_ps(d + 6 * dstride, _mm256_permute2f128_ps(u2, u6, 0x31));
+    _mm256_storeu_ps(d + 7 * dstride, _mm256_permute2f128_ps(u3, u7, 0x31));
+}
+#endif
 
 }  // namespace npu_emu_cpu
 
@@ -86,3 +166,4 @@ inline void run(void (*kernel)(A...), const unsigned* grid, void** args) {
     }
 
 extern "C" int npu_emu_max_threads() { return omp_get_max_threads(); }
+extern "C" void npu_emu_set_threads(int n) { npu_emu_cpu::grid_threads.store(n > 0 ? n : 0); }

@@ -8,7 +8,10 @@
 //   runs). On the GPU a run is one aligned 16-byte vector (one load, one store) or a single
 //   element, so consecutive threads touch consecutive addresses (npu_emu_index.cuh).
 // tiled_copy_*: when the source's fastest axis is not the destination's (a transpose), a
-//   32x33 tile is read along the source's fast axis and written along the destination's.
+//   32x33 tile is read along the source's fast axis and written along the destination's. On
+//   the CPU, 4-byte elements with both fast axes unit-strided skip the tile buffer: 8x8
+//   blocks are transposed in AVX registers (npu_emu_cpu.h transpose8x8).
+// On the CPU, an output of 16 MiB or more is written with non-temporal stores (stream_row).
 #include "npu_emu_common.cuh"
 #include "npu_emu_index.cuh"
 
@@ -17,7 +20,16 @@ namespace {
 using npu_emu::IterParams;
 
 template <typename T, typename I>
-__device__ __forceinline__ void copy_row(T* __restrict__ d, const T* __restrict__ s, I n, I ds, I ss) {
+__device__ __forceinline__ void copy_row(T* __restrict__ d, const T* __restrict__ s, I n, I ds, I ss,
+                                         bool stream = false) {
+#if defined(NPU_EMU_CPU)
+    if (stream && ds == 1) {   // a large output: non-temporal stores (npu_emu_cpu.h)
+        npu_emu_cpu::stream_row(d, static_cast<long long>(n), [&](T* out, long long j, long long k) {
+            copy_row<T, I>(out, s + static_cast<I>(j) * ss, static_cast<I>(k), static_cast<I>(1), ss);
+        });
+        return;
+    }
+#endif
     constexpr int V = npu_emu::vec_elems(sizeof(T));
     if (npu_emu::vec_dest<V>(d, n, ds) && npu_emu::vec_source<V>(s, n, ss)) {   // the GPU's runs
         T v[V];
@@ -44,12 +56,33 @@ __device__ __forceinline__ void strided_copy_body(const IterParams<2>& p, const 
                                                   T* __restrict__ dst) {
     const I ds = static_cast<I>(p.stride[0][0]);
     const I ss = static_cast<I>(p.stride[1][0]);
+#if defined(NPU_EMU_CPU)
+    const bool stream = npu_emu_cpu::streaming(p.numel * static_cast<long long>(sizeof(T)));
+#else
+    constexpr bool stream = false;
+#endif
     npu_emu::for_each_segment<I, 2>(p, [&](const I* off, I n) {
-        copy_row<T, I>(dst + off[0], src + off[1], n, ds, ss);
+        copy_row<T, I>(dst + off[0], src + off[1], n, ds, ss, stream);
     });
 }
 
 constexpr int TILE = 32;
+
+#if defined(NPU_EMU_CPU)
+// The part of a tile outside its full 8x8 blocks ([full0, m0) x [0, m1) and
+// [0, full0) x [full1, m1)), element by element.
+template <typename T, typename I>
+inline void tile_edges(const IterParams<2>& p, const T* __restrict__ src, T* __restrict__ dst,
+                       I soff, I doff, I base0, I base1, I m0, I m1, I full0, I full1) {
+    const I ds0 = static_cast<I>(p.stride[0][0]), ds1 = static_cast<I>(p.stride[0][1]);
+    const I ss0 = static_cast<I>(p.stride[1][0]), ss1 = static_cast<I>(p.stride[1][1]);
+    for (I j = 0; j < m1; ++j) {
+        T* d = dst + doff + base0 * ds0 + (base1 + j) * ds1;
+        const T* s = src + soff + base0 * ss0 + (base1 + j) * ss1;
+        for (I i = j < full1 ? full0 : 0; i < m0; ++i) d[i * ds0] = s[i * ss0];
+    }
+}
+#endif
 
 // Dims: 0 = the destination's fast axis, 1 = the source's fast axis, 2.. = batch.
 template <typename T, typename I>
@@ -76,6 +109,23 @@ __device__ __forceinline__ void tiled_copy_body(const IterParams<2>& p, const T*
     const I base0 = t0 * TILE, base1 = t1 * TILE;
     const I m0 = min(static_cast<I>(TILE), n0 - base0), m1 = min(static_cast<I>(TILE), n1 - base1);
 
+#if defined(NPU_EMU_CPU) && defined(__AVX__)
+    // CPU, 4-byte elements, both fast axes unit-strided: 8x8 blocks transposed in registers
+    // (the shuffles move bits, never values), the tile's edges element by element.
+    if constexpr (sizeof(T) == 4) {
+        if (ds0 == 1 && ss1 == 1) {
+            const I full0 = m0 & ~static_cast<I>(7), full1 = m1 & ~static_cast<I>(7);
+            const float* sb = reinterpret_cast<const float*>(src + soff + base0 * ss0 + base1);
+            float* db = reinterpret_cast<float*>(dst + doff + base0 + base1 * ds1);
+            for (I i = 0; i < full0; i += 8)
+                for (I j = 0; j < full1; j += 8)
+                    npu_emu_cpu::transpose8x8(db + i + j * ds1, static_cast<int64_t>(ds1),
+                                              sb + i * ss0 + j, static_cast<int64_t>(ss0));
+            tile_edges<T, I>(p, src, dst, soff, doff, base0, base1, m0, m1, full0, full1);
+            return;
+        }
+    }
+#endif
     // Read along the source's fast axis (dim 1).
     for (I j = threadIdx.y; j < m0; j += blockDim.y) {
         const T* s = src + soff + (base0 + j) * ss0 + base1 * ss1;

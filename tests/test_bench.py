@@ -91,7 +91,9 @@ def test_quick_json_schema(quick):
         for name, peer in c["peers"].items():
             if "error" not in peer:
                 _timing_ok(peer, c["bytes"])
-                assert c["ratios"][name] == pytest.approx(peer["median_s"] / c["ours"]["median_s"])
+                # measured in turns with ours: the ratio of those two medians
+                assert _positive(peer["ours_median_s"])
+                assert c["ratios"][name] == pytest.approx(peer["median_s"] / peer["ours_median_s"])
         assert c["memory"]["pool_peak_bytes"] >= c["memory"]["pool_bytes_in_use"] > 0
         if c["op"] == "matmul":
             side = c["shapes"]["out"][0]
@@ -400,3 +402,68 @@ def test_scheduler_arguments_are_messages():
                         (["--scheduler", "local:2", "--report", "x.json"], "--report take")):
         r = run_cli(["bench", *args], timeout=120)
         assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_threads_measures_each_case_at_each_count_and_the_scaling(tmp_path):
+    out = tmp_path / "threads.json"
+    r = run_cli(["bench", "--quick", "--device", "cpu", "--ops", "view_copy", "--threads", "2,1",
+                 "--json", str(out)])
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    data = json.loads(out.read_text())
+    assert data["settings"]["threads"] == [1, 2]
+    variants = set(bench.OPS["view_copy"].variants)
+    assert sorted((c["variant"], c["threads"]) for c in data["cases"]) == \
+        sorted((v, n) for v in variants for n in (1, 2))
+    assert all(c["check"]["ok"] for c in data["cases"])
+    by = {(c["variant"], c["threads"]): c for c in data["cases"]}
+    assert {s["case"].split()[1] for s in data["scaling"]} == variants
+    for s in data["scaling"]:
+        v = s["case"].split()[1]
+        one, two = by[(v, 1)]["ours"]["gbps"], by[(v, 2)]["ours"]["gbps"]
+        assert s["gbps"] == {"1": pytest.approx(one), "2": pytest.approx(two)}
+        assert s["ratio"] == pytest.approx(two / one) and s["target"] == pytest.approx(1.7)
+        assert s["met"] == (s["ratio"] >= 1.7 or two >= by[(v, 2)]["ceiling"]["gbps"])
+        if "torch" in by[(v, 1)]["ratios"]:
+            assert _positive(s["torch_ratio"])
+    assert "scaling: view_copy transposed f32" in r.stdout and "1 -> 2 threads" in r.stdout
+    report = run_cli(["bench", "--report", str(out)], timeout=120)
+    assert report.returncode == 0 and "Scaling (`--threads`):" in report.stdout
+    assert "| threads |" in report.stdout
+
+
+def test_bad_thread_counts_are_messages():
+    for value in ("0", "two", "1,-2", ""):
+        r = run_cli(["bench", "--quick", "--threads", value], timeout=120)
+        assert r.returncode == 2 and "--threads" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_set_threads_keeps_the_bits_and_shapes_the_geometry(cpu_backend):
+    from npu_emu.runtime.copy import View, plan_copy
+    be = cpu_backend
+    rng = np.random.default_rng(7)
+    src = rng.integers(0, 2**32, 300 * 200, dtype=np.uint32)
+    sp, dp = be.malloc(src.nbytes), be.malloc(src.nbytes)
+    before = be.threads
+    try:
+        be.copy_from_host(sp, src)
+        got = {}
+        for n in (1, 2):
+            be.set_threads(n)
+            assert be.threads == n and be.parallelism == n
+            # a transpose (tiled kernel) and 4*n blocks of a contiguous copy
+            be.enqueue(plan_copy(be, View(dp, (200, 300), (300, 1), 4), View(sp, (200, 300), (1, 200), 4)),
+                       be.default_stream)
+            be.default_stream.synchronize()
+            out = np.empty_like(src)
+            be.copy_to_host(out, dp)
+            got[n] = out
+            assert be.elementwise_geometry(2**24, 4)[0] == 4 * n
+        want = src.reshape(300, 200).T.ravel()
+        assert np.array_equal(got[1], want) and np.array_equal(got[2], want)
+        for bad in (0, -1, 1.5, True):
+            with pytest.raises(ValueError, match="set_threads: n="):
+                be.set_threads(bad)
+    finally:
+        be.set_threads(before)
+        be.free(sp)
+        be.free(dp)

@@ -157,6 +157,9 @@ def view_copy_spec(variant: str, dt, numel: int) -> CaseSpec:
         if side * side < numel:
             side += 1
         shape = (side, side)
+    elif variant == "transposed_rect":   # (M, 1.025 M): 4000 x 4100 at 16.4M, no power-of-two strides
+        rows = max(1, math.isqrt(numel * 40 // 41))
+        shape = (rows, max(1, -(-numel // rows)))
     else:
         shape = _rows_cols(numel)
     n = shape[0] * shape[1]
@@ -167,13 +170,13 @@ def view_copy_spec(variant: str, dt, numel: int) -> CaseSpec:
 
 def view_copy_build(b: "Bench", s: CaseSpec) -> Built:
     """aclnnInplaceCopy(selfRef contiguous, src): src contiguous, or the transpose of a
-    square matrix (strides (1, side)), the view InplaceCopy must gather."""
+    square or (M, 1.025 M) matrix (strides (1, M)), the view InplaceCopy must gather."""
     aclnn = aclnn_api()
     rows, cols = s.shapes["src"]
     n = rows * cols
     host = random_storage(s.dtype, n, seed=2)
     src, dst = b.device(host.nbytes), b.device(host.nbytes)
-    transposed = s.variant == "transposed"
+    transposed = s.variant.startswith("transposed")
     if transposed:     # element (i, j) of the view is storage element i + j * rows
         expected = lambda idx: host[(idx % cols) * rows + idx // cols]   # noqa: E731
     else:
@@ -414,7 +417,7 @@ def binary_spec(op: str) -> Callable[[str, Any, int], CaseSpec]:
         rows, cols = _rows_cols(numel)
         it = _item(dt)
         n = rows * cols
-        other = (1, cols) if variant == "broadcast" else (rows, cols)
+        other = {"broadcast": (1, cols), "column": (rows, 1)}.get(variant, (rows, cols))
         other_n = math.prod(other)
         return CaseSpec(op, variant, dt, n, {"self": (rows, cols), "other": other, "out": (rows, cols)},
                         traffic=(2 * n + other_n) * it, out_bytes=n * it,
@@ -436,7 +439,7 @@ def binary_build(b: "Bench", s: CaseSpec) -> Built:
     cols = shape[1]
 
     def expected(idx):
-        other = idx % cols if other_n != n else idx
+        other = idx if other_n == n else idx % cols if other_shape[0] == 1 else idx // cols
         with np.errstate(all="ignore"):
             r = ufunc(a_val[idx], b_val[other])
         return np.ascontiguousarray(r.astype(a_val.dtype)).view(storage)
@@ -691,8 +694,9 @@ OPS: dict[str, Op] = {op.name: op for op in [
     Op("expand", "aclnnExpand of a (1, N) row to (M, N)", "out + self",
        ("broadcast",), ("f32",), ("u8",), expand_spec, expand_build),
     Op("view_copy", "aclnnInplaceCopy into a contiguous selfRef from a contiguous or a "
-       "transposed src view", "src + selfRef",
-       ("contiguous", "transposed"), ("f32",), ("u8",), view_copy_spec, view_copy_build),
+       "transposed src view (square, or (M, 1.025 M): 4000 x 4100 at 16.4M)", "src + selfRef",
+       ("contiguous", "transposed", "transposed_rect"), ("f32",), ("u8",), view_copy_spec,
+       view_copy_build),
     Op("cast", "aclnnCast between float32 and the dtype, both ways", "self + out",
        ("f32->x", "x->f32"), ("f16", "bf16", "hif8", "fp8e4m3fn", "fp8e5m2"), ("hif8",),
        cast_spec, cast_build),
@@ -700,8 +704,9 @@ OPS: dict[str, Op] = {op.name: op for op in [
        "NC1HWC0", "public tensor + private storage (padding included)",
        ("ND->NZ", "NZ->ND", "NCHW->NC1HWC0"), ("f16",), ("s8",), format_cast_spec,
        format_cast_build),
-    Op("add", "aclnnAdd (alpha 1) of two (M, N) tensors, or (M, N) + (1, N)", "self + other + out",
-       ("contiguous", "broadcast"), ("f32",), ("u8",), binary_spec("add"), binary_build),
+    Op("add", "aclnnAdd (alpha 1) of two (M, N) tensors, or (M, N) + (1, N), or (M, N) + (M, 1)",
+       "self + other + out", ("contiguous", "broadcast", "column"), ("f32",), ("u8",),
+       binary_spec("add"), binary_build),
     Op("mul", "aclnnMul of two (M, N) tensors", "self + other + out",
        ("contiguous",), ("f32",), ("u8",), binary_spec("mul"), binary_build),
     Op("matmul", "aclnnMatmul of two square (n, n) matrices (KEEP_DTYPE); also FLOP/s",

@@ -53,6 +53,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "pip install 'npu-emu[dask]')")
     p.add_argument("--chunk-mib", type=float, metavar="MiB", help="with --scheduler: bytes of "
                    "one block of the inputs (default 64; 4 with --quick)")
+    p.add_argument("--threads", metavar="N,N,...", help="cpu backend: run each case at each "
+                   "of these kernel thread counts (PyTorch on as many), back to back, and report "
+                   "the scaling from the fewest to the most (e.g. 1,2)")
     p.add_argument("--note", help="a line kept in the JSON and RESULTS.md (e.g. what else ran)")
     p.add_argument("--list", action="store_true", help="list the ops, variants and dtypes")
 
@@ -131,7 +134,28 @@ def make_settings(args: argparse.Namespace, backend: str) -> Settings:
     argv = getattr(args, "argv", None) or ["bench"]
     return Settings(ops, dtypes, sizes, policy, stress=args.stress, quick=args.quick,
                     max_bytes=int(args.max_gib * GiB) if args.max_gib else None,
-                    command="npu-emu " + " ".join(shlex.quote(a) for a in argv), note=args.note)
+                    command="npu-emu " + " ".join(shlex.quote(a) for a in argv), note=args.note,
+                    threads=parse_threads(getattr(args, "threads", None), backend))
+
+
+def parse_threads(text: str | None, backend: str) -> list[int] | None:
+    """--threads 1,2: distinct positive counts, ascending; the cpu backend's only."""
+    if text is None:
+        return None
+    counts = []
+    for item in _split(text) or [""]:
+        try:
+            n = int(item)
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise BenchError(f"--threads: {item!r} is not a positive thread count "
+                             f"(comma-separated, e.g. 1,2)")
+        counts.append(n)
+    if backend != "cpu":
+        raise BenchError(f"--threads sets the cpu backend's kernel threads; the {backend} "
+                         f"backend has none to set")
+    return sorted(set(counts))
 
 
 def list_ops() -> str:
@@ -176,6 +200,9 @@ def _main(args: argparse.Namespace) -> int:
     if args.chunk_mib is not None and not args.scheduler:
         raise BenchError("--chunk-mib sizes the blocks of a --scheduler run; give --scheduler")
     if args.scheduler:
+        if getattr(args, "threads", None):
+            raise BenchError("--threads measures one process; a --scheduler run sets its "
+                             "workers' threads itself")
         if args.plot or args.report:
             raise BenchError("--scheduler measures a cluster run; --plot and --report take "
                              "one-process runs")

@@ -72,6 +72,47 @@ def case_label(c: dict) -> str:
     return f"{c['op']} {c['variant']} {c['dtype']} {format_count(c['numel'])}"
 
 
+SCALING_TARGET = 0.85    # of linear: 1.7x from 1 to 2 threads
+
+
+def scaling(cases: Sequence[dict]) -> list[dict]:
+    """--threads: each case's GB/s at its fewest and most threads. The goal: at least 0.85x
+    linear (1.7x from 1 to 2 threads), or, at the most threads, the plain device copy
+    measured in the same run (the memory bandwidth: a case at that speed cannot scale)."""
+    groups: dict[str, list[dict]] = {}
+    for c in cases:
+        if "threads" in c:
+            groups.setdefault(case_label(c), []).append(c)
+    out = []
+    for label, cs in groups.items():
+        lo, hi = min(cs, key=lambda c: c["threads"]), max(cs, key=lambda c: c["threads"])
+        if lo is hi:
+            continue
+        ratio = hi["ours"]["gbps"] / lo["ours"]["gbps"]
+        target = SCALING_TARGET * hi["threads"] / lo["threads"]
+        peer = None
+        if "gbps" in lo.get("peers", {}).get("torch", {}) and "gbps" in hi["peers"].get("torch", {}):
+            peer = hi["peers"]["torch"]["gbps"] / lo["peers"]["torch"]["gbps"]
+        out.append({"case": label, "threads": [c["threads"] for c in cs],
+                    "gbps": {str(c["threads"]): c["ours"]["gbps"] for c in cs},
+                    "ratio": ratio, "target": target, "torch_ratio": peer,
+                    "copy_gbps": hi["ceiling"]["gbps"],
+                    "met": ratio >= target or hi["ours"]["gbps"] >= hi["ceiling"]["gbps"]})
+    return out
+
+
+def scaling_lines(data: dict) -> list[str]:
+    lines = []
+    for s in data.get("scaling", []):
+        ts = sorted(int(t) for t in s["gbps"])
+        figures = " -> ".join(f"{_gbps(s['gbps'][str(t)])}" for t in ts)
+        torch = "" if s["torch_ratio"] is None else f"; PyTorch {s['torch_ratio']:.2f}x"
+        lines.append(f"{s['case']}, {ts[0]} -> {ts[-1]} threads: {figures} GB/s = "
+                     f"{s['ratio']:.2f}x (target {s['target']:.2f}x or the copy's "
+                     f"{_gbps(s['copy_gbps'])} GB/s{torch}): {'met' if s['met'] else 'NOT met'}")
+    return lines
+
+
 # ----------------------------------------------------------------- summary, report
 
 PEER_ORDER = ("numpy", "torch", "cupy")
@@ -93,13 +134,17 @@ def table_rows(data: dict) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the summary (also the markdown report's table)."""
     peers = [p for p in PEER_ORDER if any(p in c.get("ratios", {}) for c in data["cases"])]
     matmul = any(c.get("flops") for c in data["cases"])
-    head = ["op", "case", "dtype", "elements", "moved", "GB/s", "copy GB/s", "of copy"]
+    threads = any("threads" in c for c in data["cases"])
+    head = ["op", "case", "dtype", "elements"] + (["threads"] if threads else []) + \
+        ["moved", "GB/s", "copy GB/s", "of copy"]
     head += [f"x {'NumPy' if p == 'numpy' else 'PyTorch' if p == 'torch' else 'CuPy'}" for p in peers]
     stress = data.get("settings", {}).get("stress")
     head += (["GFLOP/s"] if matmul else []) + (["index", "pool peak"] if stress else []) + ["check"]
     rows = []
     for c in data["cases"]:
-        row = [c["op"], c["variant"], c["dtype"], format_count(c["numel"]), format_bytes(c["bytes"]),
+        row = [c["op"], c["variant"], c["dtype"], format_count(c["numel"])]
+        row += [str(c.get("threads", "-"))] if threads else []
+        row += [format_bytes(c["bytes"]),
                _gbps(c["ours"]["gbps"]), _gbps(c["ceiling"]["gbps"]),
                _fmt(c["of_ceiling"] * 100, ".0f") + "%"]
         row += [_times(c["ratios"].get(p)) for p in peers]
@@ -158,6 +203,8 @@ def print_summary(data: dict) -> None:
         print(f"host overhead: {_overhead_text(data['host_overhead'])}")
     for line in array_layer_lines(data):
         print(f"array layer: {line}")
+    for line in scaling_lines(data):
+        print(f"scaling: {line}")
     for line in goal_lines(data):
         print(f"goal {line}")
 
@@ -253,6 +300,8 @@ def render_report(datasets: Sequence[dict]) -> str:
             out += ["Skipped: " + "; ".join(f"{s['op']} {s['variant']} {s['dtype']} "
                                            f"{format_count(s['numel'])} ({s['reason']})"
                                            for s in d["skipped"]) + ".", ""]
+        if d.get("scaling"):
+            out += ["Scaling (`--threads`):", ""] + [f"- {line}" for line in scaling_lines(d)] + [""]
         lines = goal_lines(d)
         if lines:
             out += ["Goals:", ""] + [f"- {line}" for line in lines] + [""]

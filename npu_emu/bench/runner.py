@@ -20,8 +20,9 @@ from .common import (INT32_LIMIT, SCHEMA, BenchError, Device, DoesNotFit, GiB, P
                      optional_import, short)
 from .peers import find_peers
 from .provenance import fits, load_average, memory_budget, provenance
-from .report import evaluate_goals
-from .timing import Timing, TimingPolicy, device_sampler, host_sampler, measure, stream_sampler
+from .report import evaluate_goals, scaling
+from .timing import (Timing, TimingPolicy, device_sampler, host_sampler, measure, measure_turns,
+                     stream_sampler)
 
 
 # ------------------------------------------------------------------------- checking
@@ -119,6 +120,7 @@ class Settings:
     max_bytes: int | None = None          # --max-gib: device bytes one case may use
     command: str = "npu-emu bench"        # as typed, for the provenance
     note: str | None = None               # --note: what the numbers cannot say themselves
+    threads: list[int] | None = None      # --threads: each case at each kernel thread count
 
 
 class Bench:
@@ -212,10 +214,10 @@ class Bench:
             stats = npu_emu.memory_stats()
             case["memory"] = {"pool_bytes_in_use": stats["bytes_in_use"],
                               "pool_peak_bytes": stats["peak_bytes_in_use"]}
-        case["ours"] = ours.as_json(spec.traffic, spec.flops)
+            case["ours"] = ours.as_json(spec.traffic, spec.flops)
+            case["peers"], case["ratios"] = self.run_peers(spec, built, sampler)
         case["ceiling"] = self.ceiling(spec.traffic).as_json(2 * (spec.traffic // 2))
         case["of_ceiling"] = case["ours"]["gbps"] / case["ceiling"]["gbps"]
-        case["peers"], case["ratios"] = self.run_peers(spec, built, case["ours"]["median_s"])
         return case
 
     def ceiling(self, traffic: int) -> Timing:
@@ -234,16 +236,19 @@ class Bench:
             dst.free()
             self._npu_emu.empty_cache()
 
-    def run_peers(self, spec: CaseSpec, built: Built, ours_s: float) -> tuple[dict, dict]:
+    def run_peers(self, spec: CaseSpec, built: Built, ours: Callable[[int], float]) -> tuple[dict, dict]:
+        """Each peer measured in turns with ours (measure_turns); its ratio is of the two
+        medians of those turns (ours_median_s in its record)."""
         records, ratios = {}, {}
         for peer in self.peers:
             record: dict[str, Any] = {"device": peer.device, "note": built.peer_notes.get(peer.name, "")}
             fn = None
             try:
                 fn = peer.work(built)
-                t = measure(peer.sampler(fn), self.settings.policy)
+                mine, t = measure_turns([ours, peer.sampler(fn)], self.settings.policy)
                 record.update(t.as_json(spec.traffic, spec.flops))
-                ratios[peer.name] = t.median_s / ours_s
+                record["ours_median_s"] = mine.median_s
+                ratios[peer.name] = t.median_s / mine.median_s
             except (BenchError, MemoryError) as exc:
                 record["error"] = str(exc) or type(exc).__name__
             except Exception as exc:   # a peer that cannot do this case is not our failure
@@ -274,7 +279,11 @@ class Bench:
                 reason, kind = self.fits(spec), "does not fit"
                 if reason is None:
                     try:
-                        case = self.run_case(op, spec)
+                        for case in self.run_threaded(op, spec):
+                            self.cases.append(case)
+                            if not case["check"]["ok"]:
+                                self.out.message(f"{spec.label}: WRONG RESULT, "
+                                                 f"{case['check']['first_mismatch']}")
                     except DoesNotFit as exc:
                         reason = str(exc)
                     except MemoryError:       # the host side (inputs, references)
@@ -284,11 +293,6 @@ class Bench:
                     except Exception as exc:    # a bug: reported, the run goes on
                         reason, kind = f"{type(exc).__name__}: {exc}", "error"
                         self.errors += 1
-                    else:
-                        self.cases.append(case)
-                        if not case["check"]["ok"]:
-                            self.out.message(f"{spec.label}: WRONG RESULT, "
-                                             f"{case['check']['first_mismatch']}")
                 if reason is None:
                     self.out.advance()
                     continue
@@ -300,6 +304,32 @@ class Bench:
                                      "larger_sizes_skipped": rest})
                 self.out.advance(rest + 1)
                 break
+
+    def run_threaded(self, op: Op, spec: CaseSpec) -> list[dict]:
+        """The case once, or (--threads) once per thread count, back to back: our kernels
+        on n OpenMP threads and PyTorch on n intra-op threads (NumPy's loops have one)."""
+        counts = self.settings.threads
+        if not counts:
+            return [self.run_case(op, spec)]
+        from npu_emu import runtime
+        be = runtime.current()
+        torch = next((p.xp for p in self.peers if p.name == "torch"), None)
+        torch_before = torch.get_num_threads() if torch is not None else None
+        before = be.threads
+        cases = []
+        try:
+            for n in counts:
+                be.set_threads(n)
+                if torch is not None:
+                    torch.set_num_threads(n)
+                case = self.run_case(op, spec)
+                case["threads"] = n
+                cases.append(case)
+        finally:
+            be.set_threads(before)
+            if torch is not None:
+                torch.set_num_threads(torch_before)
+        return cases
 
     def host_overhead(self) -> dict:
         """Phase one + phase two of a (1, 4) -> (4, 4) aclnnExpand (the launch is
@@ -434,4 +464,7 @@ class Bench:
         if self.settings.note:
             data["provenance"]["note"] = self.settings.note
         data["goals"] = evaluate_goals(data)
+        if self.settings.threads:
+            data["settings"]["threads"] = self.settings.threads
+            data["scaling"] = scaling(data["cases"])
         return data

@@ -6,7 +6,7 @@ import math
 import statistics
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from .common import acl_api, ok
 
@@ -40,15 +40,27 @@ class TimingPolicy:
 
 def measure(sample: Callable[[int], float], policy: TimingPolicy) -> Timing:
     """Medians after warm-up. sample(k) runs the work k times and returns the seconds."""
-    first = sample(1)                                  # also the first warm-up
-    inner = 1 if first >= policy.min_sample_s else \
-        min(1000, math.ceil(policy.min_sample_s / max(first, 1e-7)))
+    return measure_turns([sample], policy)[0]
+
+
+def measure_turns(samples: Sequence[Callable[[int], float]], policy: TimingPolicy) -> list[Timing]:
+    """Several works measured in turns (a, b, a, b, ...), each with its own batching: on a
+    shared machine a burst of load then falls on all of them alike, so their ratio holds
+    where back-to-back medians can swing 2x. The budget is per round of all of them."""
+    firsts = [s(1) for s in samples]                   # also the first warm-up
+    inners = [1 if f >= policy.min_sample_s else
+              min(1000, math.ceil(policy.min_sample_s / max(f, 1e-7))) for f in firsts]
     for _ in range(policy.warmup - 1):
-        sample(inner)
-    per = max(first * inner, 1e-9)
+        for s, k in zip(samples, inners):
+            s(k)
+    per = sum(max(f * k, 1e-9) for f, k in zip(firsts, inners))
     n = policy.repeat if per * (policy.repeat + policy.warmup) <= policy.budget_s else \
         max(1, min(policy.repeat, int(policy.budget_s // per)))
-    return Timing([sample(inner) / inner for _ in range(n)], inner)
+    times: list[list[float]] = [[] for _ in samples]
+    for _ in range(n):
+        for t, s, k in zip(times, samples, inners):
+            t.append(s(k) / k)
+    return [Timing(t, k) for t, k in zip(times, inners)]
 
 
 def host_sampler(fn: Callable[[], Any]) -> Callable[[int], float]:

@@ -444,6 +444,8 @@ class CpuBackend(Backend):
         self._kernels: dict[tuple[str, str], CpuKernel] = {}
         self._default: CpuStream | None = None
         self._lock = threading.Lock()      # the default stream only (never held while compiling)
+        self._threads = 0                  # set_threads: 0 = OpenMP's default
+        self._libs: dict[str, ctypes.CDLL] = {}   # the modules this backend has told _threads
 
     # -- copies
     def _ordered(self, stream: Stream | None, task: Callable[[], None]) -> None:
@@ -503,7 +505,7 @@ class CpuBackend(Backend):
         key = (module, name)
         kernel = self._kernels.get(key)
         if kernel is None:
-            lib = self._modules.load(module)
+            lib = self._lib(module)
             try:
                 fn = getattr(lib, "npu_emu_launch_" + name)
             except AttributeError:
@@ -541,12 +543,44 @@ class CpuBackend(Backend):
             return
         target.submit(task)
 
-    # -- geometry
-    @functools.cached_property
+    def _lib(self, module: str) -> ctypes.CDLL:
+        """A loaded module, told the thread count of its grids (set_threads; every module
+        has the setter through npu_emu_cpu.h)."""
+        lib = self._libs.get(module)
+        if lib is None:
+            lib = self._modules.load(module)
+            lib.npu_emu_set_threads.argtypes = (ctypes.c_int,)
+            lib.npu_emu_set_threads.restype = None
+            lib.npu_emu_set_threads(self._threads)
+            lib = self._libs.setdefault(module, lib)
+        return lib
+
+    # -- threads, geometry
+    def set_threads(self, n: int | None) -> None:
+        """Run every grid on n OpenMP threads from now on (None: OpenMP's default,
+        OMP_NUM_THREADS or the CPUs). Launches already queued keep their geometry (any
+        geometry is correct on any thread count); plans made later follow n. The bench's
+        --threads uses it to measure scaling in one process."""
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+            raise ValueError(f"set_threads: n={n!r} must be a positive int or None")
+        self._threads = n or 0
+        for lib in list(self._libs.values()):
+            lib.npu_emu_set_threads(self._threads)
+
+    @property
+    def threads(self) -> int | None:
+        """The set_threads count, None when OpenMP's default applies."""
+        return self._threads or None
+
+    @property
     def parallelism(self) -> int:
+        return self._threads or self._omp_threads
+
+    @functools.cached_property
+    def _omp_threads(self) -> int:
         # OpenMP's own count: with OMP_PROC_BIND set, libgomp pins the calling thread, so the
         # process affinity no longer tells how many threads a parallel region gets.
-        lib = self._modules.load("strided_copy.cu")
+        lib = self._lib("strided_copy.cu")
         return max(1, int(lib.npu_emu_max_threads()))
 
     def elementwise_geometry(self, numel: int, itemsize: int) -> tuple[int, int, int]:
