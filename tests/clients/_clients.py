@@ -47,12 +47,26 @@ def is_conftest(plugin_name: str | None, path_tail: str) -> bool:
         os.path.normpath(path_tail))
 
 
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    """Append 'OUTCOME nodeid' per test to $NPU_EMU_CLIENT_OUTCOMES, flushed per line, so
-    the counts (and which tests failed) survive a run killed by a timeout."""
+def _log_outcome(outcome: str, nodeid: str) -> None:
+    """Append 'OUTCOME nodeid' to $NPU_EMU_CLIENT_OUTCOMES, a line at a time, so the counts
+    (and which tests failed) survive a run killed by a timeout."""
     path = os.environ.get("NPU_EMU_CLIENT_OUTCOMES")
-    if not path:
-        return
+    if path:
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(f"{outcome} {nodeid}\n")
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    """A module that fails to import is an error, one skipped whole a skip, as pytest counts."""
+    if report.failed:
+        _log_outcome("error", report.nodeid)
+    elif report.skipped:
+        _log_outcome("skipped", report.nodeid)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Log each test's outcome: its call's, or its setup's when that did not pass, and an
+    error for a failed teardown."""
     if report.when == "call" or (report.when == "setup" and not report.passed):
         outcome = report.outcome
         if hasattr(report, "wasxfail"):
@@ -63,5 +77,4 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         outcome = "error"
     else:
         return
-    with open(path, "a", encoding="utf-8") as log:
-        log.write(f"{outcome} {report.nodeid}\n")
+    _log_outcome(outcome, report.nodeid)

@@ -14,8 +14,8 @@ import os
 
 import pytest
 
-from _clients import (OURS, REFERENCE, is_conftest, pytest_runtest_logreport,  # noqa: F401
-                      reparametrize_fixture, target_namespace)
+from _clients import (OURS, REFERENCE, is_conftest, pytest_collectreport,  # noqa: F401 (hooks)
+                      pytest_runtest_logreport, reparametrize_fixture, target_namespace)
 
 
 class NpuEmuBackend:

@@ -16,7 +16,8 @@ import sys
 
 import pytest
 
-from _clients import OURS, is_conftest, pytest_runtest_logreport, reparametrize_fixture  # noqa: F401
+from _clients import (OURS, is_conftest, pytest_collectreport,  # noqa: F401 (hooks)
+                      pytest_runtest_logreport, reparametrize_fixture)
 
 OUR_ID = "npu_emu"
 
