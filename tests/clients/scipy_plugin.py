@@ -10,6 +10,7 @@ Load with `-p scipy_plugin` (tests/clients/run_clients.sh does), before SciPy is
 """
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
@@ -52,8 +53,6 @@ def pytest_plugin_registered(plugin, plugin_name) -> None:
         return
     if not hasattr(plugin, "xp_available_backends"):
         return
-    import importlib
-
     xp = importlib.import_module(OURS)
     ours = pytest.param(xp, id=OUR_ID, marks=pytest.mark.array_api_backends)
     # SciPy's skip and xfail markers act on the known backends by module name: np_only=True
