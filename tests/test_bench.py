@@ -438,7 +438,7 @@ def test_bad_thread_counts_are_messages():
 
 
 def test_set_threads_keeps_the_bits_and_shapes_the_geometry(cpu_backend):
-    from npu_emu.runtime.copy import View, plan_copy
+    from npu_emu.kernels.copy import View, plan_copy
     be = cpu_backend
     rng = np.random.default_rng(7)
     src = rng.integers(0, 2**32, 300 * 200, dtype=np.uint32)

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from npu_emu.runtime import cpu
-from npu_emu.runtime.copy import View, plan_copy
+from npu_emu.kernels.copy import View, plan_copy
 
 MANTISSA = 1 << 23
 
