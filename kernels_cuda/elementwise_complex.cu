@@ -1,4 +1,4 @@
-// The complex storage types of the arithmetic kernels (elementwise.cuh); the list of kernels is
+// The arithmetic kernels (elementwise.cuh) for c64, c128; the list of kernels is
 // generated from the catalog in npu_emu/kernels/elementwise.py.
 #include "elementwise.cuh"
 #include "elementwise_complex.inc"

@@ -12,12 +12,14 @@ from npu_emu.kernels import elementwise
 from npu_emu.runtime import kernels_dir
 
 
-def test_elementwise_lists_are_generated_from_the_catalog():
+def test_elementwise_units_are_generated_from_the_catalog():
     for unit in elementwise.UNITS:
         path = kernels_dir() / (unit[:-3] + ".inc")
         assert path.read_text() == elementwise.instantiations(unit), (
             f"{path.name} is stale: run python -m npu_emu.kernels.elementwise")
-        assert f'#include "{path.name}"' in (kernels_dir() / unit).read_text()
+        assert (kernels_dir() / unit).read_text() == elementwise.unit_source(unit)
+    made = {p.name for p in kernels_dir().glob("elementwise_*.cu")}
+    assert made == set(elementwise.UNITS), "a unit no longer in the catalog: delete its files"
 
 
 def test_every_storage_type_is_in_exactly_one_unit():
@@ -41,7 +43,7 @@ def test_kernel_refuses_what_the_catalog_lacks():
 
 def test_a_float_add_builds_only_the_float_unit(tmp_path):
     """Cold start: the first float add compiles the modules it needs (the copy kernels and
-    the float arithmetic unit), not every module."""
+    the float32 arithmetic unit), not every module."""
     import os, subprocess, sys
     proc = subprocess.run([sys.executable, "-c",
                            "import npu_emu.array_api as xp; a = xp.asarray([1.0, 2.0], dtype=xp.float32); "
@@ -51,8 +53,9 @@ def test_a_float_add_builds_only_the_float_unit(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "6.0"
     built = sorted(re.sub(r"-[0-9a-f]{24}\.so$", "", p.name) for p in tmp_path.glob("*.so"))
-    assert "elementwise_float" in built
-    assert not {"elementwise_int", "elementwise_complex", "layout", "matmul"} & set(built), built
+    assert "elementwise_f32" in built
+    assert not {"elementwise_f64", "elementwise_int", "elementwise_complex", "layout",
+                "matmul", "reduce"} & set(built), built
 
 
 def test_cast_kernel_types_are_the_catalog():

@@ -2,8 +2,9 @@
 catalog, declared once.
 
 Kernels are `<op>_<type>_<index>` (add_f32_i32). They are split into compile units by storage
-type group, so that a call compiles only the unit its dtype needs (a cold first float add
-builds the float unit alone); each unit's instantiation list is generated from CATALOG
+type (float32, float64, the half types, the integers, complex), so that a call compiles only
+the unit its dtype needs (a cold first float add builds a few seconds' worth of kernels);
+each unit's instantiation list is generated from CATALOG
 (`python -m npu_emu.kernels.elementwise` rewrites the .inc files; a test checks they are
 fresh).
 """
@@ -34,7 +35,9 @@ CATALOG: dict[str, tuple[str, tuple[DT, ...]]] = {
 INDEX = {"i32": "uint32_t", "i64": "uint64_t"}
 # Compile unit -> the storage types it instantiates.
 UNITS: dict[str, tuple[DT, ...]] = {
-    "elementwise_float.cu": (DT.ACL_FLOAT, DT.ACL_DOUBLE, DT.ACL_FLOAT16, DT.ACL_BF16),
+    "elementwise_f32.cu": (DT.ACL_FLOAT,),
+    "elementwise_f64.cu": (DT.ACL_DOUBLE,),
+    "elementwise_half.cu": (DT.ACL_FLOAT16, DT.ACL_BF16),
     "elementwise_int.cu": (DT.ACL_INT8, DT.ACL_UINT8, DT.ACL_INT16, DT.ACL_INT32, DT.ACL_INT64,
                            DT.ACL_BOOL),
     "elementwise_complex.cu": (DT.ACL_COMPLEX64, DT.ACL_COMPLEX128),
@@ -67,13 +70,22 @@ def instantiations(unit: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def unit_source(unit: str) -> str:
+    """The text of a unit's .cu file (it includes the templates and its generated list)."""
+    types = ", ".join(TYPES[dt][0] for dt in UNITS[unit])
+    return (f"// The arithmetic kernels (elementwise.cuh) for {types}; the list of kernels is\n"
+            f"// generated from the catalog in npu_emu/kernels/elementwise.py.\n"
+            f'#include "elementwise.cuh"\n#include "{Path(unit).stem}.inc"\n')
+
+
 def write_instantiations(folder: Path) -> list[Path]:
-    """Rewrite every unit's .inc file in `folder`; the paths written."""
+    """Rewrite every unit's .cu and .inc file in `folder`; the paths written."""
     paths = []
     for unit in UNITS:
-        path = folder / (Path(unit).stem + ".inc")
-        path.write_text(instantiations(unit))
-        paths.append(path)
+        for path, text in ((folder / unit, unit_source(unit)),
+                           (folder / (Path(unit).stem + ".inc"), instantiations(unit))):
+            path.write_text(text)
+            paths.append(path)
     return paths
 
 

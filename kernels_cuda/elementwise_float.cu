@@ -1,4 +1,0 @@
-// The float storage types of the arithmetic kernels (elementwise.cuh); the list of kernels is
-// generated from the catalog in npu_emu/kernels/elementwise.py.
-#include "elementwise.cuh"
-#include "elementwise_float.inc"
