@@ -62,8 +62,9 @@ def scalar_value(value: object, fname: str, name: str) -> object:
 def scalar_dtype(value: bool | int | float | complex, against: DT) -> DT:
     """The dtype a Python scalar takes beside an array of dtype `against`: that dtype where
     the standard says so (an int with any numeric array, a float with a floating one, ...);
-    otherwise the scalar's default dtype (bool, int64, float32, complex64), which then
-    promotes with the array's by the rule set (int32 array + 1.5 -> float32, the NPU's answer).
+    a complex scalar beside a real floating array, the complex dtype of the array's precision;
+    otherwise the scalar's default dtype (bool, int64, the default float and complex), which
+    then promotes with the array's by the rule set (int32 array + 1.5 -> the default float).
     OverflowError for an int outside the range of an integer array's dtype."""
     kind = SCALAR_KIND[type(value)]
     target = INFO[against].kind
@@ -75,6 +76,11 @@ def scalar_dtype(value: bool | int | float | complex, against: DT) -> DT:
                                     f"{_dtypes.BY_ACL[against].name} [{limits.min}, "
                                     f"{limits.max}]")
         return against
+    if kind == COMPLEX and target == FLOATING:
+        # The standard (2024.12): a complex scalar beside a real floating array takes the
+        # complex dtype of the array's precision (float32 array * 1j -> complex64), not the
+        # default complex dtype.
+        return _dtypes.complex_of(against)
     return _dtypes.default_of_kind(kind).acl_dtype
 
 
