@@ -29,6 +29,35 @@ DEMO_ORDER = ["core_model.py", "aclnn_expand.py", "walkthrough.py", "inplace_cop
               "add_mixed_dtypes.py", "low_precision.py", "fractal_formats.py", "array_api_tour.py"]
 
 
+def prebuild_demo() -> None:
+    """On a cold cache, build what the examples will need before they run, in parallel (the
+    kernel modules of the operators they call, and the C ABI's libraries beside them), rather
+    than one module at a time inside each example's interpreter. A module the list misses is
+    still built when an example needs it; a failure here is left to that example to report."""
+    import threading
+
+    from . import runtime
+    from .kernels import elementwise
+
+    def c_libraries() -> None:
+        try:
+            from .capi import build, cxx_compiler
+            if cxx_compiler() is not None:
+                build()
+        except Exception:
+            pass
+    libraries = threading.Thread(target=c_libraries, daemon=True)
+    libraries.start()
+    try:
+        be = runtime.current()
+        if be.is_cpu:
+            be._modules.build_all(["strided_copy.cu", "cast.cu", "layout.cu", "matmul.cu",
+                                   *elementwise.UNITS])
+    except Exception:
+        pass
+    libraries.join()
+
+
 def demo(args: argparse.Namespace) -> int:
     folder = examples_dir()
     if folder is None:
@@ -43,6 +72,8 @@ def demo(args: argparse.Namespace) -> int:
                   f"{', '.join(n.removesuffix('.py') for n in names)}", file=sys.stderr)
             return 2
         names = chosen
+    else:
+        prebuild_demo()
     failed = 0
     for name in names:
         print(f"\n===== examples/{name} " + "=" * max(0, 60 - len(name)))

@@ -511,9 +511,10 @@ class ModuleCache(ABC):
                 lib = self._loaded[module] = self._open(module, path)
         return lib
 
-    def build_all(self) -> list[Path]:
-        """Every module on disk (compiling the missing ones, in parallel); their paths."""
-        modules = kernel_sources()
+    def build_all(self, modules: Sequence[str] | None = None) -> list[Path]:
+        """Every module (or those of `modules`) on disk, compiling the missing ones in
+        parallel; their paths."""
+        modules = kernel_sources() if modules is None else list(modules)
         missing = [m for m in modules if not self.path(m).exists()]
         if missing:
             try:
