@@ -303,6 +303,20 @@ struct op_bitwise_invert {
 };
 
 // ------------------------------------------------------------------ binary functors
+// add / multiply: for the dtypes aclnnAdd / aclnnMul lack (uint16/32/64, the float8 types
+// through float); integers wrap.
+struct op_add {
+    template <typename T> static NPU_EMU_HD T run(T a, T b) {
+        if constexpr (is_float_v<T>) return a + b;
+        else return static_cast<T>(typename Wide<T>::type(a) + typename Wide<T>::type(b));
+    }
+};
+struct op_multiply {
+    template <typename T> static NPU_EMU_HD T run(T a, T b) {
+        if constexpr (is_float_v<T>) return a * b;
+        else return static_cast<T>(typename Wide<T>::type(a) * typename Wide<T>::type(b));
+    }
+};
 struct op_subtract {
     template <typename T> static NPU_EMU_HD T run(T a, T b) {
         if constexpr (is_float_v<T>) return a - b;

@@ -211,7 +211,8 @@ def test_narrow_floats_are_the_float32_result_rounded_once(name):
     """float16 / bfloat16: the float32 kernel's result on the widened input, rounded to the
     type (ties to even: NumPy 2's float16 cast, ml_dtypes' bfloat16 cast)."""
     for host in (np.float16, BF16):
-        args = tuple(a.astype(host) for a in transcendental_args(name, np.float32))
+        with np.errstate(over="ignore"):   # the large samples become inf in float16
+            args = tuple(a.astype(host) for a in transcendental_args(name, np.float32))
         got = U.apply_numpy(name, *args)
         with np.errstate(all="ignore"):
             want = U.apply_numpy(name, *(a.astype(np.float32) for a in args)).astype(host)

@@ -37,12 +37,11 @@ def sample(dtype: str, n: int, seed: int = 3) -> np.ndarray:
 
 def routed_cases() -> list[tuple[str, str]]:
     """(function, dtype) for every elementwise function of the engine's tables that our ufunc
-    kernels compute in that dtype (float32, int32 or bool: the first the function takes)."""
+    kernels compute in that dtype (float32, int32 or bool: the first the function takes;
+    add / multiply in uint32, which aclnnAdd / aclnnMul lack)."""
     cases = []
-    for name, spec in sorted({**engine.UNARY, **engine.BINARY}.items()):
-        if spec.name in ("add", "multiply"):   # aclnnAdd / aclnnMul: our operators already
-            continue
-        for dtype in ("float32", "int32", "bool"):
+    for name in sorted({**engine.UNARY, **engine.BINARY}):
+        for dtype in ("uint32",) if name in ("add", "multiply") else ("float32", "int32", "bool"):
             acl = getattr(xp, dtype).acl_dtype
             if name in ufunc_family.BY_NAME and acl in ufunc_family.supported_dtypes(name):
                 cases.append((name, dtype))
