@@ -27,6 +27,8 @@
 #include "npu_emu_common.cuh"
 #include "npu_emu_index.cuh"
 #include "npu_emu_convert.cuh"
+#include "npu_emu_math_exp.cuh"    // the transcendental functions (catalog expr entries)
+#include "npu_emu_math_trig.cuh"
 #if defined(NPU_EMU_CPU) && defined(__SSE2__) && !defined(__NO_MATH_ERRNO__)
 #include <immintrin.h>   // sqrt_rn
 #define NPU_EMU_UFUNC_SSE_SQRT 1
@@ -301,6 +303,20 @@ struct op_bitwise_invert {
 };
 
 // ------------------------------------------------------------------ binary functors
+// add / multiply: for the dtypes aclnnAdd / aclnnMul lack (uint16/32/64, the float8 types
+// through float); integers wrap.
+struct op_add {
+    template <typename T> static NPU_EMU_HD T run(T a, T b) {
+        if constexpr (is_float_v<T>) return a + b;
+        else return static_cast<T>(typename Wide<T>::type(a) + typename Wide<T>::type(b));
+    }
+};
+struct op_multiply {
+    template <typename T> static NPU_EMU_HD T run(T a, T b) {
+        if constexpr (is_float_v<T>) return a * b;
+        else return static_cast<T>(typename Wide<T>::type(a) * typename Wide<T>::type(b));
+    }
+};
 struct op_subtract {
     template <typename T> static NPU_EMU_HD T run(T a, T b) {
         if constexpr (is_float_v<T>) return a - b;
@@ -356,6 +372,9 @@ struct op_floor_divide {
     template <typename T> static NPU_EMU_HD T run(T a, T b) {
         if constexpr (is_float_v<T>) {
             if (b == T(0)) return a / b;
+            // An infinite operand: floor(a / b), the standard's cases (+inf // 2 is +inf,
+            // -1 // +inf is -0), where NumPy follows Python (NaN, -1).
+            if (is_inf(a) || is_inf(b)) return floor_(a / b);
             T mod;
             return float_divmod(a, b, &mod);
         } else {

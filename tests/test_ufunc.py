@@ -14,6 +14,7 @@ import warnings
 from pathlib import Path
 
 import ml_dtypes
+import mpmath
 import numpy as np
 import pytest
 
@@ -30,6 +31,9 @@ NUMPY_NAMES = {"bitwise_invert": np.invert, "bitwise_left_shift": np.left_shift,
                "bitwise_right_shift": np.right_shift}
 ZERO_PAIRS = {"maximum", "minimum"}   # our documented rule at (+-0, -+0); NumPy's varies
 CASES = [(u.name, dt) for u in U.UFUNCS for dt in sorted(u.dtypes | u.copy)]
+# Our math library's functions (within 1 ulp, not NumPy's bits): tested apart.
+TRANSCENDENTAL = sorted(u.name for u in U.UFUNCS if u.expr.startswith("npu_emu::math::"))
+EXACT_CASES = [(n, dt) for n, dt in CASES if n not in TRANSCENDENTAL]
 
 
 # --------------------------------------------------------------------------- values
@@ -109,6 +113,10 @@ def reference(name: str, dt: DT, *args: np.ndarray) -> np.ndarray:
             want = want.astype(BF16) if want.dtype == np.float32 else want
         else:
             want = fn(*args)
+        if name == "floor_divide" and dt in U.FLOATS:   # our rule: floor(x1 / x2) there
+            a, b = (x.astype(np.float64) for x in np.broadcast_arrays(*args))
+            rule = np.floor(a / b).astype(want.dtype)
+            want = np.where((np.isinf(a) | np.isinf(b)) & (b != 0), rule, want)
         if name in ZERO_PAIRS and dt in U.FLOATS:
             a, b = np.broadcast_arrays(*args)
             zeros = (a == 0) & (b == 0)
@@ -118,7 +126,7 @@ def reference(name: str, dt: DT, *args: np.ndarray) -> np.ndarray:
 
 
 # -------------------------------------------------------------------------- each pair
-@pytest.mark.parametrize("name,dt", CASES, ids=[f"{n}-{INFO[d].short}" for n, d in CASES])
+@pytest.mark.parametrize("name,dt", EXACT_CASES, ids=[f"{n}-{INFO[d].short}" for n, d in EXACT_CASES])
 def test_function_matches_numpy(name, dt):
     rng = np.random.default_rng(hash(name) % 1000 + int(dt))
     v = values(dt, rng)
@@ -128,6 +136,87 @@ def test_function_matches_numpy(name, dt):
     assert_same(got, want.astype(got.dtype) if want.dtype != got.dtype and dt == DT.ACL_BF16 else want,
                 f"{name}({INFO[dt].short})")
     assert got.dtype == INFO[U.result_dtype(name, dt)].host
+
+
+# ------------------------------------------------------------- the transcendentals
+def ordered(x: np.ndarray) -> np.ndarray:
+    """Float bits as integers in the order of the values (-0 next to +0), for ulp distances."""
+    bits = x.view({4: np.int32, 8: np.int64}[x.itemsize]).astype(np.int64)
+    top = np.int64(0x7FFFFFFF if x.itemsize == 4 else 0x7FFFFFFFFFFFFFFF)
+    return np.where(bits < 0, -(bits & top), bits)
+
+
+def transcendental_args(name: str, host) -> tuple[np.ndarray, ...]:
+    """The special values and a seeded sample (wide and near 1), every pair for a binary."""
+    rng = np.random.default_rng(20261201)
+    sample = np.concatenate([rng.normal(size=300) * 3, rng.uniform(-1, 1, 200),
+                             rng.normal(size=100) * 200, np.exp(rng.uniform(-80, 80, 100))])
+    with np.errstate(over="ignore"):
+        v = np.concatenate([np.array(FLOAT_SPECIALS), sample]).astype(host)
+    if U.lookup(name).arity == 1:
+        return (v,)
+    w = v[:: 7]
+    return (v[:, None], w[None, :])
+
+
+MPMATH = {"exp": mpmath.exp, "expm1": mpmath.expm1, "log": mpmath.log, "log1p": mpmath.log1p,
+          "log2": lambda x: mpmath.log(x, 2), "log10": mpmath.log10, "sinh": mpmath.sinh,
+          "cosh": mpmath.cosh, "tanh": mpmath.tanh, "asinh": mpmath.asinh,
+          "acosh": mpmath.acosh, "atanh": mpmath.atanh, "sin": mpmath.sin, "cos": mpmath.cos,
+          "tan": mpmath.tan, "asin": mpmath.asin, "acos": mpmath.acos, "atan": mpmath.atan,
+          "pow": mpmath.power, "atan2": mpmath.atan2, "hypot": mpmath.hypot,
+          "logaddexp": lambda x, y: mpmath.log(mpmath.exp(x) + mpmath.exp(y))}
+
+
+# Note: logaddexp in float64 is up to ~4 ulp off where the result cancels towards 0 with
+# max(x, y) near -ln2 but above docs/math.md's known-limit region, e.g.
+# logaddexp(-0.5191622146738437, -0.9003603310614043) = 0.0014409849988085252, mpmath
+# 0.001440984998808526: a defect of the math library, kept visible (strict: a fix passes).
+ULP_CASES = [pytest.param(n, h, id=f"{n}-{h.__name__}", marks=pytest.mark.xfail(
+                 strict=True, reason="logaddexp float64 cancellation, several ulp"))
+             if (n, h) == ("logaddexp", np.float64) else pytest.param(n, h, id=f"{n}-{h.__name__}")
+             for n in TRANSCENDENTAL for h in (np.float32, np.float64)]
+
+
+@pytest.mark.parametrize("name,host", ULP_CASES)
+def test_transcendental_within_one_ulp(name, host):
+    """float32: within 1 ulp of NumPy 2's float64 result rounded to float32 (our library is
+    within 1 ulp of the correctly rounded value); float64: within 2 ulp of NumPy 2 (glibc's
+    libm, itself within about 1 ulp), else within 1 ulp of mpmath 1.3's. NaN exactly where
+    NumPy gives NaN, as the canonical NaN."""
+    fn = {"pow": np.power, "atan2": np.arctan2, "asin": np.arcsin, "acos": np.arccos,
+          "atan": np.arctan, "asinh": np.arcsinh, "acosh": np.arccosh,
+          "atanh": np.arctanh}.get(name) or getattr(np, name)
+    limit = 1 if host == np.float32 else 2
+    args = transcendental_args(name, host)
+    got = U.apply_numpy(name, *args)
+    with np.errstate(all="ignore"):
+        want = fn(*(a.astype(np.float64) for a in args)).astype(host)
+    nan = np.isnan(want)
+    assert np.array_equal(np.isnan(got), nan), f"{name}({host.__name__}): NaN where NumPy has none"
+    assert np.all(got[np.isnan(got)].view(f"u{got.itemsize}") ==
+                  (0x7FC00000 if host == np.float32 else 0x7FF8000000000000))
+    dist = np.where(nan, 0, np.abs(ordered(got) - ordered(want)))
+    # Where NumPy is further off (its float64 logaddexp cancels near 0), mpmath decides.
+    for k in np.flatnonzero(dist.ravel() > limit):
+        point = [float(a.ravel()[k]) for a in np.broadcast_arrays(*args)]
+        with mpmath.workdps(60):
+            exact = host(float(MPMATH[name](*(mpmath.mpf(p) for p in point))))
+        off = abs(int(ordered(np.array([got.ravel()[k]]))[0]) - int(ordered(np.array([exact]))[0]))
+        assert off <= 1, f"{name}({host.__name__}) at {point}: {got.ravel()[k]!r}, mpmath {exact!r}"
+
+
+@pytest.mark.parametrize("name", TRANSCENDENTAL)
+def test_narrow_floats_are_the_float32_result_rounded_once(name):
+    """float16 / bfloat16: the float32 kernel's result on the widened input, rounded to the
+    type (ties to even: NumPy 2's float16 cast, ml_dtypes' bfloat16 cast)."""
+    for host in (np.float16, BF16):
+        with np.errstate(over="ignore"):   # the large samples become inf in float16
+            args = tuple(a.astype(host) for a in transcendental_args(name, np.float32))
+        got = U.apply_numpy(name, *args)
+        with np.errstate(all="ignore"):
+            want = U.apply_numpy(name, *(a.astype(np.float32) for a in args)).astype(host)
+        assert_same(got, want, f"{name}({host})")
 
 
 # ------------------------------------------------------------------- special values
@@ -148,7 +237,8 @@ def test_float_special_cases_of_the_standard():
     f = np.float64
     inf, nan = np.inf, np.nan
     cases = {   # (inputs) -> result, from the array API standard's special cases
-        "floor_divide": [((5.0, 0.0), inf), ((-5.0, 0.0), -inf), ((0.0, 0.0), nan), ((-0.0, 1.0), -0.0)],
+        "floor_divide": [((5.0, 0.0), inf), ((-5.0, 0.0), -inf), ((0.0, 0.0), nan), ((-0.0, 1.0), -0.0),
+                         ((inf, 2.0), inf), ((-1.0, inf), -0.0), ((1.0, -inf), -0.0), ((inf, inf), nan)],
         "remainder": [((5.0, inf), 5.0), ((-5.0, inf), inf), ((inf, 2.0), nan), ((-1.0, 3.0), 2.0),
                       ((1.0, -3.0), -2.0), ((0.0, -3.0), -0.0)],
         "divide": [((1.0, -0.0), -inf), ((0.0, 0.0), nan)],

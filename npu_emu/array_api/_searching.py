@@ -17,7 +17,7 @@ from ._engine import dtypes as _dtypes
 from ._engine.args import array_arg, axes_arg, axis_arg, same_device
 from ._engine.array import Array, empty_array
 from ._engine.kernel import convert, copy_into
-from ._engine.library import compute_dtype, computing, operand, result
+from ._engine.library import arg_reduce, compute_dtype, computing, operand, result
 from ._engine.scalars import PyScalar, promote, scalar_array, scalar_dtype
 from ._engine.ufunc import operands
 
@@ -50,10 +50,14 @@ def _arg_reduce(fname: str, x: object, axis: int | None, keepdims: bool) -> Arra
     if x.size == 0:
         raise ValueError(f"{fname} of an empty array (shape {x.shape}) has no answer")
     a = None if axis is None else axis_arg(axis, x.ndim)
-    v = values(x)
-    with computing(x._st.backend) as lib:
-        out = getattr(lib, fname)(v, axis=a, keepdims=bool(keepdims))
-    return index_result(out, x)
+    keep = bool(keepdims)
+    if a is None:
+        shape = (1,) * x.ndim if keep else ()
+    else:
+        shape = tuple(1 if k == a else n for k, n in enumerate(x.shape) if keep or k != a)
+    out = empty_array(shape, INDEX, x._st.backend)
+    arg_reduce(fname, x, out, a, keep)
+    return out
 
 
 def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:

@@ -155,14 +155,7 @@ def cumulative(name: str, x: object, axis: object = None, dtype: object = None,
     shape = list(x.shape)
     shape[a] += bool(include_initial)
     out = empty_array(shape, held, be)
-    with computing(be):
-        view = out._values()
-        lead = (slice(None),) * a
-        if include_initial:
-            view[lead + (slice(0, 1),)] = spec.identity
-            view = view[lead + (slice(1, None),)]
-        if view.size:
-            cumulate_into(spec.library, src, view, a, ct)
+    cumulate_into(spec.library, src, out, a, ct, include_initial, spec.identity)
     return out if held == result else convert(out, result)
 
 

@@ -5,6 +5,8 @@ list (kernels_cuda/ufunc_catalog.inc) from it, and the host side: plans over ten
 
 Rules where the standard leaves a choice (NumPy 2's result unless said otherwise):
 - integer floor_divide and remainder by zero give 0; MIN // -1 == MIN (wraps), MIN % -1 == 0;
+- float floor_divide with an infinite operand is floor(x1 / x2), the standard's cases
+  (+inf // 2 is +inf, -1 // +inf is -0; NumPy gives NaN and -1 there);
 - shifts by a count outside [0, bits): left -> 0, right -> 0, or -1 for a negative signed value;
 - integer abs, negative and square wrap (abs(MIN) == MIN);
 - maximum / minimum propagate NaN; maximum(-0, +0) is +0 and minimum(-0, +0) is -0 in either
@@ -128,6 +130,9 @@ UFUNCS: tuple[Ufunc, ...] = (
     Ufunc("imag", 1, COMPLEX, TO_REAL),
     Ufunc("logical_not", 1, BOOL),
     Ufunc("bitwise_invert", 1, INTS | BOOL, by_width=True),
+    # add / multiply: what aclnnAdd / aclnnMul lack (the array API calls them first).
+    Ufunc("add", 2, INTS | FLOATS, by_width=True),
+    Ufunc("multiply", 2, INTS | FLOATS, by_width=True),
     Ufunc("subtract", 2, INTS | FLOATS | COMPLEX, by_width=True),
     Ufunc("divide", 2, FLOATS | COMPLEX),
     Ufunc("floor_divide", 2, INTS | FLOATS),
@@ -150,6 +155,13 @@ UFUNCS: tuple[Ufunc, ...] = (
     Ufunc("bitwise_xor", 2, INTS | BOOL, by_width=True),
     Ufunc("bitwise_left_shift", 2, INTS, by_width=True),
     Ufunc("bitwise_right_shift", 2, INTS),
+    # The transcendental functions: our math library (npu_emu_math_exp.cuh,
+    # npu_emu_math_trig.cuh), float and double; f16 / bf16 through float.
+    *(Ufunc(n, 1, FLOATS, expr=f"npu_emu::math::{n}(x)") for n in (
+        "exp", "expm1", "log", "log1p", "log2", "log10", "sinh", "cosh", "tanh", "asinh",
+        "acosh", "atanh", "sin", "cos", "tan", "asin", "acos", "atan")),
+    *(Ufunc(n, 2, FLOATS, expr=f"npu_emu::math::{n}(a, b)") for n in (
+        "pow", "atan2", "hypot", "logaddexp")),
 )
 BY_NAME: dict[str, Ufunc] = {u.name: u for u in UFUNCS}
 

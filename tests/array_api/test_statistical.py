@@ -1,4 +1,5 @@
-"""Statistical functions: values against NumPy over axes and keepdims, the standard's
+"""Statistical functions: values against NumPy over axes and keepdims (and the bits of our
+reduce kernels), the standard's
 accumulation dtypes (integers widen, dtype= casts first), the NPU's float32 accumulation of
 the narrow floats (rounded back by our conversion), NaN propagation, empty reductions and
 the special cases of var / std, the cumulative functions with include_initial."""
@@ -12,6 +13,7 @@ import pytest
 
 import npu_emu.array_api as xp
 from npu_emu import codecs
+from npu_emu.kernels import reduce as reduce_family
 
 from ._support import float32_defaults  # noqa: F401 (the fixture)
 
@@ -46,14 +48,27 @@ def test_reductions_match_numpy(name, axis, keepdims):
     np.testing.assert_allclose(host(got), want, rtol=1e-12)
 
 
-def test_float32_reductions_are_numpys():
+def test_float32_reductions_are_our_reduce_kernels():
+    """The bits are the reduce family's (its fixed order, docs/reductions.md); the values
+    are NumPy 2's float64 results within float32 rounding (min / max: exactly NumPy's)."""
     a = RNG.standard_normal((64, 257)).astype(np.float32)
     x = xp.asarray(a)
+    a64 = a.astype(np.float64)
     for name in ("sum", "mean", "max", "min", "prod"):
         for axis in (None, 0, 1):
-            np.testing.assert_array_equal(host(getattr(xp, name)(x, axis=axis)),
-                                          getattr(np, name)(a, axis=axis))
-    np.testing.assert_array_equal(host(xp.std(x, axis=1, correction=1)), np.std(a, axis=1, ddof=1))
+            got = host(getattr(xp, name)(x, axis=axis))
+            np.testing.assert_array_equal(got, reduce_family.apply_numpy(name, a, axis))
+            want = getattr(np, name)(a64, axis=axis)
+            if name in ("max", "min"):
+                np.testing.assert_array_equal(got, want.astype(np.float32))
+            elif name == "prod":
+                np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-30)   # underflows
+            else:   # an absolute bound: the sums cancel
+                scale = np.sum(np.abs(a64), axis=axis) / (1 if name == "sum" else a.size // want.size)
+                assert np.all(np.abs(got - want) <= 2 ** -20 * scale), name
+    got = host(xp.std(x, axis=1, correction=1))
+    np.testing.assert_array_equal(got, reduce_family.apply_numpy("std", a, 1, correction=1))
+    np.testing.assert_allclose(got, np.std(a64, axis=1, ddof=1), rtol=1e-5)
 
 
 ACCUMULATED = {"int8": "int64", "int16": "int64", "int32": "int64", "int64": "int64",

@@ -21,7 +21,8 @@ from ...ops._core import Context, OpDef, check_no_internal_overlap, run
 from ...ops.add import ADD, INPLACE_ADD
 from ...ops.inplace_copy import INPLACE_COPY
 from ...ops.mul import INPLACE_MUL, MUL
-from ...runtime.base import Backend
+from ...kernels.copy import View
+from ...runtime.base import Backend, Launch
 from ...tensor import Scalar, Tensor, make_scalar
 from .array import Array, empty_array
 from .device import library_order, synchronize
@@ -68,6 +69,32 @@ def call_new(op: OpDef, inputs: Sequence[Array], attrs: dict[str, Any]) -> Array
     out = empty_array(shape, dtype, be)
     call(op, ins, (out,), attrs, be, inputs, ctx)
     return out
+
+
+def kernel_view(x: Array, drop: Sequence[int] = ()) -> View:
+    """x's elements as a kernel family's plan takes them: the address of element 0 and the
+    signed strides (reversed axes included), without the dims in `drop`."""
+    shape, strides, _ = x._signed()
+    keep = [k for k in range(len(shape)) if k not in drop]
+    return View(x._ptr0(), tuple(shape[k] for k in keep), tuple(strides[k] for k in keep),
+                x._t.itemsize)
+
+
+def launch(be: Backend, launches: Sequence[Launch], touched: Sequence[Array],
+           workspace_size: int = 0) -> None:
+    """Launches of our kernel families (ufunc, reduce) on the default stream, the workspace
+    from the pool, given back in stream order; finished before returning where a user can
+    reach the memory on the cpu backend (as `call`)."""
+    if not launches:
+        return
+    workspace = be.malloc(workspace_size) if workspace_size else 0
+    try:
+        be.enqueue(list(launches), be.default_stream, workspace)
+    finally:
+        if workspace:
+            be.free(workspace)
+    if be.is_cpu and any(x._st.shared for x in touched):
+        synchronize(be)
 
 
 # ----------------------------------------------------------------- InplaceCopy

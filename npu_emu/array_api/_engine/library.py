@@ -7,8 +7,11 @@ HiFloat8 are converted to float32 by our bit-exact cast kernels (or read exactly
 library has the type), computed in float32, and rounded back to their own type by the same
 kernels. float32, float64, complex64 and complex128 compute in their own type.
 
-One function per kind of call (`elementwise`, `reduce_into`, `cumulate_into`): a kernel path
-of our own replaces the library for a kind of call by taking over that one function.
+One function per kind of call (`elementwise`, `elementwise_into`, `reduce_into`,
+`cumulate_into`, `arg_reduce`), and each is also where our own kernels take over: a call
+whose function and dtype our ufunc family (npu_emu/kernels/ufunc.py) or reduce family
+(npu_emu/kernels/reduce.py) has runs on those kernels, on either backend, with the same bits;
+the library computes only what they lack (`own_elementwise`, `own_reduction` decide).
 """
 from __future__ import annotations
 
@@ -18,14 +21,16 @@ from typing import Any, Iterator
 import numpy as np
 
 from ...dtypes import INFO, aclDataType as DT, as_dtype
+from ...kernels import reduce as reduce_family, ufunc as ufunc_family
+from ...kernels.indexing import MAX_DIMS
 from ...runtime.base import Backend
 from ...status import AclnnError
 from . import dtypes as _dtypes
 from .array import Array, empty_array, external_array, library_dtype
 from .device import library, library_memory, library_order
 from .dtypes import VIA_FLOAT32
-from .kernel import convert
-from .scalars import PyScalar, scalar_storage
+from .kernel import convert, copy, kernel_view, launch
+from .scalars import PyScalar, scalar_array, scalar_storage
 
 
 def compute_dtype(dt: DT) -> DT:
@@ -141,10 +146,51 @@ def apply(be: Backend, spec: Any, inputs: list, out: Any, ct: np.dtype, dtype: D
             spec.fix(lib, inputs, out)
 
 
+# Functions whose narrow-float results are not float32's rounded back (nextafter steps in the
+# type's own precision): no float32 kernel for the float8 types and HiFloat8.
+_OWN_PRECISION = frozenset({"nextafter"})
+
+
+def own_elementwise(name: str, compute: DT, ndim: int) -> DT | None:
+    """The dtype our ufunc kernel of `name` runs in for a call computed in `compute`: compute
+    itself where the family has it (float16 / bfloat16 compute in float32 inside the kernel
+    and round once), float32 for the float8 types and HiFloat8 (converted exactly, rounded
+    back by our conversion); None: the library computes it."""
+    u = ufunc_family.BY_NAME.get(name)
+    if u is None or ndim > MAX_DIMS:
+        return None
+    have = u.dtypes | u.copy
+    if compute in have:
+        return compute
+    if compute in VIA_FLOAT32 and DT.ACL_FLOAT in have and name not in _OWN_PRECISION:
+        return DT.ACL_FLOAT
+    return None
+
+
+def _kernel_operand(x: Array | PyScalar, dtype: DT, be: Backend) -> Array:
+    """An operand of a ufunc kernel: an array of `dtype` (a Python scalar becomes a 0-d
+    array of its own dtype first, then is converted, as the NPU would)."""
+    if isinstance(x, PyScalar):
+        x = scalar_array(x.value, x.dtype, be)
+    return x if x._t.dtype == dtype else convert(x, dtype)
+
+
+def _ufunc(name: str, kdt: DT, ins: list[Array], out: Array, be: Backend) -> None:
+    launches = ufunc_family.plan(be, name, kernel_view(out), [kernel_view(x) for x in ins], kdt)
+    launch(be, launches, [*ins, out])
+
+
 def elementwise(spec: Any, ops: list[Array | PyScalar], shape: tuple[int, ...], compute: DT,
                 result: DT, be: Backend) -> Array:
-    """An elementwise function on the library: operands computed in `compute`'s computation
-    type, broadcast to `shape`, into a new array of dtype `result`."""
+    """An elementwise function: operands computed in `compute`'s computation type, broadcast
+    to `shape`, into a new array of dtype `result`; on our ufunc kernel where there is one."""
+    kdt = own_elementwise(spec.name, compute, len(shape))
+    if kdt is not None:
+        ins = [_kernel_operand(o, kdt, be) for o in ops]
+        got = ufunc_family.result_dtype(spec.name, kdt)
+        out = empty_array(shape, got, be)
+        _ufunc(spec.name, kdt, ins, out, be)
+        return out if got == result else convert(out, result)
     ct = library_dtype(compute_dtype(compute), be)
     held = compute_dtype(result)
     out = empty_array(shape, held, be)
@@ -155,19 +201,67 @@ def elementwise(spec: Any, ops: list[Array | PyScalar], shape: tuple[int, ...], 
 
 
 def elementwise_into(spec: Any, x: Array, other: Array | PyScalar, compute: DT) -> None:
-    """x = spec(x, other) written into x's memory by the library (x's dtype is `compute`,
-    one the library computes in: not a narrow float)."""
+    """x = spec(x, other) written into x's memory (x's dtype is `compute`, the result's),
+    by our ufunc kernel where there is one for that dtype, else by the library (then
+    `compute` must be one the library computes in: not a narrow float)."""
     be = x._st.backend
+    if own_elementwise(spec.name, compute, x.ndim) == compute:
+        y = _kernel_operand(other, compute, be)
+        if y._st is x._st and kernel_view(y) != kernel_view(x):
+            y = copy(y)     # the kernel may read only out's very view while writing it
+        _ufunc(spec.name, compute, [x, y], x, be)
+        return
     ct = library_dtype(compute_dtype(compute), be)
     op = library_operand(other, ct, be)
     with library_order(be):
         apply(be, spec, [x._values(), _view(op)], x._values(), ct, compute)
 
 
+# ------------------------------------------------------------------ reductions
+
+# The library's reduction name -> the reduce family's function.
+_REDUCTIONS = {"sum": "sum", "prod": "prod", "mean": "mean", "std": "std", "var": "var",
+               "min": "min", "max": "max", "all": "all", "any": "any", "argmin": "argmin",
+               "argmax": "argmax", "cumsum": "cumulative_sum", "cumprod": "cumulative_prod"}
+
+
+def own_reduction(fname: str, src: DT, out: DT, ndim: int) -> DT | None:
+    """The input dtype our reduce kernel of the library's `fname` runs on for a src of dtype
+    `src` into a result of dtype `out`: src itself where the family has the pair, else `out`
+    (src converted first: the engine converts whatever is not exact in `out`), float32 for the
+    float8 types and HiFloat8 (exact), bool as uint8 for argmin / argmax (the same order);
+    None: the library computes it."""
+    name = _REDUCTIONS.get(fname)
+    if name is None or ndim > reduce_family.MAX_DIMS:
+        return None
+    pairs = reduce_family.supported(name)
+    arg = name in ("argmin", "argmax")
+    for candidate in (src, None if arg else out, DT.ACL_FLOAT if src in VIA_FLOAT32 else None,
+                      DT.ACL_UINT8 if arg and src == DT.ACL_BOOL else None):
+        if candidate is not None and (candidate, out) in pairs:
+            return candidate
+    return None
+
+
+def _reduce(fname: str, src: Array, kdt: DT, out: Array, drop: tuple[int, ...],
+            axes: tuple[int, ...], **kw: Any) -> None:
+    be = src._st.backend
+    x = src if src._t.dtype == kdt else convert(src, kdt)
+    p = reduce_family.plan(be, _REDUCTIONS[fname], kernel_view(x), kdt, kernel_view(out, drop),
+                           out._t.dtype, axes, **kw)
+    launch(be, p.launches, [x, out], p.workspace_size)
+
+
 def reduce_into(fname: str, src: Array, out: Array, axes: tuple[int, ...], keepdims: bool,
                 ct: np.dtype | None = None, **extra: Any) -> None:
-    """out = the library's reduction `fname` (sum, prod, mean, std, var, min, max, all, any)
-    of src over `axes`, accumulating in ct (None: src's own type)."""
+    """out = the reduction `fname` (sum, prod, mean, std, var, min, max, all, any) of src over
+    `axes`, accumulating in ct (None: src's own type): our reduce kernel where it has src's
+    and out's dtypes (std / var: extra's ddof is its correction), else the library."""
+    kdt = own_reduction(fname, src._t.dtype, out._t.dtype, src.ndim)
+    if kdt is not None:
+        kw = {"correction": float(extra.get("ddof", 0.0))} if fname in ("std", "var") else {}
+        _reduce(fname, src, kdt, out, axes if keepdims else (), axes, **kw)
+        return
     be = src._st.backend
     kw = {} if ct is None else {"dtype": ct}
     with computing(be) as lib:
@@ -175,7 +269,34 @@ def reduce_into(fname: str, src: Array, out: Array, axes: tuple[int, ...], keepd
                             **kw, **extra)
 
 
-def cumulate_into(fname: str, src: Array, out: Any, axis: int, ct: np.dtype) -> None:
-    """out (a library view) = the library's cumulative `fname` (cumsum, cumprod) of src along
-    axis, accumulating in ct. Call inside computing."""
-    getattr(library(src._st.backend), fname)(src._values(), axis=axis, dtype=ct, out=out)
+def arg_reduce(fname: str, src: Array, out: Array, axis: int | None, keepdims: bool) -> None:
+    """out (the index dtype) = argmin / argmax of src along axis (None: the C-order
+    flattening), the first index of the extremum: our reduce kernel, else the library."""
+    kdt = own_reduction(fname, src._t.dtype, out._t.dtype, src.ndim)
+    if kdt is not None:
+        axes = tuple(range(src.ndim)) if axis is None else (axis,)
+        _reduce(fname, src, kdt, out, axes if keepdims else (), axes)
+        return
+    v = operand(src, compute_dtype(src._t.dtype))
+    with computing(src._st.backend) as lib:
+        value = getattr(lib, fname)(v, axis=axis, keepdims=keepdims)
+        out._values()[...] = value
+
+
+def cumulate_into(fname: str, src: Array, out: Array, axis: int, ct: np.dtype,
+                  include_initial: bool, identity: float) -> None:
+    """out = the cumulative `fname` (cumsum, cumprod) of src along axis, accumulating in ct,
+    after a leading `identity` where include_initial: our reduce kernel where it has src's
+    and out's dtypes, else the library."""
+    kdt = own_reduction(fname, src._t.dtype, out._t.dtype, src.ndim)
+    if kdt is not None:
+        _reduce(fname, src, kdt, out, (), (axis,), include_initial=include_initial)
+        return
+    with computing(src._st.backend) as lib:
+        view = out._values()
+        lead = (slice(None),) * axis
+        if include_initial:
+            view[lead + (slice(0, 1),)] = identity
+            view = view[lead + (slice(1, None),)]
+        if view.size:
+            getattr(lib, fname)(src._values(), axis=axis, dtype=ct, out=view)

@@ -7,14 +7,18 @@ Which path a call takes (docs/array-api.md):
 - add, subtract, multiply: aclnnAdd (subtract is Add with alpha -1) / aclnnMul when both
   input dtypes are in the current SoC's Add/Mul list (float16/32/64, bfloat16 where the SoC
   has it, int8/16/32/64, uint8, bool, complex64/128): our kernels, the NPU's rounding.
-- everything else runs on the backend's array library (NumPy on cpu, CuPy on cuda) over the
-  same memory, in stream order, without copies, in the NPU's computation type: float16,
-  bfloat16, the float8 types and HiFloat8 compute in float32 (read exactly, or converted by
-  our cast kernels where the library has no such type) and the float32 result is rounded
-  back to the result dtype by our bit-exact conversion, as the NPU's vector unit does.
-- The standard's special cases (signed zeros, infinities, NaNs) are the library's IEEE
-  results, corrected where NumPy/CuPy differ from the standard (floor_divide with an
-  infinite operand, complex expm1 and tanh at infinities): `fix` below.
+- everything else (and add / multiply / subtract off those lists) runs on our ufunc kernels
+  (npu_emu/kernels/ufunc.py) wherever the catalog has the function and the computed dtype,
+  on both backends: float16 / bfloat16 compute in float32 inside the kernel and round once,
+  the float8 types and HiFloat8 are converted to float32 and back by our cast kernels
+  (library.own_elementwise decides, in library.elementwise / elementwise_into).
+- what the catalog lacks (complex transcendentals, abs, sign, reciprocal and round of
+  complex, integer pow, nextafter of the float8 types, more than 8 dims) runs on the
+  backend's array library (NumPy on cpu, CuPy on cuda) over the same memory, in stream order,
+  in the NPU's computation type (the narrow floats in float32, rounded back by our bit-exact
+  conversion). Its special cases are the library's IEEE results, corrected where NumPy/CuPy
+  differ from the standard (complex expm1 and tanh at infinities, floor_divide with an
+  infinite operand past 8 dims): `fix` below.
 Promotion and the result dtype follow the "array_api" rule set in every case.
 """
 from __future__ import annotations
