@@ -24,6 +24,7 @@ import numpy as np
 
 from ..dtypes import FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT
 from ..ops._checks import broadcast_shapes as _broadcast_two
+from ..status import AclnnError
 from ._engine.args import array_arg, axes_arg, axis_arg, shape_arg
 from ._engine.array import Array, empty_array, is_scalar, standard_sequence
 from ._engine.kernel import along, copy as copy_array, copy_into
@@ -77,8 +78,12 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     stretches); ValueError when two do not broadcast. (2025.12)"""
     out: tuple[int, ...] = ()
     for i, s in enumerate(shapes):
-        out = _broadcast_two(out, shape_arg(s, f"shapes[{i}]"), "the broadcast shape",
-                             f"shapes[{i}]")
+        try:
+            out = _broadcast_two(out, shape_arg(s, f"shapes[{i}]"), "the broadcast shape",
+                                 f"shapes[{i}]")
+        except AclnnError as err:   # say it the way array libraries do, then CANN's words
+            raise AclnnError(err.code, f"shapes {tuple(tuple(x) for x in shapes)} cannot be "
+                                       f"broadcast together: {err.message}", ValueError) from None
     return out
 
 

@@ -352,3 +352,12 @@ def test_clip_refuses_what_the_standard_leaves_out():
         xp.clip(xp.asarray([1j]), 0)
     with pytest.raises(TypeError, match="must be None"):
         xp.clip(xp.asarray([1.0]), "0")
+
+
+def test_shapes_that_do_not_broadcast_say_so_as_array_libraries_do():
+    # SciPy's own tests match "cannot be broadcast"; CANN's rule follows in the same message.
+    with pytest.raises(ValueError, match=r"shapes \(\(2,\), \(3,\)\) cannot be broadcast together: "
+                                         r"The size of tensor"):
+        xp.broadcast_arrays(xp.ones(2), xp.ones(3))
+    with pytest.raises(ValueError, match="cannot be broadcast"):
+        xp.broadcast_shapes((2, 3), (4,))
