@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 import time
+import types
 
 import numpy as np
 import pytest
@@ -453,8 +454,12 @@ def test_no_lock_of_the_streams_is_held_while_compiling(tmp_path, cpu_backend, m
     be.default_stream                                    # noqa: B018  (created before)
     gate = threading.Event()
     slow = CountingCache(tmp_path, delay=0, gate=gate)
+    # A loaded "module" with the thread setter every real one has, and no kernels.
+    monkeypatch.setattr(slow, "_open", lambda module, path: types.SimpleNamespace(
+        npu_emu_set_threads=lambda n: None))
     monkeypatch.setattr(be, "_modules", slow)
     monkeypatch.setattr(be, "_kernels", {})
+    monkeypatch.setattr(be, "_libs", {})       # nothing loaded yet: the compile must happen
     def compile_in_background():
         with pytest.raises(cpu_mod.CompileError, match="not exported"):   # the fake has no kernels
             be.function("cast.cu", "cast_any")
