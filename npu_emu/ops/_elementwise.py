@@ -22,11 +22,6 @@ from ._checks import overlaps
 from ._core import Context, Plan, Touch, view_touch
 from ._plans import WorkspaceLayout, tensor_view
 
-# The kernels' storage type spellings, for callers that ask which types have kernels (the
-# array API); the catalog itself is npu_emu/kernels/elementwise.py.
-KERNEL_TYPES = {dt: name for dt, (name, _ctype) in elementwise.TYPES.items()}
-
-
 def supported_compute(op: str, dtypes: tuple, ctx: "Context") -> DT | None:
     """The promoted type of a binary operator's two input dtypes when the SoC's list for
     `op` has both and it, and our kernels compute it; None otherwise (OpDef.supports)."""
@@ -34,7 +29,7 @@ def supported_compute(op: str, dtypes: tuple, ctx: "Context") -> DT | None:
     if len(dtypes) != 2 or not all(d in listed for d in dtypes):
         return None
     compute = ctx.rules.promotion.get(tuple(dtypes))
-    return compute if compute in listed and compute in KERNEL_TYPES else None
+    return compute if compute in listed and compute in elementwise.TYPES else None
 
 
 def same_view(a: Tensor, b: Tensor) -> bool:
