@@ -87,6 +87,11 @@ inline void run(void (*kernel)(A...), const unsigned* grid, void** args) {
                          static_cast<unsigned>(b / (gx * gy))};
         call(kernel, args, std::index_sequence_for<A...>{});
     }
+    // The calling thread ran blocks too: give it back the one-block grid, so that code run
+    // later on it as a plain function (a test shim's loop over blockIdx / gridDim) sees a
+    // grid of one block, not the last block of this one.
+    gridDim = dim3(1, 1, 1);
+    blockIdx = uint3{0, 0, 0};
 }
 
 // Outputs of at least this many bytes (one launch) are written with non-temporal stores by
