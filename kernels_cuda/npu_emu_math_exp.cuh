@@ -7,6 +7,7 @@
 
 #include "npu_emu_common.cuh"
 #include "npu_emu_convert.cuh"
+#include "npu_emu_math_split.cuh"
 
 namespace npu_emu {
 namespace math {
@@ -557,11 +558,17 @@ NPU_EMU_HD float expm1(float x) {
     return static_cast<float>(expm1_plain(x));
 }
 
+namespace fn { struct log; }
+template <> struct Split<fn::log, float> {   // positive finite x: log_plain, no selects
+    static NPU_EMU_HD bool rare(float x) { return !(x > 0.0f && x < expdetail::inf_f()); }
+    static NPU_EMU_HD float fast(float x) { return static_cast<float>(expdetail::log_plain(x)); }
+};
+
 NPU_EMU_HD float log(float x) {
     using namespace expdetail;
-    const double xd = x;
-    const float r = static_cast<float>(log_plain(xd > 0.0 && xd < inf_d() ? xd : 1.0));
-    return !(x >= 0.0f) ? nan_f() : x == 0.0f ? -inf_f() : x == inf_f() ? x : r;
+    using S = Split<fn::log, float>;
+    if (!S::rare(x)) return S::fast(x);
+    return !(x >= 0.0f) ? nan_f() : x == 0.0f ? -inf_f() : x;   // NaN, x < 0, +-0, +inf
 }
 
 NPU_EMU_HD float log2(float x) {

@@ -29,6 +29,7 @@
 #pragma once
 #include "npu_emu_common.cuh"
 #include "npu_emu_convert.cuh"
+#include "npu_emu_math_split.cuh"
 
 // Tables: __constant__ memory on the GPU, inline constexpr arrays on the CPU.
 #if defined(NPU_EMU_CPU)

@@ -501,6 +501,69 @@ template <typename Op, typename TO, typename TI> NPU_EMU_HD TO apply2(TI a, TI b
     return Store<TO>::run(Op::run(arg<Op>(a), arg<Op>(b)));
 }
 
+// Split functions (the math library's fast paths): a function whose functor has
+// `split<T>` with `fast(x)` and `rare(x)` (both branch-free) promises fast(x) == run(x), bit
+// for bit, wherever rare(x) is false. The CPU's contiguous rows then compute fast() over a
+// chunk in a loop the compiler vectorizes and redo only the rare lanes with run(); every
+// other path (the GPU, strided rows) calls run(). Same bits either way, by that promise
+// (tests/test_ufunc.py compares the two paths over every split function).
+template <typename... Ts> struct make_void { using type = void; };
+template <typename... Ts> using void_t = typename make_void<Ts...>::type;
+template <typename Op, typename T, typename = void> struct Split1 { static constexpr bool value = false; };
+template <typename Op, typename T>
+struct Split1<Op, T, void_t<decltype(Op::template split<T>::fast(T())),
+                             decltype(Op::template split<T>::rare(T()))>> {
+    static constexpr bool value = true;
+};
+template <typename Op, typename T, typename = void> struct Split2 { static constexpr bool value = false; };
+template <typename Op, typename T>
+struct Split2<Op, T, void_t<decltype(Op::template split<T>::fast(T(), T())),
+                             decltype(Op::template split<T>::rare(T(), T()))>> {
+    static constexpr bool value = true;
+};
+template <typename Op, typename T> using compute_of = decltype(arg<Op>(T()));
+
+#if defined(NPU_EMU_CPU)
+constexpr int SPLIT_CHUNK = 256;   // elements per fast pass: the staging buffer stays in L1
+
+// o[j] = Op(a[j]) (Binary: Op(a[j], b[j * sb]), sb 1 or 0: a scalar) over a contiguous row;
+// o may be a itself (each chunk is read before it is written).
+template <bool Binary, typename Op, typename TI, typename TO, typename I>
+NPU_EMU_HD void split_row(TO* o, const TI* a, const TI* b, I n, I sb) {
+    using C = compute_of<Op, TI>;
+    using S = typename Op::template split<C>;
+    C buf[SPLIT_CHUNK];   // the math functions return their argument type
+    for (I j0 = 0; j0 < n; j0 += SPLIT_CHUNK) {
+        const int m = static_cast<int>(min(static_cast<I>(SPLIT_CHUNK), n - j0));
+        const TI* aj = a + j0;
+        bool any = false;
+        if constexpr (!Binary) {
+            for (int j = 0; j < m; ++j) {
+                const C v = arg<Op>(aj[j]);
+                buf[j] = S::fast(v);
+                any |= S::rare(v);
+            }
+            if (any)
+                for (int j = 0; j < m; ++j)
+                    if (S::rare(arg<Op>(aj[j]))) buf[j] = Op::run(arg<Op>(aj[j]));
+        } else {
+            const TI* bj = b + j0 * sb;
+            for (int j = 0; j < m; ++j) {
+                const C u = arg<Op>(aj[j]), v = arg<Op>(bj[j * sb]);
+                buf[j] = S::fast(u, v);
+                any |= S::rare(u, v);
+            }
+            if (any)
+                for (int j = 0; j < m; ++j) {
+                    const C u = arg<Op>(aj[j]), v = arg<Op>(bj[j * sb]);
+                    if (S::rare(u, v)) buf[j] = Op::run(u, v);
+                }
+        }
+        for (int j = 0; j < m; ++j) o[j0 + j] = Store<TO>::run(buf[j]);
+    }
+}
+#endif
+
 template <typename TI, typename TO> NPU_EMU_HD constexpr int vec_of() {
     return vec_elems(sizeof(TI) > sizeof(TO) ? static_cast<int>(sizeof(TI)) : static_cast<int>(sizeof(TO)));
 }
@@ -527,7 +590,10 @@ __device__ __forceinline__ void unary_row(TO* __restrict__ o, const TI* __restri
         store_vec<V>(o, ov);
 #if defined(NPU_EMU_CPU)   // long runs: loops the compiler vectorizes (a GPU thread takes 1)
     } else if (so == 1 && sx == 1) {
-        for (I j = 0; j < n; ++j) o[j] = apply1<Op, TO>(x[j]);
+        if constexpr (Split1<Op, compute_of<Op, TI>>::value)
+            split_row<false, Op, TI, TO, I>(o, x, x, n, I(0));
+        else
+            for (I j = 0; j < n; ++j) o[j] = apply1<Op, TO>(x[j]);
 #endif
     } else {
         for (I j = 0; j < n; ++j) o[j * so] = apply1<Op, TO>(x[j * sx]);
@@ -546,6 +612,8 @@ __device__ __forceinline__ void binary_row(TO* __restrict__ o, const TI* __restr
         for (int j = 0; j < V; ++j) ov[j] = apply2<Op, TO>(av[j], bv[j]);
         store_vec<V>(o, ov);
 #if defined(NPU_EMU_CPU)   // long runs: loops the compiler vectorizes (a GPU thread takes 1)
+    } else if (Split2<Op, compute_of<Op, TI>>::value && so == 1 && sa == 1 && sb <= 1) {
+        if constexpr (Split2<Op, compute_of<Op, TI>>::value) split_row<true, Op, TI, TO, I>(o, a, b, n, sb);
     } else if (so == 1 && sa == 1 && sb == 1) {
         for (I j = 0; j < n; ++j) o[j] = apply2<Op, TO>(a[j], b[j]);
     } else if (so == 1 && sa == 1 && sb == 0) {   // array (op) scalar: the common broadcast
@@ -598,6 +666,25 @@ __device__ __forceinline__ void binary_body(const IterParams<3>& p, const TI* a,
     }                                                                                         \
     NPU_EMU_EXPORT(NAME)
 
+// A math library function NAME of x (unary) or a, b (binary): the catalog's `math` entries.
+// Its functor calls npu_emu::math::NAME and offers the header's split form, where the header
+// has one for the type: npu_emu::math::Split<npu_emu::math::fn::NAME, T> (npu_emu_math_split.cuh).
+#define NPU_EMU_UFUNC_MATH1(OP, NAME)                                                          \
+    namespace npu_emu { namespace math { namespace fn { struct NAME; } } }                     \
+    namespace npu_emu { namespace ufunc {                                                      \
+    struct OP {                                                                                \
+        template <typename T> static NPU_EMU_HD T run(T x) { return npu_emu::math::NAME(x); }  \
+        template <typename T> using split = npu_emu::math::Split<npu_emu::math::fn::NAME, T>;  \
+    };                                                                                         \
+    } }
+#define NPU_EMU_UFUNC_MATH2(OP, NAME)                                                          \
+    namespace npu_emu { namespace math { namespace fn { struct NAME; } } }                     \
+    namespace npu_emu { namespace ufunc {                                                      \
+    struct OP {                                                                                \
+        template <typename T> static NPU_EMU_HD T run(T a, T b) { return npu_emu::math::NAME(a, b); } \
+        template <typename T> using split = npu_emu::math::Split<npu_emu::math::fn::NAME, T>;  \
+    };                                                                                         \
+    } }
 // A functor from a C expression of x (unary) or a, b (binary): the catalog's `expr` entries.
 #define NPU_EMU_UFUNC_EXPR1(OP, EXPR)                                                          \
     namespace npu_emu { namespace ufunc {                                                      \

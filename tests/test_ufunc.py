@@ -32,7 +32,7 @@ NUMPY_NAMES = {"bitwise_invert": np.invert, "bitwise_left_shift": np.left_shift,
 ZERO_PAIRS = {"maximum", "minimum"}   # our documented rule at (+-0, -+0); NumPy's varies
 CASES = [(u.name, dt) for u in U.UFUNCS for dt in sorted(u.dtypes | u.copy)]
 # Our math library's functions (within 1 ulp, not NumPy's bits): tested apart.
-TRANSCENDENTAL = sorted(u.name for u in U.UFUNCS if u.expr.startswith("npu_emu::math::"))
+TRANSCENDENTAL = sorted(u.name for u in U.UFUNCS if u.math)
 EXACT_CASES = [(n, dt) for n, dt in CASES if n not in TRANSCENDENTAL]
 
 
@@ -204,6 +204,34 @@ def test_transcendental_within_one_ulp(name, host):
             exact = host(float(MPMATH[name](*(mpmath.mpf(p) for p in point))))
         off = abs(int(ordered(np.array([got.ravel()[k]]))[0]) - int(ordered(np.array([exact]))[0]))
         assert off <= 1, f"{name}({host.__name__}) at {point}: {got.ravel()[k]!r}, mpmath {exact!r}"
+
+
+def split_path_args(name: str, host) -> tuple[np.ndarray, ...]:
+    """The specials and a wide sample (the rare lanes of a split function among ordinary
+    ones, in chunks of either kind), flat, every binary pair."""
+    args = transcendental_args(name, host)
+    return tuple(np.ascontiguousarray(a).ravel() for a in np.broadcast_arrays(*args)) if len(args) > 1 \
+        else args
+
+
+@pytest.mark.parametrize("host", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("name", TRANSCENDENTAL)
+def test_split_fast_path_gives_the_bits_of_the_full_function(name, host):
+    """The CPU's contiguous rows take a function's split form (fast() over a chunk, the rare
+    lanes again through the full function); strided rows and the GPU call the full function
+    on every element. Both must give the same bits: a contiguous input against the same
+    values read at stride 2 (and the second operand as a broadcast scalar for binaries)."""
+    with np.errstate(over="ignore"):
+        args = split_path_args(name, host)
+    contiguous = U.apply_numpy(name, *args)
+    strided = U.apply_numpy(name, *(np.repeat(a, 2)[::2] for a in args))
+    assert_same(contiguous, strided, f"{name}({host.__name__}) split path")
+    if len(args) == 2:   # array (op) scalar rows: the scalar read at stride 0
+        for b in args[1][:: 97]:
+            one = np.full(1, b, host)
+            assert_same(U.apply_numpy(name, args[0], one),
+                        U.apply_numpy(name, np.repeat(args[0], 2)[::2], np.repeat(one, 2)[::2]),
+                        f"{name}({host.__name__}) with scalar {b!r}")
 
 
 @pytest.mark.parametrize("name", TRANSCENDENTAL)
@@ -438,6 +466,12 @@ def test_catalog_names_every_kernel_once_and_the_modules_export_them(cpu_backend
 def catalog_lines() -> list[tuple[str, str, str]]:
     """(macro, kernel name, functor) of each kernel line of the generated catalog."""
     return re.findall(r"^(NPU_EMU_UFUNC_[A-Z]+)\((\w+), (\w+),", U.catalog_source(), re.M)
+
+
+def test_a_math_entry_becomes_a_functor_with_the_split_form():
+    text = U.catalog_source()
+    assert "NPU_EMU_UFUNC_MATH1(op_exp, exp)" in text and "NPU_EMU_UFUNC_MATH2(op_pow, pow)" in text
+    assert "NPU_EMU_UFUNC_UNARY(ufunc_exp_f32, op_exp, float, float)" in text
 
 
 def test_an_expression_entry_becomes_a_functor(monkeypatch):

@@ -65,7 +65,8 @@ class Ufunc:
     inputs of that dtype); `copy`: input dtypes for which it is the identity (planned as a
     copy); `by_width`: integers share the kernel of their width (the result's bits do not
     depend on signedness); `expr`: a C expression of x (a, b) to make the functor from,
-    instead of op_<name> in ufunc.cuh."""
+    instead of op_<name> in ufunc.cuh; `math`: the functor is npu_emu::math::<name> of the
+    math library, with its split form where it has one (npu_emu_math_split.cuh)."""
     name: str
     arity: int
     dtypes: frozenset
@@ -73,6 +74,7 @@ class Ufunc:
     copy: frozenset = frozenset()
     by_width: bool = False
     expr: str = ""
+    math: bool = False
 
     def kernel_tag(self, dtype: DT) -> str:
         if self.by_width and dtype in INTS:
@@ -107,8 +109,8 @@ def kernel_name(name: str, tag: str) -> str:
 
 
 # ----------------------------------------------------------------------------- catalog
-# Every function, declared once. (A transcendental: Ufunc("exp", 1, FLOATS,
-# expr="npu_emu::math::exp(x)") and the #include of its header in ufunc.cuh.)
+# Every function, declared once. (A transcendental: Ufunc("exp", 1, FLOATS, math=True),
+# npu_emu::math::exp in a math header that ufunc.cuh includes.)
 UFUNCS: tuple[Ufunc, ...] = (
     Ufunc("abs", 1, SIGNED | FLOATS, copy=UNSIGNED),
     Ufunc("negative", 1, INTS | FLOATS | COMPLEX, by_width=True),
@@ -157,11 +159,10 @@ UFUNCS: tuple[Ufunc, ...] = (
     Ufunc("bitwise_right_shift", 2, INTS),
     # The transcendental functions: our math library (npu_emu_math_exp.cuh,
     # npu_emu_math_trig.cuh), float and double; f16 / bf16 through float.
-    *(Ufunc(n, 1, FLOATS, expr=f"npu_emu::math::{n}(x)") for n in (
+    *(Ufunc(n, 1, FLOATS, math=True) for n in (
         "exp", "expm1", "log", "log1p", "log2", "log10", "sinh", "cosh", "tanh", "asinh",
         "acosh", "atanh", "sin", "cos", "tan", "asin", "acos", "atan")),
-    *(Ufunc(n, 2, FLOATS, expr=f"npu_emu::math::{n}(a, b)") for n in (
-        "pow", "atan2", "hypot", "logaddexp")),
+    *(Ufunc(n, 2, FLOATS, math=True) for n in ("pow", "atan2", "hypot", "logaddexp")),
 )
 BY_NAME: dict[str, Ufunc] = {u.name: u for u in UFUNCS}
 
@@ -202,6 +203,8 @@ def catalog_source() -> str:
     for u in UFUNCS:
         if u.expr:
             lines.append(f"NPU_EMU_UFUNC_EXPR{u.arity}({u.functor}, {u.expr})")
+        elif u.math:
+            lines.append(f"NPU_EMU_UFUNC_MATH{u.arity}({u.functor}, {u.name})")
     for u in UFUNCS:
         seen: set[str] = set()
         for dt in sorted(u.dtypes):

@@ -79,7 +79,7 @@ def same(got: np.ndarray, want: np.ndarray) -> None:
 # Our math library's functions (npu_emu/kernels/ufunc.py's expression entries): on real
 # floats the reference is the ufunc family's own result (itself within 1 ulp of NumPy and
 # mpmath: tests/test_ufunc.py); complex inputs stay on NumPy.
-OURS = {u.name for u in ufunc_family.UFUNCS if u.expr.startswith("npu_emu::math::")}
+OURS = {u.name for u in ufunc_family.UFUNCS if u.math}
 
 
 def numpy_fn(name: str):
