@@ -536,12 +536,12 @@ NPU_EMU_HD void split_row(TO* o, const TI* a, const TI* b, I n, I sb) {
     for (I j0 = 0; j0 < n; j0 += SPLIT_CHUNK) {
         const int m = static_cast<int>(min(static_cast<I>(SPLIT_CHUNK), n - j0));
         const TI* aj = a + j0;
-        bool any = false;
+        int any = 0;   // a count, not a bool: g++ does not vectorize a loop that ORs bools
         if constexpr (!Binary) {
             for (int j = 0; j < m; ++j) {
                 const C v = arg<Op>(aj[j]);
                 buf[j] = S::fast(v);
-                any |= S::rare(v);
+                any += S::rare(v);
             }
             if (any)
                 for (int j = 0; j < m; ++j)
@@ -551,7 +551,7 @@ NPU_EMU_HD void split_row(TO* o, const TI* a, const TI* b, I n, I sb) {
             for (int j = 0; j < m; ++j) {
                 const C u = arg<Op>(aj[j]), v = arg<Op>(bj[j * sb]);
                 buf[j] = S::fast(u, v);
-                any |= S::rare(u, v);
+                any += S::rare(u, v);
             }
             if (any)
                 for (int j = 0; j < m; ++j) {
