@@ -275,6 +275,16 @@ inline void f16c_from_floats(f16* __restrict__ d, const float* __restrict__ s, i
     }
     for (; j < n; ++j) d[j] = from_float<f16>(s[j]);
 }
+
+// n fp16 -> float32 with vcvtph2ps, eight at a time: exact, the value of to_float(f16) on
+// every non-NaN code; a signalling NaN comes back quieted (callers that keep NaN payloads
+// must not use it: the ufunc kernels canonicalize every NaN result, so they may).
+inline void f16c_to_floats(float* __restrict__ d, const f16* __restrict__ s, int64_t n) {
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8)
+        _mm256_storeu_ps(d + j, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + j))));
+    for (; j < n; ++j) d[j] = to_float(s[j]);
+}
 #endif
 
 template <> NPU_EMU_HD bf16 from_float<bf16>(float x) {

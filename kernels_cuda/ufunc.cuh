@@ -524,43 +524,87 @@ struct Split2<Op, T, void_t<decltype(Op::template split<T>::fast(T(), T())),
 template <typename Op, typename T> using compute_of = decltype(arg<Op>(T()));
 
 #if defined(NPU_EMU_CPU)
-constexpr int SPLIT_CHUNK = 256;   // elements per fast pass: the staging buffer stays in L1
+constexpr int STAGE_CHUNK = 256;   // elements per staged chunk: the buffers stay in L1
 
-// o[j] = Op(a[j]) (Binary: Op(a[j], b[j * sb]), sb 1 or 0: a scalar) over a contiguous row;
-// o may be a itself (each chunk is read before it is written).
-template <bool Binary, typename Op, typename TI, typename TO, typename I>
-NPU_EMU_HD void split_row(TO* o, const TI* a, const TI* b, I n, I sb) {
-    using C = compute_of<Op, TI>;
-    using S = typename Op::template split<C>;
-    C buf[SPLIT_CHUNK];   // the math functions return their argument type
-    for (I j0 = 0; j0 < n; j0 += SPLIT_CHUNK) {
-        const int m = static_cast<int>(min(static_cast<I>(SPLIT_CHUNK), n - j0));
-        const TI* aj = a + j0;
-        int any = 0;   // a count, not a bool: g++ does not vectorize a loop that ORs bools
-        if constexpr (!Binary) {
-            for (int j = 0; j < m; ++j) {
-                const C v = arg<Op>(aj[j]);
-                buf[j] = S::fast(v);
-                any += S::rare(v);
-            }
-            if (any)
-                for (int j = 0; j < m; ++j)
-                    if (S::rare(arg<Op>(aj[j]))) buf[j] = Op::run(arg<Op>(aj[j]));
-        } else {
-            const TI* bj = b + j0 * sb;
-            for (int j = 0; j < m; ++j) {
-                const C u = arg<Op>(aj[j]), v = arg<Op>(bj[j * sb]);
-                buf[j] = S::fast(u, v);
-                any += S::rare(u, v);
-            }
-            if (any)
-                for (int j = 0; j < m; ++j) {
-                    const C u = arg<Op>(aj[j]), v = arg<Op>(bj[j * sb]);
-                    if (S::rare(u, v)) buf[j] = Op::run(u, v);
-                }
+// fp16 rows staged through float32 with the F16C instructions (vcvtph2ps exact; vcvtps2ph
+// equals the rule on every canonical value): not for functors that read storage bits.
+template <typename Op, typename TI> constexpr bool f16_staged() {
+#if defined(NPU_EMU_F16C)
+    return detail::is_same<TI, f16>::value && !OnStorage<Op>::value;
+#else
+    return false;
+#endif
+}
+
+// buf[j] = the compute value of p[j * s], j < m (s is 1, or 0: one scalar for the chunk).
+template <typename Op, typename TI, typename C, typename I>
+NPU_EMU_HD void load_chunk(C* buf, const TI* p, int m, I s) {
+#if defined(NPU_EMU_F16C)
+    if constexpr (f16_staged<Op, TI>())
+        if (s == 1) {
+            f16c_to_floats(buf, p, m);
+            return;
         }
-        for (int j = 0; j < m; ++j) o[j0 + j] = Store<TO>::run(buf[j]);
+#endif
+    if (s == 0) {
+        const C v = arg<Op>(*p);
+        for (int j = 0; j < m; ++j) buf[j] = v;
+        return;
     }
+    for (int j = 0; j < m; ++j) buf[j] = arg<Op>(p[j]);
+}
+
+template <bool Binary, typename Op, typename C> struct ResultOf { using type = decltype(Op::run(C())); };
+template <typename Op, typename C> struct ResultOf<true, Op, C> { using type = decltype(Op::run(C(), C())); };
+
+// A contiguous row (o[j] = Op(a[j]), or Op(a[j], b[j * sb]) with sb 1 or 0) through L1
+// buffers of compute values, chunk by chunk (o may be a itself: a chunk is read before it is
+// written): the fp16 conversions eight at a time, and a split function's fast() over the
+// whole chunk with only its rare lanes redone by run().
+template <bool Binary, typename Op, typename TI, typename TO, typename I>
+NPU_EMU_HD void staged_row(TO* o, const TI* a, const TI* b, I n, I sb) {
+    using C = compute_of<Op, TI>;
+    using R = typename ResultOf<Binary, Op, C>::type;
+    constexpr bool split = Binary ? Split2<Op, C>::value : Split1<Op, C>::value;
+    C A[STAGE_CHUNK], B[Binary ? STAGE_CHUNK : 1];
+    R out[STAGE_CHUNK];
+    for (I j0 = 0; j0 < n; j0 += STAGE_CHUNK) {
+        const int m = static_cast<int>(min(static_cast<I>(STAGE_CHUNK), n - j0));
+        load_chunk<Op>(A, a + j0, m, I(1));
+        if constexpr (Binary) load_chunk<Op>(B, b + j0 * sb, m, sb);
+        if constexpr (split) {
+            using S = typename Op::template split<C>;
+            int rare = 0;   // a count, not a bool: g++ does not vectorize a loop that ORs bools
+            for (int j = 0; j < m; ++j) {
+                if constexpr (Binary) { out[j] = S::fast(A[j], B[j]); rare += S::rare(A[j], B[j]); }
+                else { out[j] = S::fast(A[j]); rare += S::rare(A[j]); }
+            }
+            if (rare)
+                for (int j = 0; j < m; ++j) {
+                    if constexpr (Binary) { if (S::rare(A[j], B[j])) out[j] = Op::run(A[j], B[j]); }
+                    else { if (S::rare(A[j])) out[j] = Op::run(A[j]); }
+                }
+        } else {
+            for (int j = 0; j < m; ++j) {
+                if constexpr (Binary) out[j] = Op::run(A[j], B[j]);
+                else out[j] = Op::run(A[j]);
+            }
+        }
+#if defined(NPU_EMU_F16C)
+        if constexpr (f16_staged<Op, TI>() && detail::is_same<TO, f16>::value) {
+            for (int j = 0; j < m; ++j) out[j] = canonical(out[j]);
+            f16c_from_floats(o + j0, out, m);
+            continue;
+        }
+#endif
+        for (int j = 0; j < m; ++j) o[j0 + j] = Store<TO>::run(out[j]);
+    }
+}
+template <typename Op, typename TI> constexpr bool staged1() {
+    return Split1<Op, compute_of<Op, TI>>::value || f16_staged<Op, TI>();
+}
+template <typename Op, typename TI> constexpr bool staged2() {
+    return Split2<Op, compute_of<Op, TI>>::value || f16_staged<Op, TI>();
 }
 #endif
 
@@ -590,8 +634,8 @@ __device__ __forceinline__ void unary_row(TO* __restrict__ o, const TI* __restri
         store_vec<V>(o, ov);
 #if defined(NPU_EMU_CPU)   // long runs: loops the compiler vectorizes (a GPU thread takes 1)
     } else if (so == 1 && sx == 1) {
-        if constexpr (Split1<Op, compute_of<Op, TI>>::value)
-            split_row<false, Op, TI, TO, I>(o, x, x, n, I(0));
+        if constexpr (staged1<Op, TI>())
+            staged_row<false, Op, TI, TO, I>(o, x, x, n, I(0));
         else
             for (I j = 0; j < n; ++j) o[j] = apply1<Op, TO>(x[j]);
 #endif
@@ -612,8 +656,8 @@ __device__ __forceinline__ void binary_row(TO* __restrict__ o, const TI* __restr
         for (int j = 0; j < V; ++j) ov[j] = apply2<Op, TO>(av[j], bv[j]);
         store_vec<V>(o, ov);
 #if defined(NPU_EMU_CPU)   // long runs: loops the compiler vectorizes (a GPU thread takes 1)
-    } else if (Split2<Op, compute_of<Op, TI>>::value && so == 1 && sa == 1 && sb <= 1) {
-        if constexpr (Split2<Op, compute_of<Op, TI>>::value) split_row<true, Op, TI, TO, I>(o, a, b, n, sb);
+    } else if (staged2<Op, TI>() && so == 1 && sa == 1 && sb <= 1) {
+        if constexpr (staged2<Op, TI>()) staged_row<true, Op, TI, TO, I>(o, a, b, n, sb);
     } else if (so == 1 && sa == 1 && sb == 1) {
         for (I j = 0; j < n; ++j) o[j] = apply2<Op, TO>(a[j], b[j]);
     } else if (so == 1 && sa == 1 && sb == 0) {   // array (op) scalar: the common broadcast

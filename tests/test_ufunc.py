@@ -234,6 +234,29 @@ def test_split_fast_path_gives_the_bits_of_the_full_function(name, host):
                         f"{name}({host.__name__}) with scalar {b!r}")
 
 
+F16_FUNCTIONS = sorted(u.name for u in U.UFUNCS if DT.ACL_FLOAT16 in u.dtypes)
+
+
+@pytest.mark.parametrize("name", F16_FUNCTIONS)
+def test_float16_rows_staged_through_f16c_give_the_bits_of_the_rule(name):
+    """float16 contiguous rows go through the F16C conversions on x86 hosts that have them
+    (ufunc.cuh staged_row); strided rows convert one value at a time by the rule. Every fp16
+    code (paired with a shuffled partner for binaries, and with a broadcast scalar) must give
+    the same bits both ways."""
+    codes = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
+    args = (codes,) if U.lookup(name).arity == 1 else \
+        (codes, np.random.default_rng(16).permutation(codes))
+    with np.errstate(all="ignore"):
+        contiguous = U.apply_numpy(name, *args)
+        strided = U.apply_numpy(name, *(np.repeat(a, 2)[::2] for a in args))
+    assert_same(contiguous, strided, f"{name}(float16) staged row")
+    if len(args) == 2:
+        one = np.full(1, np.float16(1.5))
+        assert_same(U.apply_numpy(name, codes, one),
+                    U.apply_numpy(name, np.repeat(codes, 2)[::2], np.repeat(one, 2)[::2]),
+                    f"{name}(float16) with a scalar")
+
+
 @pytest.mark.parametrize("name", TRANSCENDENTAL)
 def test_narrow_floats_are_the_float32_result_rounded_once(name):
     """float16 / bfloat16: the float32 kernel's result on the widened input, rounded to the
