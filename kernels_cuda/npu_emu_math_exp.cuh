@@ -106,10 +106,11 @@ NPU_EMU_HD double pow2(int k) {  // 2^k, -1022 <= k <= 1023
 
 // v * 2^k for v in [0.5, 2) and -1100 < k < 1100, rounded once (to a subnormal, 0 or inf where
 // the result lies there): the first factor is exact, only the second one rounds.
+// Selects, no branches (the split forms' loops vectorize over it); in range the second factor is 1.
 NPU_EMU_HD double scale(double v, int k) {
-    if (k > 1023) return v * pow2(1023) * pow2(k - 1023);
-    if (k < -1022) return v * pow2(k + 1000) * pow2(-1000);
-    return v * pow2(k);
+    const int k1 = k > 1023 ? 1023 : k < -1022 ? k + 1000 : k;
+    const int k2 = k > 1023 ? k - 1023 : k < -1022 ? -1000 : 0;
+    return v * pow2(k1) * pow2(k2);
 }
 
 NPU_EMU_HD double round_to_int(double t) {  // nearest integer (ties to even), |t| < 2^51
@@ -185,12 +186,14 @@ NPU_EMU_HD dd expm1_dd(double x) {
 }
 
 // e^x * 2^extra rounded once, for any x (0 or inf outside the range), extra in {0, -1}.
+// Selects, no branches: out of range, x is replaced by 0 before the reduction and the result by
+// inf or 0.
 NPU_EMU_HD double exp_scaled(dd x, int extra) {
-    if (x.hi > 711.0) return inf_d();
-    if (x.hi < -746.0) return 0.0;
-    const reduced red = exp_reduce(x);
+    const bool over = x.hi > 711.0, under = x.hi < -746.0;
+    const reduced red = exp_reduce(over || under ? dd{0.0, 0.0} : x);
     const dd e = exp_poly(red.r);
-    return scale(e.hi + e.lo, red.k + extra);
+    const double r = scale(e.hi + e.lo, red.k + extra);
+    return over ? inf_d() : under ? 0.0 : r;
 }
 
 // ------------------------------------------------------------------ exp to ~2^-100
@@ -270,41 +273,26 @@ NPU_EMU_HD dd log_from_parts(double m, double low, int e) {
 
 // log(u) for a positive finite double-double u: u = 2^e m, m in [sqrt(1/2), sqrt(2)), so
 // log(u) = e ln2 + log(1 + f) with f = m - 1 exact.
+// Selects, no branches (the split forms' loops vectorize over it).
 template <bool Precise = false>
 NPU_EMU_HD dd log_dd(dd u) {
-    double uh = u.hi, ul = u.lo;
-    int e = 0;
-    if (uh < 0x1p-1022) {  // subnormal: normalize first
-        uh *= 0x1p54;
-        ul *= 0x1p54;
-        e = -54;
-    }
+    const bool sub = u.hi < 0x1p-1022;  // subnormal: normalize first
+    const double uh = sub ? u.hi * 0x1p54 : u.hi, ul = sub ? u.lo * 0x1p54 : u.lo;
     const uint64_t b = double_as_bits(uh);
-    e += static_cast<int>(b >> 52) - 1023;
-    uint64_t mb = (b & 0x000FFFFFFFFFFFFFull) | 0x3FF0000000000000ull;
-    if (mb > SQRT2_BITS) {
-        mb -= 1ull << 52;
-        e += 1;
-    }
-    const double low = ul == 0.0 ? 0.0 : ul * pow2(-e / 2) * pow2(-e - (-e / 2));
-    return log_from_parts<Precise>(bits_as_double(mb), low, e);
-}
-
-// log_dd({x, 0}) for a positive normal double x, with selects for its branches (the split
-// forms' fast path: the same operations, so the same bits).
-NPU_EMU_HD dd log_normal_dd(double x) {
-    const uint64_t b = double_as_bits(x);
     const uint64_t mb = (b & 0x000FFFFFFFFFFFFFull) | 0x3FF0000000000000ull;
     const bool high = mb > SQRT2_BITS;
-    const int e = static_cast<int>(b >> 52) - 1023 + (high ? 1 : 0);
-    return log_from_parts<false>(bits_as_double(high ? mb - (1ull << 52) : mb), 0.0, e);
+    const int e = (sub ? -54 : 0) + static_cast<int>(b >> 52) - 1023 + (high ? 1 : 0);
+    const double low = ul == 0.0 ? 0.0 : ul * pow2(-e / 2) * pow2(-e - (-e / 2));
+    return log_from_parts<Precise>(bits_as_double(high ? mb - (1ull << 52) : mb), low, e);
 }
 
 // log(1 + w) for a double-double w > -1.
 template <bool Precise = false>
-NPU_EMU_HD dd log1p_dd(dd w) {
-    if (w.hi >= -0.29 && w.hi <= 0.41) return log1p_core<Precise>(w);
-    return log_dd<Precise>(dd_add_d(w, 1.0));
+NPU_EMU_HD dd log1p_dd(dd w) {  // both forms, one selected (no branch)
+    const bool near0 = w.hi >= -0.29 && w.hi <= 0.41;
+    const dd core = log1p_core<Precise>(near0 ? w : dd{0.0, 0.0});
+    const dd far = log_dd<Precise>(dd_add_d(near0 ? dd{1.0, 0.0} : w, 1.0));
+    return near0 ? core : far;
 }
 
 }  // namespace expdetail
@@ -377,7 +365,7 @@ NPU_EMU_HD double log_full(double x, expdetail::dd scale) {
 
 template <> struct Split<fn::log, double> {
     static NPU_EMU_HD bool rare(double x) { return log_rare(x); }
-    static NPU_EMU_HD double fast(double x) { return log_times(expdetail::log_normal_dd(x), {1.0, 0.0}); }
+    static NPU_EMU_HD double fast(double x) { return log_times(expdetail::log_dd({x, 0.0}), {1.0, 0.0}); }
 };
 NPU_EMU_HD double log(double x) {
     using S = Split<fn::log, double>;
@@ -387,7 +375,7 @@ NPU_EMU_HD double log(double x) {
 template <> struct Split<fn::log2, double> {
     static NPU_EMU_HD bool rare(double x) { return log_rare(x); }
     static NPU_EMU_HD double fast(double x) {
-        return log_times(expdetail::log_normal_dd(x), {expdetail::INV_LN2, expdetail::INV_LN2_L});
+        return log_times(expdetail::log_dd({x, 0.0}), {expdetail::INV_LN2, expdetail::INV_LN2_L});
     }
 };
 NPU_EMU_HD double log2(double x) {
@@ -398,7 +386,7 @@ NPU_EMU_HD double log2(double x) {
 template <> struct Split<fn::log10, double> {
     static NPU_EMU_HD bool rare(double x) { return log_rare(x); }
     static NPU_EMU_HD double fast(double x) {
-        return log_times(expdetail::log_normal_dd(x), {expdetail::INV_LN10_H, expdetail::INV_LN10_L});
+        return log_times(expdetail::log_dd({x, 0.0}), {expdetail::INV_LN10_H, expdetail::INV_LN10_L});
     }
 };
 NPU_EMU_HD double log10(double x) {
@@ -406,14 +394,24 @@ NPU_EMU_HD double log10(double x) {
     return S::rare(x) ? log_full(x, {expdetail::INV_LN10_H, expdetail::INV_LN10_L}) : S::fast(x);
 }
 
+namespace fn { struct log1p; struct pow; }
+template <> struct Split<fn::log1p, double> {
+    static NPU_EMU_HD bool rare(double x) {
+        return !(x > -1.0 && x < expdetail::inf_d() && expdetail::abs_d(x) >= 0x1p-54);
+    }
+    static NPU_EMU_HD double fast(double x) {
+        const expdetail::dd l = expdetail::log1p_dd({x, 0.0});
+        return l.hi + l.lo;
+    }
+};
 NPU_EMU_HD double log1p(double x) {
     using namespace expdetail;
+    using S = Split<fn::log1p, double>;
+    if (!S::rare(x)) return S::fast(x);
     if (!(x >= -1.0)) return nan_d();  // NaN or x < -1
     if (x == -1.0) return -inf_d();
     if (x == inf_d()) return inf_d();
-    if (abs_d(x) < 0x1p-54) return x;  // x - x^2/2 rounds to x (keeps -0)
-    const dd l = log1p_dd({x, 0.0});
-    return l.hi + l.lo;
+    return x;  // |x| < 2^-54: x - x^2/2 rounds to x (keeps -0)
 }
 
 // sinh, cosh, tanh for 2^-28 <= |x| <= 22 (cosh: |x| <= 22), the rest in the full paths.
@@ -473,63 +471,97 @@ NPU_EMU_HD double tanh(double x) {
     return with_sign_of(1.0, x);       // |x| > 22: 1 - tanh < 2^-62
 }
 
+namespace fn { struct asinh; struct acosh; struct atanh; }
+
+// asinh |x| for 2^-28 <= |x| <= 2^28: log1p(|x| + x^2 / (1 + sqrt(1 + x^2))), no cancellation.
+// Beyond: log(2|x|) (the 1/(4x^2) left out is below 2^-58).
+template <> struct Split<fn::asinh, double> {
+    static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-28 && expdetail::abs_d(x) <= 0x1p28); }
+    static NPU_EMU_HD double fast(double x) {
+        using namespace expdetail;
+        const double ax = abs_d(x);
+        const dd sq = two_prod(ax, ax);
+        const dd root = dd_sqrt(dd_add_d(sq, 1.0));
+        const dd l = log1p_dd(dd_add_d(dd_div(sq, dd_add_d(root, 1.0)), ax));
+        return with_sign_of(l.hi + l.lo, x);
+    }
+};
 NPU_EMU_HD double asinh(double x) {
     using namespace expdetail;
+    using S = Split<fn::asinh, double>;
+    if (!S::rare(x)) return S::fast(x);
     if (x != x) return nan_d();
     const double ax = abs_d(x);
     if (ax < 0x1p-28 || ax == inf_d()) return x;
-    dd l;
-    if (ax > 0x1p28) {  // log(2|x|): the 1/(4x^2) left out is below 2^-58
-        l = dd_add(log_dd({ax, 0.0}), dd{LN2_H, LN2_L});
-    } else {  // log1p(|x| + x^2 / (1 + sqrt(1 + x^2))): no cancellation
-        const dd sq = two_prod(ax, ax);
-        const dd root = dd_sqrt(dd_add_d(sq, 1.0));
-        l = log1p_dd(dd_add_d(dd_div(sq, dd_add_d(root, 1.0)), ax));
-    }
-    const double r = l.hi + l.lo;
-    return x < 0.0 ? -r : r;
+    const dd l = dd_add(log_dd({ax, 0.0}), dd{LN2_H, LN2_L});
+    return with_sign_of(l.hi + l.lo, x);
 }
 
+// acosh x for 1 < x <= 2^28: log1p(t + sqrt(t^2 + 2t)) with t = x - 1 exact below 2,
+// log(x + sqrt(x^2 - 1)) from 2 (both formed, one selected). Beyond: log(2x).
+template <> struct Split<fn::acosh, double> {
+    static NPU_EMU_HD bool rare(double x) { return !(x > 1.0 && x <= 0x1p28); }
+    static NPU_EMU_HD double fast(double x) {
+        using namespace expdetail;
+        const bool near1 = x < 2.0;
+        const double t = near1 ? x - 1.0 : 0.5, xf = near1 ? 2.0 : x;
+        const dd ln = log1p_dd(dd_add_d(dd_sqrt(dd_add_d(two_prod(t, t), 2.0 * t)), t));
+        const dd lf = log_dd(dd_add_d(dd_sqrt(dd_add_d(two_prod(xf, xf), -1.0)), xf));
+        const dd l = near1 ? ln : lf;
+        return l.hi + l.lo;
+    }
+};
 NPU_EMU_HD double acosh(double x) {
     using namespace expdetail;
+    using S = Split<fn::acosh, double>;
+    if (!S::rare(x)) return S::fast(x);
     if (!(x >= 1.0)) return nan_d();  // NaN or x < 1
     if (x == 1.0) return 0.0;
     if (x == inf_d()) return inf_d();
-    dd l;
-    if (x > 0x1p28) {
-        l = dd_add(log_dd({x, 0.0}), dd{LN2_H, LN2_L});
-    } else if (x < 2.0) {  // log1p(t + sqrt(t^2 + 2t)), t = x - 1 exact
-        const double t = x - 1.0;
-        const dd q = dd_add_d(two_prod(t, t), 2.0 * t);
-        l = log1p_dd(dd_add_d(dd_sqrt(q), t));
-    } else {
-        const dd q = dd_add_d(two_prod(x, x), -1.0);
-        l = log_dd(dd_add_d(dd_sqrt(q), x));
-    }
+    const dd l = dd_add(log_dd({x, 0.0}), dd{LN2_H, LN2_L});
     return l.hi + l.lo;
 }
 
+// atanh |x| for 2^-28 <= |x| < 1: log1p(2|x| / (1 - |x|)) / 2.
+template <> struct Split<fn::atanh, double> {
+    static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-28 && expdetail::abs_d(x) < 1.0); }
+    static NPU_EMU_HD double fast(double x) {
+        using namespace expdetail;
+        const double ax = abs_d(x);
+        const dd l = log1p_dd(dd_div({2.0 * ax, 0.0}, two_sum(1.0, -ax)));
+        return with_sign_of(0.5 * (l.hi + l.lo), x);
+    }
+};
 NPU_EMU_HD double atanh(double x) {
     using namespace expdetail;
+    using S = Split<fn::atanh, double>;
+    if (!S::rare(x)) return S::fast(x);
     if (x != x) return nan_d();
     const double ax = abs_d(x);
     if (ax > 1.0) return nan_d();
-    double r;
     if (ax < 0x1p-28) return x;  // x^3/3 is below half an ulp
-    if (ax == 1.0) {
-        r = inf_d();
-    } else {  // log1p(2|x| / (1 - |x|)) / 2
-        const dd l = log1p_dd(dd_div({2.0 * ax, 0.0}, two_sum(1.0, -ax)));
-        r = 0.5 * (l.hi + l.lo);
-    }
-    return x < 0.0 ? -r : r;
+    return with_sign_of(inf_d(), x);
 }
 
 // C99 Annex F's pow (pow(x, +-0) = 1 and pow(1, y) = 1 even for NaN; the array API agrees where
 // it specifies). Finite x > 0: e^(y log x), log x as a double-double (relative error < 2^-67)
 // so that y log x, up to 745 in size, is known to ~2^-57.
+template <> struct Split<fn::pow, double> {  // normal x > 0 but 1, finite y != 0 up to 2^64
+    static NPU_EMU_HD bool rare(double x, double y) {
+        using expdetail::abs_d;
+        return !(x >= 0x1p-1022 && x < expdetail::inf_d() && x != 1.0 && abs_d(y) > 0.0 && abs_d(y) <= 0x1p64);
+    }
+    static NPU_EMU_HD double fast(double x, double y) {  // the general case below, for x > 0
+        using namespace expdetail;
+        const dd l = log_dd<true>({x, 0.0});
+        const dd p = two_prod(y, l.hi);
+        return exp_scaled(fast_two_sum(p.hi, p.lo + y * l.lo), 0);
+    }
+};
 NPU_EMU_HD double pow(double x, double y) {
     using namespace expdetail;
+    using S = Split<fn::pow, double>;
+    if (!S::rare(x, y)) return S::fast(x, y);
     if (y == 0.0 || x == 1.0) return 1.0;
     if (x != x || y != y) return nan_d();
     const double ax = abs_d(x), ay = abs_d(y);
