@@ -504,9 +504,10 @@ template <> struct Split<fn::acosh, double> {
     static NPU_EMU_HD double fast(double x) {
         using namespace expdetail;
         const bool near1 = x < 2.0;
-        const double t = near1 ? x - 1.0 : 0.5, xf = near1 ? 2.0 : x;
-        const dd ln = log1p_dd(dd_add_d(dd_sqrt(dd_add_d(two_prod(t, t), 2.0 * t)), t));
-        const dd lf = log_dd(dd_add_d(dd_sqrt(dd_add_d(two_prod(xf, xf), -1.0)), xf));
+        const double t = x - 1.0;
+        const dd q = near1 ? dd_add_d(two_prod(t, t), 2.0 * t) : dd_add_d(two_prod(x, x), -1.0);
+        const dd root = dd_sqrt(q);
+        const dd ln = log1p_dd(dd_add_d(root, t)), lf = log_dd(dd_add_d(root, x));
         const dd l = near1 ? ln : lf;
         return l.hi + l.lo;
     }
