@@ -7,7 +7,8 @@ The header is compiled through a small shim (tests/kernels/math_shim_exp.cu) wit
 backend's own flags and loaded with ctypes. NPU_EMU_MATH_SWEEP=1 runs ~20x more points;
 NPU_EMU_MATH_EXHAUSTIVE=1 checks the float32 unary functions on all 2^32 inputs.
 `python tests/test_math_exp.py` prints the max-ulp table of docs/math.md
-(`python tests/test_math_exp.py --exhaustive` the exhaustive float32 counts).
+(`python tests/test_math_exp.py --exhaustive` the exhaustive float32 counts, `--stride 251`
+the sweep's).
 """
 from __future__ import annotations
 
@@ -450,15 +451,18 @@ def test_the_gpu_build_has_no_approximate_flushing_or_fused_instruction_and_no_l
 
 
 def main() -> None:
-    """Print the measured max-ulp table (markdown rows for docs/math.md); with --exhaustive,
-    the float32 unary functions over all 2^32 inputs instead."""
+    """Print the measured max-ulp table (markdown rows for docs/math.md); with --exhaustive
+    [names], the float32 unary functions over all 2^32 inputs instead (--stride N [names]:
+    every N-th bit pattern)."""
     import tempfile
     lib = _compiled(tempfile.mkdtemp())
-    if "--exhaustive" in sys.argv:
-        print("| function | finite float32 inputs | correctly rounded | max ulp |")
+    if "--exhaustive" in sys.argv or "--stride" in sys.argv:
+        at = sys.argv.index("--exhaustive") if "--exhaustive" in sys.argv else sys.argv.index("--stride") + 1
+        stride = 1 if "--exhaustive" in sys.argv else int(sys.argv[at])
+        print(f"| function | finite float32 inputs (every {stride}th pattern) | correctly rounded | max ulp |")
         print("|---|---|---|---|")
-        for name in sys.argv[sys.argv.index("--exhaustive") + 1:] or UNARY:
-            worst, count, exact, x = float32_sweep(lib, name, 1)
+        for name in sys.argv[at + 1:] or UNARY:
+            worst, count, exact, x = float32_sweep(lib, name, stride)
             print(f"| {name} | {count} | {exact} | {worst:g} (at {x!r}) |", flush=True)
         return
     print("| function | float32: max ulp (not correctly rounded) "
