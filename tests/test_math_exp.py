@@ -459,7 +459,8 @@ def main() -> None:
     if "--exhaustive" in sys.argv or "--stride" in sys.argv:
         at = sys.argv.index("--exhaustive") if "--exhaustive" in sys.argv else sys.argv.index("--stride") + 1
         stride = 1 if "--exhaustive" in sys.argv else int(sys.argv[at])
-        print(f"| function | finite float32 inputs (every {stride}th pattern) | correctly rounded | max ulp |")
+        print(f"| function | finite float32 inputs ({'all' if stride == 1 else f'every {stride}th'} patterns) "
+              "| correctly rounded | max ulp |")
         print("|---|---|---|---|")
         for name in sys.argv[at + 1:] or UNARY:
             worst, count, exact, x = float32_sweep(lib, name, stride)
