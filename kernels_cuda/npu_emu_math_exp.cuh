@@ -106,10 +106,11 @@ NPU_EMU_HD double pow2(int k) {  // 2^k, -1022 <= k <= 1023
 
 // v * 2^k for v in [0.5, 2) and -1100 < k < 1100, rounded once (to a subnormal, 0 or inf where
 // the result lies there): the first factor is exact, only the second one rounds.
+// Selects, no branches (the split forms' loops vectorize over it); in range the second factor is 1.
 NPU_EMU_HD double scale(double v, int k) {
-    if (k > 1023) return v * pow2(1023) * pow2(k - 1023);
-    if (k < -1022) return v * pow2(k + 1000) * pow2(-1000);
-    return v * pow2(k);
+    const int k1 = k > 1023 ? 1023 : k < -1022 ? k + 1000 : k;
+    const int k2 = k > 1023 ? k - 1023 : k < -1022 ? -1000 : 0;
+    return v * pow2(k1) * pow2(k2);
 }
 
 NPU_EMU_HD double round_to_int(double t) {  // nearest integer (ties to even), |t| < 2^51
@@ -171,25 +172,56 @@ NPU_EMU_HD dd exp_dd(double x) {
 }
 
 // e^x - 1 as a double-double with relative error < 2^-57, 2^-54 <= |x| < 700.
+// Both forms are computed and one selected (no branch, for the split forms' vectorized loops;
+// exp_poly repeats expm1_minus_r, which the compiler shares).
 NPU_EMU_HD dd expm1_dd(double x) {
     const reduced red = exp_reduce({x, 0.0});
-    if (red.k == 0) {  // r == x: x + (e^x - 1 - x), no cancellation
-        const dd p = expm1_minus_r(red.r);
-        const dd s = two_sum(x, p.hi);
-        return fast_two_sum(s.hi, s.lo + p.lo);
-    }
+    const dd p = expm1_minus_r(red.r);  // k == 0, r == x: x + (e^x - 1 - x), no cancellation
+    const dd s = two_sum(x, p.hi);
+    const dd near0 = fast_two_sum(s.hi, s.lo + p.lo);
     const dd e = exp_poly(red.r);
-    const double s = pow2(red.k);
-    return dd_add_d({e.hi * s, e.lo * s}, -1.0);
+    const double sc = pow2(red.k);
+    const dd far = dd_add_d({e.hi * sc, e.lo * sc}, -1.0);
+    return red.k == 0 ? near0 : far;
 }
 
 // e^x * 2^extra rounded once, for any x (0 or inf outside the range), extra in {0, -1}.
+// Selects, no branches: out of range, x is replaced by 0 before the reduction and the result by
+// inf or 0.
 NPU_EMU_HD double exp_scaled(dd x, int extra) {
-    if (x.hi > 711.0) return inf_d();
-    if (x.hi < -746.0) return 0.0;
-    const reduced red = exp_reduce(x);
+    const bool over = x.hi > 711.0, under = x.hi < -746.0;
+    const reduced red = exp_reduce(over || under ? dd{0.0, 0.0} : x);
     const dd e = exp_poly(red.r);
-    return scale(e.hi + e.lo, red.k + extra);
+    const double r = scale(e.hi + e.lo, red.k + extra);
+    return over ? inf_d() : under ? 0.0 : r;
+}
+
+// ------------------------------------------------------------------ exp to ~2^-100
+// For logaddexp's Newton step only (where the result cancels): e^x as 2^k (1 + E) with E to
+// ~2^-100. r = x - k ln2 with ln2 in three parts (k * LN2_HI exact), E = e^r - 1 by the Taylor
+// series of r / 256 in double-double (degree 9, truncation below 2^-110), then eight doublings
+// E -> E (E + 2).
+constexpr double LN2_LO2 = 0x1.f97b57a079a19p-103;  // ln2 - LN2_HI - LN2_LO
+struct precise_exp {
+    int k;
+    dd e;  // e^x = 2^k e
+};
+
+NPU_EMU_HD precise_exp exp_precise(dd x) {  // |x| < 700
+    const double kd = round_to_int(x.hi * INV_LN2);
+    dd r = dd_add(two_sum(x.hi - kd * LN2_HI, x.lo), two_prod(-kd, LN2_LO));
+    r = dd_add_d(r, -kd * LN2_LO2);
+    const dd y = {r.hi * 0x1p-8, r.lo * 0x1p-8};
+    // 1/n! for n = 9 ... 2, double-double (tools/gen_math_exp_coeffs.py)
+    const dd c[8] = {{0x1.71de3a556c734p-19, -0x1.c154f8ddc6c00p-73}, {0x1.a01a01a01a01ap-16, 0x1.a01a01a01a01ap-76},
+                     {0x1.a01a01a01a01ap-13, 0x1.a01a01a01a01ap-73}, {0x1.6c16c16c16c17p-10, -0x1.f49f49f49f49fp-65},
+                     {0x1.1111111111111p-7, 0x1.1111111111111p-63},  {0x1.5555555555555p-5, 0x1.5555555555555p-59},
+                     {0x1.5555555555555p-3, 0x1.5555555555555p-57},  {0.5, 0.0}};
+    dd p = c[0];
+    for (int n = 1; n < 8; ++n) p = dd_add(dd_mul(p, y), c[n]);
+    dd e = dd_add(y, dd_mul(dd_mul(y, y), p));  // e^y - 1
+    for (int n = 0; n < 8; ++n) e = dd_mul(e, dd_add_d(e, 2.0));
+    return {static_cast<int>(kd), dd_add_d(e, 1.0)};
 }
 
 // ------------------------------------------------------------------ log core
@@ -231,42 +263,58 @@ NPU_EMU_HD dd log1p_core(dd f) {
     return dd_add({2.0 * s.hi, 2.0 * s.lo}, dd_mul(dd_mul(s, z), p));
 }
 
-// log(u) for a positive finite double-double u: u = 2^e m, m in [sqrt(1/2), sqrt(2)), so
-// log(u) = e ln2 + log(1 + f) with f = m - 1 exact.
+// e ln2 + log(1 + f), f = m - 1 + low (m - 1 exact).
 template <bool Precise = false>
-NPU_EMU_HD dd log_dd(dd u) {
-    double uh = u.hi, ul = u.lo;
-    int e = 0;
-    if (uh < 0x1p-1022) {  // subnormal: normalize first
-        uh *= 0x1p54;
-        ul *= 0x1p54;
-        e = -54;
-    }
-    const uint64_t b = double_as_bits(uh);
-    e += static_cast<int>(b >> 52) - 1023;
-    uint64_t mb = (b & 0x000FFFFFFFFFFFFFull) | 0x3FF0000000000000ull;
-    if (mb > SQRT2_BITS) {
-        mb -= 1ull << 52;
-        e += 1;
-    }
-    const double m = bits_as_double(mb);
-    const double low = ul == 0.0 ? 0.0 : ul * pow2(-e / 2) * pow2(-e - (-e / 2));
+NPU_EMU_HD dd log_from_parts(double m, double low, int e) {
     const dd l = log1p_core<Precise>(two_sum(m - 1.0, low));
     const double ed = static_cast<double>(e);
     return dd_add(fast_two_sum(ed * LN2_HI, ed * LN2_LO), l);
 }
 
+// log(u) for a positive finite double-double u: u = 2^e m, m in [sqrt(1/2), sqrt(2)), so
+// log(u) = e ln2 + log(1 + f) with f = m - 1 exact.
+// Selects, no branches (the split forms' loops vectorize over it).
+template <bool Precise = false>
+NPU_EMU_HD dd log_dd(dd u) {
+    const bool sub = u.hi < 0x1p-1022;  // subnormal: normalize first
+    const double uh = sub ? u.hi * 0x1p54 : u.hi, ul = sub ? u.lo * 0x1p54 : u.lo;
+    const uint64_t b = double_as_bits(uh);
+    const uint64_t mb = (b & 0x000FFFFFFFFFFFFFull) | 0x3FF0000000000000ull;
+    const bool high = mb > SQRT2_BITS;
+    const int e = (sub ? -54 : 0) + static_cast<int>(b >> 52) - 1023 + (high ? 1 : 0);
+    const double low = ul == 0.0 ? 0.0 : ul * pow2(-e / 2) * pow2(-e - (-e / 2));
+    return log_from_parts<Precise>(bits_as_double(high ? mb - (1ull << 52) : mb), low, e);
+}
+
 // log(1 + w) for a double-double w > -1.
 template <bool Precise = false>
-NPU_EMU_HD dd log1p_dd(dd w) {
-    if (w.hi >= -0.29 && w.hi <= 0.41) return log1p_core<Precise>(w);
-    return log_dd<Precise>(dd_add_d(w, 1.0));
+NPU_EMU_HD dd log1p_dd(dd w) {  // both forms, one selected (no branch)
+    const bool near0 = w.hi >= -0.29 && w.hi <= 0.41;
+    const dd core = log1p_core<Precise>(near0 ? w : dd{0.0, 0.0});
+    const dd far = log_dd<Precise>(dd_add_d(near0 ? dd{1.0, 0.0} : w, 1.0));
+    return near0 ? core : far;
 }
 
 }  // namespace expdetail
 
 // ================================================================== double
+namespace fn { struct exp; struct log; struct log2; struct log10; }
+
+// Split forms (npu_emu_math_split.cuh) of the double functions: fast(x) is the full path's
+// operations for the common arguments with its branches resolved (so the same bits), rare(x)
+// the rest.
+template <> struct Split<fn::exp, double> {  // -708 < x < 709: 2^k a normal scale, no clamping
+    static NPU_EMU_HD bool rare(double x) { return !(x > -708.0 && x < 709.0); }
+    static NPU_EMU_HD double fast(double x) {
+        using namespace expdetail;
+        const reduced red = exp_reduce({x, 0.0});
+        const dd e = exp_poly(red.r);
+        return (e.hi + e.lo) * pow2(red.k);
+    }
+};
 NPU_EMU_HD double exp(double x) {
+    using S = Split<fn::exp, double>;
+    if (!S::rare(x)) return S::fast(x);
     if (x != x) return expdetail::nan_d();
     return expdetail::exp_scaled({x, 0.0}, 0);
 }
@@ -282,149 +330,239 @@ NPU_EMU_HD double exp2(double x) {
     return scale(e.hi + e.lo, static_cast<int>(k));
 }
 
+namespace fn { struct expm1; struct sinh; struct cosh; struct tanh; }
+
+template <> struct Split<fn::expm1, double> {
+    static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-54 && x >= -40.0 && x <= 700.0); }
+    static NPU_EMU_HD double fast(double x) {
+        const expdetail::dd e = expdetail::expm1_dd(x);
+        return e.hi + e.lo;
+    }
+};
 NPU_EMU_HD double expm1(double x) {
     using namespace expdetail;
+    using S = Split<fn::expm1, double>;
+    if (!S::rare(x)) return S::fast(x);
     if (x != x) return nan_d();
     if (abs_d(x) < 0x1p-54) return x;  // e^x - 1 = x + x^2/2 rounds to x (keeps -0)
     if (x > 700.0) return exp(x);      // the -1 is below half an ulp
-    if (x < -40.0) return -1.0;        // e^x < 2^-57
-    const dd e = expm1_dd(x);
-    return e.hi + e.lo;
+    return -1.0;                       // x < -40: e^x < 2^-57
 }
 
+// The logarithms: fast for positive normal finite x; rare: subnormals (normalized first), 0,
+// negative, inf and NaN. `scale` is 1/ln(base) as a double-double ({1, 0}: the natural log).
+NPU_EMU_HD bool log_rare(double x) { return !(x >= 0x1p-1022 && x < expdetail::inf_d()); }
+NPU_EMU_HD double log_times(expdetail::dd l, expdetail::dd scale) {
+    const expdetail::dd r = scale.hi == 1.0 ? l : expdetail::dd_mul(l, scale);
+    return r.hi + r.lo;
+}
+NPU_EMU_HD double log_full(double x, expdetail::dd scale) {
+    using namespace expdetail;
+    if (!(x > 0.0)) return x == 0.0 ? -inf_d() : nan_d();
+    if (x == inf_d()) return inf_d();
+    return log_times(log_dd({x, 0.0}), scale);
+}
+
+template <> struct Split<fn::log, double> {
+    static NPU_EMU_HD bool rare(double x) { return log_rare(x); }
+    static NPU_EMU_HD double fast(double x) { return log_times(expdetail::log_dd({x, 0.0}), {1.0, 0.0}); }
+};
 NPU_EMU_HD double log(double x) {
-    using namespace expdetail;
-    if (!(x > 0.0)) return x == 0.0 ? -inf_d() : nan_d();
-    if (x == inf_d()) return inf_d();
-    const dd l = log_dd({x, 0.0});
-    return l.hi + l.lo;
+    using S = Split<fn::log, double>;
+    return S::rare(x) ? log_full(x, {1.0, 0.0}) : S::fast(x);
 }
 
+template <> struct Split<fn::log2, double> {
+    static NPU_EMU_HD bool rare(double x) { return log_rare(x); }
+    static NPU_EMU_HD double fast(double x) {
+        return log_times(expdetail::log_dd({x, 0.0}), {expdetail::INV_LN2, expdetail::INV_LN2_L});
+    }
+};
 NPU_EMU_HD double log2(double x) {
-    using namespace expdetail;
-    if (!(x > 0.0)) return x == 0.0 ? -inf_d() : nan_d();
-    if (x == inf_d()) return inf_d();
-    const dd l = dd_mul(log_dd({x, 0.0}), dd{INV_LN2, INV_LN2_L});
-    return l.hi + l.lo;
+    using S = Split<fn::log2, double>;
+    return S::rare(x) ? log_full(x, {expdetail::INV_LN2, expdetail::INV_LN2_L}) : S::fast(x);
 }
 
+template <> struct Split<fn::log10, double> {
+    static NPU_EMU_HD bool rare(double x) { return log_rare(x); }
+    static NPU_EMU_HD double fast(double x) {
+        return log_times(expdetail::log_dd({x, 0.0}), {expdetail::INV_LN10_H, expdetail::INV_LN10_L});
+    }
+};
 NPU_EMU_HD double log10(double x) {
-    using namespace expdetail;
-    if (!(x > 0.0)) return x == 0.0 ? -inf_d() : nan_d();
-    if (x == inf_d()) return inf_d();
-    const dd l = dd_mul(log_dd({x, 0.0}), dd{INV_LN10_H, INV_LN10_L});
-    return l.hi + l.lo;
+    using S = Split<fn::log10, double>;
+    return S::rare(x) ? log_full(x, {expdetail::INV_LN10_H, expdetail::INV_LN10_L}) : S::fast(x);
 }
 
+namespace fn { struct log1p; struct pow; }
+template <> struct Split<fn::log1p, double> {
+    static NPU_EMU_HD bool rare(double x) {
+        return !(x > -1.0 && x < expdetail::inf_d() && expdetail::abs_d(x) >= 0x1p-54);
+    }
+    static NPU_EMU_HD double fast(double x) {
+        const expdetail::dd l = expdetail::log1p_dd({x, 0.0});
+        return l.hi + l.lo;
+    }
+};
 NPU_EMU_HD double log1p(double x) {
     using namespace expdetail;
+    using S = Split<fn::log1p, double>;
+    if (!S::rare(x)) return S::fast(x);
     if (!(x >= -1.0)) return nan_d();  // NaN or x < -1
     if (x == -1.0) return -inf_d();
     if (x == inf_d()) return inf_d();
-    if (abs_d(x) < 0x1p-54) return x;  // x - x^2/2 rounds to x (keeps -0)
-    const dd l = log1p_dd({x, 0.0});
-    return l.hi + l.lo;
+    return x;  // |x| < 2^-54: x - x^2/2 rounds to x (keeps -0)
 }
 
+// sinh, cosh, tanh for 2^-28 <= |x| <= 22 (cosh: |x| <= 22), the rest in the full paths.
+// sinh = (E + E / (E + 1)) / 2 with E = e^|x| - 1: no cancellation.
+NPU_EMU_HD double with_sign_of(double r, double x) { return x < 0.0 ? -r : r; }
+
+template <> struct Split<fn::sinh, double> {
+    static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-28 && expdetail::abs_d(x) <= 22.0); }
+    static NPU_EMU_HD double fast(double x) {
+        using namespace expdetail;
+        const dd e = expm1_dd(abs_d(x));
+        const dd t = dd_add(e, dd_div(e, dd_add_d(e, 1.0)));
+        return with_sign_of(0.5 * (t.hi + t.lo), x);
+    }
+};
 NPU_EMU_HD double sinh(double x) {
     using namespace expdetail;
+    using S = Split<fn::sinh, double>;
+    if (!S::rare(x)) return S::fast(x);
     if (x != x) return nan_d();
-    const double ax = abs_d(x);
-    double r;
-    if (ax < 0x1p-28) return x;  // x^3/6 is below half an ulp
-    if (ax > 22.0) {
-        r = exp_scaled({ax, 0.0}, -1);  // e^-x is below 2^-63 of the result
-    } else {  // (E + E / (E + 1)) / 2 with E = e^|x| - 1: no cancellation
-        const dd e = expm1_dd(ax);
-        const dd t = dd_add(e, dd_div(e, dd_add_d(e, 1.0)));
-        r = 0.5 * (t.hi + t.lo);
-    }
-    return x < 0.0 ? -r : r;
+    if (abs_d(x) < 0x1p-28) return x;  // x^3/6 is below half an ulp
+    return with_sign_of(exp_scaled({abs_d(x), 0.0}, -1), x);  // e^-|x| is below 2^-63 of the result
 }
 
+template <> struct Split<fn::cosh, double> {
+    static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) <= 22.0); }
+    static NPU_EMU_HD double fast(double x) {
+        using namespace expdetail;
+        const dd e = exp_dd(abs_d(x));
+        const dd t = dd_add(e, dd_div({1.0, 0.0}, e));
+        return 0.5 * (t.hi + t.lo);
+    }
+};
 NPU_EMU_HD double cosh(double x) {
     using namespace expdetail;
+    using S = Split<fn::cosh, double>;
+    if (!S::rare(x)) return S::fast(x);
     if (x != x) return nan_d();
-    const double ax = abs_d(x);
-    if (ax > 22.0) return exp_scaled({ax, 0.0}, -1);
-    const dd e = exp_dd(ax);
-    const dd t = dd_add(e, dd_div({1.0, 0.0}, e));
-    return 0.5 * (t.hi + t.lo);
+    return exp_scaled({abs_d(x), 0.0}, -1);
 }
 
+template <> struct Split<fn::tanh, double> {  // E / (E + 2) with E = e^(2|x|) - 1
+    static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-28 && expdetail::abs_d(x) <= 22.0); }
+    static NPU_EMU_HD double fast(double x) {
+        using namespace expdetail;
+        const dd e = expm1_dd(2.0 * abs_d(x));
+        const dd t = dd_div(e, dd_add_d(e, 2.0));
+        return with_sign_of(t.hi + t.lo, x);
+    }
+};
 NPU_EMU_HD double tanh(double x) {
     using namespace expdetail;
+    using S = Split<fn::tanh, double>;
+    if (!S::rare(x)) return S::fast(x);
     if (x != x) return nan_d();
-    const double ax = abs_d(x);
-    double r;
-    if (ax < 0x1p-28) return x;  // x^3/3 is below half an ulp
-    if (ax > 22.0) {
-        r = 1.0;  // 1 - tanh < 2^-62
-    } else {      // E / (E + 2) with E = e^(2|x|) - 1
-        const dd e = expm1_dd(2.0 * ax);
-        const dd t = dd_div(e, dd_add_d(e, 2.0));
-        r = t.hi + t.lo;
-    }
-    return x < 0.0 ? -r : r;
+    if (abs_d(x) < 0x1p-28) return x;  // x^3/3 is below half an ulp
+    return with_sign_of(1.0, x);       // |x| > 22: 1 - tanh < 2^-62
 }
 
+namespace fn { struct asinh; struct acosh; struct atanh; }
+
+// asinh |x| for 2^-28 <= |x| <= 2^28: log1p(|x| + x^2 / (1 + sqrt(1 + x^2))), no cancellation.
+// Beyond: log(2|x|) (the 1/(4x^2) left out is below 2^-58).
+template <> struct Split<fn::asinh, double> {
+    static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-28 && expdetail::abs_d(x) <= 0x1p28); }
+    static NPU_EMU_HD double fast(double x) {
+        using namespace expdetail;
+        const double ax = abs_d(x);
+        const dd sq = two_prod(ax, ax);
+        const dd root = dd_sqrt(dd_add_d(sq, 1.0));
+        const dd l = log1p_dd(dd_add_d(dd_div(sq, dd_add_d(root, 1.0)), ax));
+        return with_sign_of(l.hi + l.lo, x);
+    }
+};
 NPU_EMU_HD double asinh(double x) {
     using namespace expdetail;
+    using S = Split<fn::asinh, double>;
+    if (!S::rare(x)) return S::fast(x);
     if (x != x) return nan_d();
     const double ax = abs_d(x);
     if (ax < 0x1p-28 || ax == inf_d()) return x;
-    dd l;
-    if (ax > 0x1p28) {  // log(2|x|): the 1/(4x^2) left out is below 2^-58
-        l = dd_add(log_dd({ax, 0.0}), dd{LN2_H, LN2_L});
-    } else {  // log1p(|x| + x^2 / (1 + sqrt(1 + x^2))): no cancellation
-        const dd sq = two_prod(ax, ax);
-        const dd root = dd_sqrt(dd_add_d(sq, 1.0));
-        l = log1p_dd(dd_add_d(dd_div(sq, dd_add_d(root, 1.0)), ax));
-    }
-    const double r = l.hi + l.lo;
-    return x < 0.0 ? -r : r;
+    const dd l = dd_add(log_dd({ax, 0.0}), dd{LN2_H, LN2_L});
+    return with_sign_of(l.hi + l.lo, x);
 }
 
+// acosh x for 1 < x <= 2^28: log1p(t + sqrt(t^2 + 2t)) with t = x - 1 exact below 2,
+// log(x + sqrt(x^2 - 1)) from 2 (both formed, one selected). Beyond: log(2x).
+template <> struct Split<fn::acosh, double> {
+    static NPU_EMU_HD bool rare(double x) { return !(x > 1.0 && x <= 0x1p28); }
+    static NPU_EMU_HD double fast(double x) {
+        using namespace expdetail;
+        const bool near1 = x < 2.0;
+        const double t = x - 1.0;
+        const dd q = near1 ? dd_add_d(two_prod(t, t), 2.0 * t) : dd_add_d(two_prod(x, x), -1.0);
+        const dd root = dd_sqrt(q);
+        const dd ln = log1p_dd(dd_add_d(root, t)), lf = log_dd(dd_add_d(root, x));
+        const dd l = near1 ? ln : lf;
+        return l.hi + l.lo;
+    }
+};
 NPU_EMU_HD double acosh(double x) {
     using namespace expdetail;
+    using S = Split<fn::acosh, double>;
+    if (!S::rare(x)) return S::fast(x);
     if (!(x >= 1.0)) return nan_d();  // NaN or x < 1
     if (x == 1.0) return 0.0;
     if (x == inf_d()) return inf_d();
-    dd l;
-    if (x > 0x1p28) {
-        l = dd_add(log_dd({x, 0.0}), dd{LN2_H, LN2_L});
-    } else if (x < 2.0) {  // log1p(t + sqrt(t^2 + 2t)), t = x - 1 exact
-        const double t = x - 1.0;
-        const dd q = dd_add_d(two_prod(t, t), 2.0 * t);
-        l = log1p_dd(dd_add_d(dd_sqrt(q), t));
-    } else {
-        const dd q = dd_add_d(two_prod(x, x), -1.0);
-        l = log_dd(dd_add_d(dd_sqrt(q), x));
-    }
+    const dd l = dd_add(log_dd({x, 0.0}), dd{LN2_H, LN2_L});
     return l.hi + l.lo;
 }
 
+// atanh |x| for 2^-28 <= |x| < 1: log1p(2|x| / (1 - |x|)) / 2.
+template <> struct Split<fn::atanh, double> {
+    static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-28 && expdetail::abs_d(x) < 1.0); }
+    static NPU_EMU_HD double fast(double x) {
+        using namespace expdetail;
+        const double ax = abs_d(x);
+        const dd l = log1p_dd(dd_div({2.0 * ax, 0.0}, two_sum(1.0, -ax)));
+        return with_sign_of(0.5 * (l.hi + l.lo), x);
+    }
+};
 NPU_EMU_HD double atanh(double x) {
     using namespace expdetail;
+    using S = Split<fn::atanh, double>;
+    if (!S::rare(x)) return S::fast(x);
     if (x != x) return nan_d();
     const double ax = abs_d(x);
     if (ax > 1.0) return nan_d();
-    double r;
     if (ax < 0x1p-28) return x;  // x^3/3 is below half an ulp
-    if (ax == 1.0) {
-        r = inf_d();
-    } else {  // log1p(2|x| / (1 - |x|)) / 2
-        const dd l = log1p_dd(dd_div({2.0 * ax, 0.0}, two_sum(1.0, -ax)));
-        r = 0.5 * (l.hi + l.lo);
-    }
-    return x < 0.0 ? -r : r;
+    return with_sign_of(inf_d(), x);
 }
 
 // C99 Annex F's pow (pow(x, +-0) = 1 and pow(1, y) = 1 even for NaN; the array API agrees where
 // it specifies). Finite x > 0: e^(y log x), log x as a double-double (relative error < 2^-67)
 // so that y log x, up to 745 in size, is known to ~2^-57.
+template <> struct Split<fn::pow, double> {  // normal x > 0 but 1, finite y != 0 up to 2^64
+    static NPU_EMU_HD bool rare(double x, double y) {
+        using expdetail::abs_d;
+        return !(x >= 0x1p-1022 && x < expdetail::inf_d() && x != 1.0 && abs_d(y) > 0.0 && abs_d(y) <= 0x1p64);
+    }
+    static NPU_EMU_HD double fast(double x, double y) {  // the general case below, for x > 0
+        using namespace expdetail;
+        const dd l = log_dd<true>({x, 0.0});
+        const dd p = two_prod(y, l.hi);
+        return exp_scaled(fast_two_sum(p.hi, p.lo + y * l.lo), 0);
+    }
+};
 NPU_EMU_HD double pow(double x, double y) {
     using namespace expdetail;
+    using S = Split<fn::pow, double>;
+    if (!S::rare(x, y)) return S::fast(x, y);
     if (y == 0.0 || x == 1.0) return 1.0;
     if (x != x || y != y) return nan_d();
     const double ax = abs_d(x), ay = abs_d(y);
@@ -462,8 +600,9 @@ NPU_EMU_HD double pow(double x, double y) {
     return neg ? -r : r;
 }
 
-// log(e^x + e^y) = max + log1p(e^-d), d = |x - y| kept exact as a double-double. Within 1 ulp
-// unless the result cancels to far below max (|result| < 2^-50 |max|, only near max = -ln2).
+// log(e^x + e^y) = max + log1p(e^-d), d = |x - y| kept exact as a double-double, and a Newton
+// step where that cancels (max < 0, |result| < |max| / 2). Within 1 ulp unless the result is
+// below 2^-46 |max| (only where e^x + e^y lies within ~2^-47 of 1).
 NPU_EMU_HD double logaddexp(double x, double y) {
     using namespace expdetail;
     if (x != x || y != y) return nan_d();
@@ -480,64 +619,118 @@ NPU_EMU_HD double logaddexp(double x, double y) {
     const dd e = exp_poly(red.r);
     const double s = pow2(red.k);
     const dd l = dd_add_d(log1p_dd<true>({e.hi * s, e.lo * s}), m);
-    return l.hi + l.lo;
+    const double r0 = l.hi + l.lo;
+    if (!(m < 0.0 && abs_d(r0) < -0.5 * m)) return r0;
+    // The result cancels below max (|r0| < |max| / 2): e^-59's error in e^-d is now large against
+    // it. One Newton step on f(r) = e^(max - r) + e^(min - r) - 1 with both exponentials to
+    // ~2^-100 (max - r0 and min - r0 exact as double-doubles): r = r0 + f / (1 + f), within
+    // 1 ulp while |r| > 2^-46 |max|.
+    const precise_exp a = exp_precise(two_sum(m, -r0)), b = exp_precise(two_sum(o, -r0));
+    const dd ea = {a.e.hi * pow2(a.k), a.e.lo * pow2(a.k)}, eb = {b.e.hi * pow2(b.k), b.e.lo * pow2(b.k)};
+    const dd f = dd_add_d(dd_add(ea, eb), -1.0);
+    return r0 + (f.hi + f.lo) / (1.0 + f.hi);
 }
 
 // ================================================================== float
-// Evaluated in plain double (relative error below 2^-48, so far below a float ulp that one
-// rounding to float lands within 1 ulp: correctly rounded except where the double value lies
-// within 2^-48 of a float midpoint), without the double-double steps the double versions need.
-// Every float argument and every intermediate is a normal double: float results, subnormals
-// included, come from a single conversion. NaN stays the canonical NaN.
+// Evaluated in plain double with short polynomials (the value before the one rounding to float
+// has a relative error below 2^-34, far below a float ulp, 2^-24..2^-23: every result is within
+// 1 ulp, and correctly rounded unless the double value lies within 2^-34 of a float midpoint).
+// Every float argument and every intermediate is a normal double, so float results,
+// subnormals included, come from that single conversion. Each function has a split form
+// (npu_emu_math_split.cuh): fast(x) covers every ordinary argument without branches, with
+// selects and bit operations, so the CPU's loops over it vectorize; rare(x) marks the rest
+// (NaN, the ends of the domain), and NAME(x) is `rare(x) ? special value : fast(x)`. NaN
+// results are the canonical NaN.
 namespace expdetail {
 
 NPU_EMU_HD float nan_f() { return bits_as_float(0x7FC00000u); }
 NPU_EMU_HD float inf_f() { return bits_as_float(0x7F800000u); }
-
-NPU_EMU_HD double expm1_small(double r) {  // e^r - 1 for |r| <= 0.35
-    return r + r * r * (0.5 + r * exp_tail(r));
+NPU_EMU_HD float with_sign_of(float r, float x) {  // |r| with x's sign (r >= 0 or +0)
+    return bits_as_float(float_as_bits(r) | (float_as_bits(x) & 0x80000000u));
 }
+NPU_EMU_HD double clamp(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
 
-NPU_EMU_HD double exp_plain(double x) {  // -1000 < x < 1000 with e^x a normal double
-    // k from the rounding shift's low bits and 2^k from integer operations: no branch and no
-    // double-to-integer conversion, so a loop over it vectorizes.
+// x = k ln2 + r, |r| <= 0.35, for |x| < 2^9: k from the rounding shift's low bits (no branch and
+// no double-to-integer conversion), r = x - k LN2_H with an error below 2^-45 (absolute).
+struct reduced_f {
+    int64_t k;
+    double r;
+};
+NPU_EMU_HD reduced_f reduce_f(double x) {
     const double shifted = x * INV_LN2 + 0x1.8p52;
     const double kd = shifted - 0x1.8p52;
-    const double r = (x - kd * LN2_HI) - kd * LN2_LO;
-    const double scale = bits_as_double((double_as_bits(shifted) + 1023u) << 52);
-    return (1.0 + expm1_small(r)) * scale;
+    return {static_cast<int64_t>(double_as_bits(shifted) - 0x4338000000000000ull), x - kd * LN2_H};
+}
+NPU_EMU_HD double pow2_f(int64_t k) {  // 2^k, -1022 <= k <= 1023, from integer bits
+    return bits_as_double(static_cast<uint64_t>(k + 1023) << 52);
 }
 
-NPU_EMU_HD double expm1_plain(double x) {
-    return abs_d(x) <= 0.34 ? expm1_small(x) : exp_plain(x) - 1.0;
+// cosh r - 1 = z/2 + z^2 CE(z) and sinh r = r + r z SE(z), z = r^2, |r| <= 0.35: Chebyshev fits
+// (tools/gen_math_exp_coeffs.py); e^r - 1 = their sum within 2^-35 (relative).
+NPU_EMU_HD double cosh_m1_f(double z) {
+    return z * (0.5 + z * ((0x1.a0f3b74b5bfefp-16 * z + 0x1.6c169967fdcf8p-10) * z + 0x1.555555578318ap-5));
+}
+NPU_EMU_HD double sinh_f(double r, double z) {
+    return r + r * z * ((0x1.a12a334369fe7p-13 * z + 0x1.1110df0882e55p-7) * z + 0x1.5555555ac8210p-3);
 }
 
-NPU_EMU_HD double log1p_small(double f) {  // log(1 + f), f in [sqrt(1/2) - 1, sqrt(2) - 1]
+NPU_EMU_HD double exp_f(double x) {  // e^x, |x| < 700 (the result a normal double)
+    const reduced_f red = reduce_f(x);
+    const double z = red.r * red.r;
+    return (1.0 + (sinh_f(red.r, z) + cosh_m1_f(z))) * pow2_f(red.k);
+}
+
+// e^x - 1 = 2^k (e^r - 1) + (2^k - 1), |x| < 700: no cancellation (k = 0: e^r - 1 itself; else
+// |e^x - 1| > 0.29 and both terms are accurate to 2^-35 of it).
+NPU_EMU_HD double expm1_f(double x) {
+    const reduced_f red = reduce_f(x);
+    const double z = red.r * red.r, s = pow2_f(red.k);
+    return s * (sinh_f(red.r, z) + cosh_m1_f(z)) + (s - 1.0);
+}
+
+// log(1 + f) = 2 atanh(s) = 2s + s z Q(z), s = f / (2 + f), z = s^2 <= 0.0295 for f in
+// [sqrt(1/2) - 1, sqrt(2) - 1]; Q a degree-4 Chebyshev fit: relative error below 2^-43.
+NPU_EMU_HD double log1p_core_f(double f) {
     const double s = f / (2.0 + f);
     const double z = s * s;
-    return 2.0 * s + s * z * atanh_series(z);
+    const double q = (((0x1.8c99d4b7f356bp-3 * z + 0x1.c67a24806c68ep-3) * z + 0x1.2493255328889p-2) * z
+                      + 0x1.999998c93029ap-2) * z + 0x1.555555556514ap-1;
+    return 2.0 * s + s * z * q;
 }
 
-NPU_EMU_HD double log_plain(double u) {  // u a positive normal double
+// log(u) for a positive normal double u: u = 2^e m, m in [sqrt(1/2), sqrt(2)), f = m - 1 exact;
+// e from integer bits ((e + 2^52 + 2^51) has e in its low mantissa bits). Relative error below
+// 2^-42 (e ln2 rounds once, the rest is below 2^-43 of log(1 + f) <= 0.35).
+NPU_EMU_HD double log_f(double u) {
     const uint64_t b = double_as_bits(u);
     const uint64_t mb = (b & 0x000FFFFFFFFFFFFFull) | 0x3FF0000000000000ull;
-    const uint64_t high = mb > SQRT2_BITS ? 1u : 0u;  // m in [sqrt(1/2), sqrt(2))
-    // e as a double from integer bits: (e + 2^52 + 2^51) has e in its low mantissa bits
+    const uint64_t high = mb > SQRT2_BITS ? 1u : 0u;
     const double e = bits_as_double(0x4338000000000000ull + (b >> 52) + high) - (0x1.8p52 + 1023.0);
-    return e * LN2_H + log1p_small(bits_as_double(mb - (high << 52)) - 1.0);
+    return e * LN2_H + log1p_core_f(bits_as_double(mb - (high << 52)) - 1.0);
 }
 
-NPU_EMU_HD double log1p_plain(double w) {  // w > -1, 1 + w normal
-    return (w >= -0.29 && w <= 0.41) ? log1p_small(w) : log_plain(1.0 + w);
+// log(1 + w) for w > -1 (1 + w normal): u = 1 + w rounded, log1p(w) = log(u) + c / u with c =
+// w - (u - 1) the rounding error (exact where it matters: |w| < 1); c / u is taken as c, which
+// is off by c (u - 1), below 2^-53 of the result.
+NPU_EMU_HD double log1p_f(double w) {
+    const double u = 1.0 + w;
+    return log_f(u) + (w - (u - 1.0));
 }
 
 }  // namespace expdetail
 
-NPU_EMU_HD float exp(float x) {  // selects, not branches (vectorizable under g++ -fno-trapping-math)
-    using namespace expdetail;
-    const double xd = x;
-    const float r = static_cast<float>(exp_plain(xd > 89.0 ? 89.0 : xd < -104.0 ? -104.0 : xd));
-    return x != x ? nan_f() : xd > 89.0 ? inf_f() : xd < -104.0 ? 0.0f : r;
+namespace fn { struct exp; struct expm1; struct log; struct log2; struct log10; struct log1p; struct sinh;
+               struct cosh; struct tanh; struct asinh; struct acosh; struct atanh; struct pow; struct logaddexp; }
+
+template <> struct Split<fn::exp, float> {  // x clamped to [-104, 90]: 0 and inf come out of the conversion
+    static NPU_EMU_HD bool rare(float x) { return x != x; }
+    static NPU_EMU_HD float fast(float x) {
+        return static_cast<float>(expdetail::exp_f(expdetail::clamp(x, -104.0, 90.0)));
+    }
+};
+NPU_EMU_HD float exp(float x) {
+    using S = Split<fn::exp, float>;
+    return S::rare(x) ? expdetail::nan_f() : S::fast(x);
 }
 
 NPU_EMU_HD float exp2(float x) {
@@ -546,129 +739,220 @@ NPU_EMU_HD float exp2(float x) {
     if (x > 129.0f) return inf_f();
     if (x < -151.0f) return 0.0f;
     const double k = round_to_int(x);
-    return static_cast<float>((1.0 + expm1_small((x - k) * LN2_H)) * pow2(static_cast<int>(k)));
+    const double r = (x - k) * LN2_H, z = r * r;
+    return static_cast<float>((1.0 + (sinh_f(r, z) + cosh_m1_f(z))) * pow2(static_cast<int>(k)));
 }
 
-NPU_EMU_HD float expm1(float x) {
-    using namespace expdetail;
-    if (x != x) return nan_f();
-    if (x > 89.0f) return inf_f();
-    if (x < -18.0f) return -1.0f;  // e^x < 2^-25
-    if (x == 0.0f) return x;       // keeps -0
-    return static_cast<float>(expm1_plain(x));
-}
-
-namespace fn { struct log; }
-template <> struct Split<fn::log, float> {   // positive finite x: log_plain, no selects
-    static NPU_EMU_HD bool rare(float x) { return !(x > 0.0f && x < expdetail::inf_f()); }
-    static NPU_EMU_HD float fast(float x) { return static_cast<float>(expdetail::log_plain(x)); }
+template <> struct Split<fn::expm1, float> {  // clamped to [-18, 90]: e^-18 < 2^-25 (-1 comes out)
+    static NPU_EMU_HD bool rare(float x) { return x != x; }
+    static NPU_EMU_HD float fast(float x) {
+        const float r = static_cast<float>(expdetail::expm1_f(expdetail::clamp(x, -18.0, 90.0)));
+        return x == 0.0f ? x : r;  // keeps -0
+    }
 };
+NPU_EMU_HD float expm1(float x) {
+    using S = Split<fn::expm1, float>;
+    return S::rare(x) ? expdetail::nan_f() : S::fast(x);
+}
 
+// The logarithms' rare arguments: NaN, x <= 0 and +inf.
+NPU_EMU_HD bool log_rare(float x) { return !(x > 0.0f && x < expdetail::inf_f()); }
+NPU_EMU_HD float log_special(float x) {  // log of a rare argument
+    using namespace expdetail;
+    return !(x >= 0.0f) ? nan_f() : x == 0.0f ? -inf_f() : x;
+}
+
+template <> struct Split<fn::log, float> {
+    static NPU_EMU_HD bool rare(float x) { return log_rare(x); }
+    static NPU_EMU_HD float fast(float x) { return static_cast<float>(expdetail::log_f(x)); }
+};
 NPU_EMU_HD float log(float x) {
-    using namespace expdetail;
     using S = Split<fn::log, float>;
-    if (!S::rare(x)) return S::fast(x);
-    return !(x >= 0.0f) ? nan_f() : x == 0.0f ? -inf_f() : x;   // NaN, x < 0, +-0, +inf
+    return S::rare(x) ? log_special(x) : S::fast(x);
 }
 
+template <> struct Split<fn::log2, float> {  // exact powers of two come out exact
+    static NPU_EMU_HD bool rare(float x) { return log_rare(x); }
+    static NPU_EMU_HD float fast(float x) { return static_cast<float>(expdetail::log_f(x) * expdetail::INV_LN2); }
+};
 NPU_EMU_HD float log2(float x) {
-    using namespace expdetail;
-    if (!(x > 0.0f)) return x == 0.0f ? -inf_f() : nan_f();
-    if (x == inf_f()) return x;
-    return static_cast<float>(log_plain(x) * INV_LN2);
+    using S = Split<fn::log2, float>;
+    return S::rare(x) ? log_special(x) : S::fast(x);
 }
 
+template <> struct Split<fn::log10, float> {
+    static NPU_EMU_HD bool rare(float x) { return log_rare(x); }
+    static NPU_EMU_HD float fast(float x) { return static_cast<float>(expdetail::log_f(x) * expdetail::INV_LN10_H); }
+};
 NPU_EMU_HD float log10(float x) {
-    using namespace expdetail;
-    if (!(x > 0.0f)) return x == 0.0f ? -inf_f() : nan_f();
-    if (x == inf_f()) return x;
-    return static_cast<float>(log_plain(x) * INV_LN10_H);
+    using S = Split<fn::log10, float>;
+    return S::rare(x) ? log_special(x) : S::fast(x);
 }
 
+template <> struct Split<fn::log1p, float> {  // -1 < x < inf
+    static NPU_EMU_HD bool rare(float x) { return !(x > -1.0f && x < expdetail::inf_f()); }
+    static NPU_EMU_HD float fast(float x) {
+        const float r = static_cast<float>(expdetail::log1p_f(x));
+        return x == 0.0f ? x : r;  // keeps -0
+    }
+};
 NPU_EMU_HD float log1p(float x) {
     using namespace expdetail;
-    if (!(x >= -1.0f)) return nan_f();
-    if (x == -1.0f) return -inf_f();
-    if (x == inf_f() || x == 0.0f) return x;  // keeps -0
-    return static_cast<float>(log1p_plain(x));
+    using S = Split<fn::log1p, float>;
+    if (!S::rare(x)) return S::fast(x);
+    return x == -1.0f ? -inf_f() : x == inf_f() ? x : nan_f();
 }
 
-NPU_EMU_HD float sinh(float x) {  // (E + E / (E + 1)) / 2, E = e^|x| - 1 (finite in double)
-    using namespace expdetail;
-    if (x != x) return nan_f();
-    const double ax = abs_d(x);
-    if (ax == 0.0) return x;
-    if (ax > 90.0) return x < 0.0f ? -inf_f() : inf_f();
-    const double e = expm1_plain(ax);
-    const float r = static_cast<float>(0.5 * (e + e / (e + 1.0)));
-    return x < 0.0f ? -r : r;
+// sinh and cosh of a = |x| = k ln2 + r by the addition formulas, sinh a = sinh(k ln2) cosh r +
+// cosh(k ln2) sinh r and cosh a = cosh(k ln2) cosh r + sinh(k ln2) sinh r, with sinh(k ln2) =
+// 2^(k-1) - 2^(-k-1) and cosh(k ln2) = 2^(k-1) + 2^(-k-1): no division, and no cancellation
+// (k = 0: sinh a = sinh r; k >= 1: the sum is at least a third of its larger term). |x| is
+// clamped to 90, where both overflow float (inf comes out of the conversion).
+namespace expdetail {
+struct sinh_cosh_f {
+    double sinh, cosh;
+};
+NPU_EMU_HD sinh_cosh_f sinh_cosh(double a) {
+    const reduced_f red = reduce_f(a);
+    const double z = red.r * red.r;
+    const double sh = sinh_f(red.r, z), ch = 1.0 + cosh_m1_f(z);
+    const double p = pow2_f(red.k - 1), m = pow2_f(-red.k - 1);
+    const double shk = p - m, chk = p + m;
+    return {shk * ch + chk * sh, chk * ch + shk * sh};
+}
+}  // namespace expdetail
+
+template <> struct Split<fn::sinh, float> {
+    static NPU_EMU_HD bool rare(float x) { return x != x; }
+    static NPU_EMU_HD float fast(float x) {
+        using namespace expdetail;
+        const double a = abs_d(x);
+        return with_sign_of(static_cast<float>(sinh_cosh(a > 90.0 ? 90.0 : a).sinh), x);
+    }
+};
+NPU_EMU_HD float sinh(float x) {
+    using S = Split<fn::sinh, float>;
+    return S::rare(x) ? expdetail::nan_f() : S::fast(x);
 }
 
+template <> struct Split<fn::cosh, float> {
+    static NPU_EMU_HD bool rare(float x) { return x != x; }
+    static NPU_EMU_HD float fast(float x) {
+        using namespace expdetail;
+        const double a = abs_d(x);
+        return static_cast<float>(sinh_cosh(a > 90.0 ? 90.0 : a).cosh);
+    }
+};
 NPU_EMU_HD float cosh(float x) {
-    using namespace expdetail;
-    if (x != x) return nan_f();
-    const double ax = abs_d(x);
-    if (ax > 90.0) return inf_f();
-    const double e = exp_plain(ax);
-    return static_cast<float>(0.5 * (e + 1.0 / e));
+    using S = Split<fn::cosh, float>;
+    return S::rare(x) ? expdetail::nan_f() : S::fast(x);
 }
 
-NPU_EMU_HD float tanh(float x) {  // E / (E + 2), E = e^(2|x|) - 1
-    using namespace expdetail;
-    if (x != x) return nan_f();
-    const double ax = abs_d(x);
-    if (ax == 0.0) return x;
-    const double e = expm1_plain(ax > 10.0 ? 20.0 : 2.0 * ax);  // tanh(10) rounds to 1
-    const float r = ax > 10.0 ? 1.0f : static_cast<float>(e / (e + 2.0));
-    return x < 0.0f ? -r : r;
+// tanh |x| = E / (E + 2), E = e^(2|x|) - 1, |x| clamped to 20 (where tanh rounds to 1).
+template <> struct Split<fn::tanh, float> {
+    static NPU_EMU_HD bool rare(float x) { return x != x; }
+    static NPU_EMU_HD float fast(float x) {
+        using namespace expdetail;
+        const double a = abs_d(x);
+        const double e = expm1_f(2.0 * (a > 20.0 ? 20.0 : a));
+        return with_sign_of(static_cast<float>(e / (e + 2.0)), x);
+    }
+};
+NPU_EMU_HD float tanh(float x) {
+    using S = Split<fn::tanh, float>;
+    return S::rare(x) ? expdetail::nan_f() : S::fast(x);
 }
 
-NPU_EMU_HD float asinh(float x) {  // log1p(|x| + x^2 / (1 + sqrt(1 + x^2))), x^2 finite in double
-    using namespace expdetail;
-    if (x != x) return nan_f();
-    const double ax = abs_d(x);
-    if (ax == 0.0 || ax == inf_d()) return x;
-    const double sq = ax * ax;
-    const float r = static_cast<float>(log1p_plain(ax + sq / (1.0 + sqrt_rn(1.0 + sq))));
-    return x < 0.0f ? -r : r;
+// asinh |x| = log(|x| + sqrt(x^2 + 1)) (x^2 finite in double; the log's argument is rounded by
+// 2^-52, below 2^-40 of the result for |x| >= 2^-12), and |x| - |x|^3 / 6 below 2^-12 (the next
+// term is below 2^-50 of the result).
+template <> struct Split<fn::asinh, float> {
+    static NPU_EMU_HD bool rare(float x) { return !(expdetail::abs_d(x) < expdetail::inf_d()); }
+    static NPU_EMU_HD float fast(float x) {
+        using namespace expdetail;
+        const double a = abs_d(x);
+        const double big = log_f(a + sqrt_rn(a * a + 1.0));
+        const double small = a - a * (a * a) * (1.0 / 6.0);
+        return with_sign_of(static_cast<float>(a < 0x1p-12 ? small : big), x);
+    }
+};
+NPU_EMU_HD float asinh(float x) {
+    using S = Split<fn::asinh, float>;
+    return S::rare(x) ? (x != x ? expdetail::nan_f() : x) : S::fast(x);
 }
 
+// acosh x: log1p(t + sqrt(t (t + 2))) with t = x - 1 exact below 2, log(x + sqrt(x^2 - 1)) above
+// (x^2 exact below 2^26, finite in double everywhere).
+template <> struct Split<fn::acosh, float> {
+    static NPU_EMU_HD bool rare(float x) { return !(x >= 1.0f && x < expdetail::inf_f()); }
+    static NPU_EMU_HD float fast(float x) {
+        using namespace expdetail;
+        const double xd = x, t = xd - 1.0;
+        const bool near1 = xd < 2.0;
+        const double s = sqrt_rn(near1 ? t * (t + 2.0) : xd * xd - 1.0);
+        const double w = t + s;  // the log1p argument below 2
+        const double u = near1 ? 1.0 + w : xd + s;
+        const double c = near1 ? w - (u - 1.0) : 0.0;  // 1 + w's rounding error
+        return static_cast<float>(log_f(u) + c);
+    }
+};
 NPU_EMU_HD float acosh(float x) {
-    using namespace expdetail;
-    if (!(x >= 1.0f)) return nan_f();
-    if (x == inf_f()) return x;
-    const double t = static_cast<double>(x) - 1.0;  // exact
-    if (t < 1.0) return static_cast<float>(log1p_plain(t + sqrt_rn(t * (t + 2.0))));
-    const double xd = x;
-    return static_cast<float>(log_plain(xd + sqrt_rn(xd * xd - 1.0)));
+    using S = Split<fn::acosh, float>;
+    return S::rare(x) ? (x == expdetail::inf_f() ? x : expdetail::nan_f()) : S::fast(x);
 }
 
-NPU_EMU_HD float atanh(float x) {  // log1p(2|x| / (1 - |x|)) / 2, 1 - |x| exact in double
+// atanh |x| = log1p(2|x| / (1 - |x|)) / 2, 1 - |x| exact in double.
+template <> struct Split<fn::atanh, float> {
+    static NPU_EMU_HD bool rare(float x) { return !(expdetail::abs_d(x) < 1.0); }
+    static NPU_EMU_HD float fast(float x) {
+        using namespace expdetail;
+        const double a = abs_d(x);
+        return with_sign_of(static_cast<float>(0.5 * log1p_f(2.0 * a / (1.0 - a))), x);
+    }
+};
+NPU_EMU_HD float atanh(float x) {
     using namespace expdetail;
-    if (x != x) return nan_f();
-    const double ax = abs_d(x);
-    if (ax > 1.0) return nan_f();
-    if (ax == 0.0) return x;
-    const float r = ax == 1.0 ? inf_f() : static_cast<float>(0.5 * log1p_plain(2.0 * ax / (1.0 - ax)));
-    return x < 0.0f ? -r : r;
+    using S = Split<fn::atanh, float>;
+    if (!S::rare(x)) return S::fast(x);
+    return abs_d(x) == 1.0 ? with_sign_of(inf_f(), x) : nan_f();
 }
 
-// The special cases are the double version's (float values convert exactly); finite x > 0:
-// e^(y log x) with |y log x| < 2^7 known to 2^-45.
+// Finite x > 0 and finite y: e^(y log x) with y log x (clamped to [-104, 90], where the result
+// is 0 or inf) known to 2^-42 of itself, under 2^-35 absolute; the rest (x <= 0, infinities,
+// NaN) is the double version's (C99 Annex F's special cases; float values convert exactly).
+template <> struct Split<fn::pow, float> {
+    static NPU_EMU_HD bool rare(float x, float y) {
+        return !(x > 0.0f && x < expdetail::inf_f() && expdetail::abs_d(y) < expdetail::inf_d());
+    }
+    static NPU_EMU_HD float fast(float x, float y) {
+        using namespace expdetail;
+        return static_cast<float>(exp_f(clamp(static_cast<double>(y) * log_f(x), -104.0, 90.0)));
+    }
+};
 NPU_EMU_HD float pow(float x, float y) {
-    using namespace expdetail;
-    const double ax = abs_d(x), ay = abs_d(y);
-    if (!(ax > 0.0 && ax < inf_d() && ay > 0.0 && ay < inf_d()) || ax == 1.0)
-        return static_cast<float>(pow(static_cast<double>(x), static_cast<double>(y)));
-    if (x < 0.0f && ay < 0x1p53 && static_cast<double>(static_cast<long long>(ay)) != ay) return nan_f();
-    const double z = static_cast<double>(y) * log_plain(ax);
-    double r = z > 90.0 ? inf_d() : z < -105.0 ? 0.0 : exp_plain(z);
-    if (x < 0.0f && ay < 0x1p53 && (static_cast<long long>(ay) & 1)) r = -r;
-    return static_cast<float>(r);
+    using S = Split<fn::pow, float>;
+    return S::rare(x, y) ? static_cast<float>(pow(static_cast<double>(x), static_cast<double>(y))) : S::fast(x, y);
 }
 
-NPU_EMU_HD float logaddexp(float x, float y) {  // the double version (its cancellation guard)
-    return static_cast<float>(logaddexp(static_cast<double>(x), static_cast<double>(y)));
+// max + log1p(e^(min - max)), min - max exact in double, for finite arguments unless the result
+// can cancel towards 0 (max in [-0.75, 0): the double version, which carries that case).
+template <> struct Split<fn::logaddexp, float> {
+    static NPU_EMU_HD bool rare(float x, float y) {
+        const float m = x > y ? x : y;
+        using expdetail::abs_d;
+        return !(abs_d(x) < expdetail::inf_d() && abs_d(y) < expdetail::inf_d()) || (m >= -0.75f && m < 0.0f);
+    }
+    static NPU_EMU_HD float fast(float x, float y) {
+        using namespace expdetail;
+        const double m = x > y ? x : y, o = x > y ? y : x;
+        const double d = o - m;
+        return static_cast<float>(m + log1p_f(exp_f(d < -120.0 ? -120.0 : d)));
+    }
+};
+NPU_EMU_HD float logaddexp(float x, float y) {
+    using S = Split<fn::logaddexp, float>;
+    return S::rare(x, y) ? static_cast<float>(logaddexp(static_cast<double>(x), static_cast<double>(y)))
+                         : S::fast(x, y);
 }
 
 }  // namespace math

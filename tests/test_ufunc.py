@@ -168,14 +168,7 @@ MPMATH = {"exp": mpmath.exp, "expm1": mpmath.expm1, "log": mpmath.log, "log1p": 
           "logaddexp": lambda x, y: mpmath.log(mpmath.exp(x) + mpmath.exp(y))}
 
 
-# Note: logaddexp in float64 is up to ~4 ulp off where the result cancels towards 0 with
-# max(x, y) near -ln2 but above docs/math.md's known-limit region, e.g.
-# logaddexp(-0.5191622146738437, -0.9003603310614043) = 0.0014409849988085252, mpmath
-# 0.001440984998808526: a defect of the math library, kept visible (strict: a fix passes).
-ULP_CASES = [pytest.param(n, h, id=f"{n}-{h.__name__}", marks=pytest.mark.xfail(
-                 strict=True, reason="logaddexp float64 cancellation, several ulp"))
-             if (n, h) == ("logaddexp", np.float64) else pytest.param(n, h, id=f"{n}-{h.__name__}")
-             for n in TRANSCENDENTAL for h in (np.float32, np.float64)]
+ULP_CASES = [pytest.param(n, h, id=f"{n}-{h.__name__}") for n in TRANSCENDENTAL for h in (np.float32, np.float64)]
 
 
 @pytest.mark.parametrize("name,host", ULP_CASES)

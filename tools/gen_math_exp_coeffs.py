@@ -1,6 +1,8 @@
 """Derives the constants of kernels_cuda/npu_emu_math_exp.cuh with mpmath: the split ln2,
-the exp tail polynomial (a Chebyshev fit, close to minimax) and the atanh series of the log.
-Prints C++ hex-float literals; run `python tools/gen_math_exp_coeffs.py` and paste."""
+the exp tail polynomial (a Chebyshev fit, close to minimax), the atanh series of the log, and
+the float versions' short fits (cosh/sinh of the reduced argument, the log's atanh tail).
+Prints C++ hex-float literals and each fit's error; run `python tools/gen_math_exp_coeffs.py`
+and paste."""
 from __future__ import annotations
 
 import mpmath
@@ -40,6 +42,70 @@ def exp_tail(degree: int, half_width: float) -> tuple[list[float], mpf]:
     return rounded, worst
 
 
+def chebyshev(f, lo, hi, degree: int) -> list[float]:
+    """A Chebyshev fit of f on [lo, hi], coefficients low to high, rounded to double."""
+    coeffs, _ = mpmath.chebyfit(f, [lo, hi], degree + 1, error=True)
+    return [float(c) for c in reversed(coeffs)]
+
+
+def horner(coeffs: list[float], z: mpf) -> mpf:
+    p = mpf(0)
+    for c in reversed(coeffs):
+        p = p * z + c
+    return p
+
+
+# The float versions reduce x = k ln2 + r with |r| <= ln2/2 (+ the rounding of k): r <= 0.35.
+R_MAX = mpf("0.35")
+# log(1 + f) with f in [sqrt(1/2) - 1, sqrt(2) - 1]: s = f / (2 + f), z = s^2 <= 0.02944.
+Z_LOG = mpf("0.0295")
+
+
+def cosh_sinh_fits(degree: int) -> tuple[list[float], list[float], mpf]:
+    """cosh r = 1 + z/2 + z^2 CE(z) and sinh r = r + r z SE(z), z = r^2 <= R_MAX^2; returns
+    (CE, SE, the largest relative error of e^r - 1 = (cosh r - 1) + sinh r) on a dense grid."""
+    def ce(z):
+        if z < mpf(2) ** -40:
+            return mpf(1) / 24 + z / 720
+        r = mpmath.sqrt(z)
+        return (mpmath.cosh(r) - 1 - z / 2) / z ** 2
+
+    def se(z):
+        if z < mpf(2) ** -40:
+            return mpf(1) / 6 + z / 120
+        r = mpmath.sqrt(z)
+        return (mpmath.sinh(r) / r - 1) / z
+    c, s = chebyshev(ce, 0, R_MAX ** 2, degree), chebyshev(se, 0, R_MAX ** 2, degree)
+    worst = mpf(0)
+    for i in range(-2000, 2001):
+        if i:
+            r = R_MAX * i / 2000
+            z = r * r
+            q = z * (mpf(1) / 2 + z * horner(c, z)) + r + r * z * horner(s, z)
+            worst = max(worst, abs(q / mpmath.expm1(r) - 1))
+    return c, s, worst
+
+
+def log_tail_fit(degree: int) -> tuple[list[float], mpf]:
+    """2 atanh(s) = 2s + s z Q(z), z = s^2 <= Z_LOG; returns (Q, the largest relative error)."""
+    def q(z):
+        if z < mpf(2) ** -60:
+            return mpf(2) / 3 + 2 * z / 5
+        s = mpmath.sqrt(z)
+        return (2 * mpmath.atanh(s) - 2 * s) / (s * z)
+    c = chebyshev(q, 0, Z_LOG, degree)
+    worst = mpf(0)
+    for i in range(1, 2001):
+        z = Z_LOG * i / 2000
+        s = mpmath.sqrt(z)
+        worst = max(worst, abs((2 * s + s * z * horner(c, z)) / (2 * mpmath.atanh(s)) - 1))
+    return c, worst
+
+
+def log2_of(v: mpf) -> str:
+    return f"2^{float(mpmath.log(v, 2)):.1f}"
+
+
 def main() -> None:
     ln2 = mpmath.log(2)
     print("// ln2 = LN2_HI (42 bits: k * LN2_HI is exact for |k| < 2^11) + LN2_LO")
@@ -59,6 +125,12 @@ def main() -> None:
     c = [mpf(2) / (2 * n + 3) for n in range(13)]
     print("P0 dd =", ", ".join(x.hex() for x in dd(c[0])), "; P1 dd =", ", ".join(x.hex() for x in dd(c[1])))
     print("P2.. (low to high) =", ", ".join(float(x).hex() for x in c[2:]))
+    print("// float versions (relative errors before the final rounding to float)")
+    ce, se, worst = cosh_sinh_fits(2)
+    print(f"CE (low to high) = {', '.join(x.hex() for x in ce)}")
+    print(f"SE (low to high) = {', '.join(x.hex() for x in se)}; e^r - 1 error {log2_of(worst)}")
+    q, worst = log_tail_fit(4)
+    print(f"LOG_Q (low to high) = {', '.join(x.hex() for x in q)}; log1p error {log2_of(worst)}")
 
 
 if __name__ == "__main__":
