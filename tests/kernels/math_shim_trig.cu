@@ -31,15 +31,28 @@ NPU_EMU_SHIM_VIA_F64(asin)
 NPU_EMU_SHIM_VIA_F64(acos)
 NPU_EMU_SHIM_VIA_F64(atan)
 
-// the branch-free float paths (`name_small_f32`): same bits as the full function on their range
-#define NPU_EMU_SHIM_SMALL(fn) NPU_EMU_SHIM_UNARY(fn##_small, float, f32)
-NPU_EMU_SHIM_SMALL(sin)
-NPU_EMU_SHIM_SMALL(cos)
-NPU_EMU_SHIM_SMALL(tan)
-NPU_EMU_SHIM_SMALL(asin)
-NPU_EMU_SHIM_SMALL(acos)
-NPU_EMU_SHIM_SMALL(atan)
-NPU_EMU_SHIM_BINARY(atan2_small, float, f32)
+// the float split forms: `name_fast_f32` (Split::fast, branch-free: a loop over it vectorizes)
+// and `name_rare_f32` (1 where the full function takes its other path, else 0)
+#define NPU_EMU_SHIM_SPLIT_T(name) npu_emu::math::Split<npu_emu::math::fn::name, float>
+#define NPU_EMU_SHIM_FAST(name)                                                             \
+    extern "C" __global__ void name##_fast_f32(const float* __restrict__ x, float* __restrict__ y, long n) {         \
+        NPU_EMU_SHIM_LOOP_BODY(NPU_EMU_SHIM_SPLIT_T(name)::fast(x[i]))                      \
+    }                                                                                     \
+    extern "C" __global__ void name##_rare_f32(const float* __restrict__ x, float* __restrict__ y, long n) {         \
+        NPU_EMU_SHIM_LOOP_BODY(NPU_EMU_SHIM_SPLIT_T(name)::rare(x[i]) ? 1.0f : 0.0f)       \
+    }
+NPU_EMU_SHIM_FAST(sin)
+NPU_EMU_SHIM_FAST(cos)
+NPU_EMU_SHIM_FAST(tan)
+NPU_EMU_SHIM_FAST(asin)
+NPU_EMU_SHIM_FAST(acos)
+NPU_EMU_SHIM_FAST(atan)
+extern "C" __global__ void atan2_fast_f32(const float* __restrict__ x, const float* __restrict__ x2, float* __restrict__ y, long n) {
+    NPU_EMU_SHIM_LOOP_BODY(NPU_EMU_SHIM_SPLIT_T(atan2)::fast(x[i], x2[i]))
+}
+extern "C" __global__ void atan2_rare_f32(const float* __restrict__ x, const float* __restrict__ x2, float* __restrict__ y, long n) {
+    NPU_EMU_SHIM_LOOP_BODY(NPU_EMU_SHIM_SPLIT_T(atan2)::rare(x[i], x2[i]) ? 1.0f : 0.0f)
+}
 
 NPU_EMU_SHIM_BOTH(NPU_EMU_SHIM_UNARY, sin)
 NPU_EMU_SHIM_BOTH(NPU_EMU_SHIM_UNARY, cos)
