@@ -111,6 +111,14 @@ NPU_EMU_HD float to_f32(double r) {
     return is_nan(r) ? bits_as_float(0x7FC00000u) : static_cast<float>(r);
 }
 
+// branch-free choices: masks all 0 or all 1
+NPU_EMU_HD double select(uint64_t mask, double if_set, double if_clear) {
+    return bits_as_double((double_as_bits(if_set) & mask) | (double_as_bits(if_clear) & ~mask));
+}
+NPU_EMU_HD double flip_sign(double v, uint64_t bit63) { return bits_as_double(double_as_bits(v) ^ bit63); }
+NPU_EMU_HD uint64_t mask_if(bool c) { return 0 - static_cast<uint64_t>(c); }
+NPU_EMU_HD uint64_t sign_of(double x) { return double_as_bits(x) & 0x8000000000000000ull; }
+
 // ------------------------------------------------------------------ double-double arithmetic
 // Exact transformations (Knuth, Dekker): they rely on round-to-nearest and no contraction.
 struct dd { double hi, lo; };
@@ -165,12 +173,13 @@ struct reduced { dd r; int n; };
 // Cody-Waite, x < 2^20: k*PIO2_1..3 are exact, the differences are summed exactly.
 NPU_EMU_HD reduced reduce_cody_waite(double x) {
     const double shifter = 6755399441055744.0;      // 1.5 * 2^52: adding it rounds to an integer
-    double kd = (x * INV_PIO2_HI + shifter) - shifter;
+    double ks = x * INV_PIO2_HI + shifter;          // k in the low bits (no int conversion: it vectorizes)
+    double kd = ks - shifter;
     double t = x - kd * PIO2_1;                      // exact (Sterbenz)
     dd s1 = two_sum(t, -(kd * PIO2_2));
     dd s2 = two_sum(s1.hi, -(kd * PIO2_3));
     double lo = (s1.lo + s2.lo) - kd * PIO2_4;
-    return {two_sum(s2.hi, lo), static_cast<int>(static_cast<int64_t>(kd) & 3)};
+    return {two_sum(s2.hi, lo), static_cast<int>(double_as_bits(ks) & 3)};
 }
 
 // Payne-Hanek, x >= 2^20 finite: x = m * 2^e (m a 53-bit integer); x * 2/pi mod 4 is
@@ -252,7 +261,7 @@ NPU_EMU_HD dd cos_kernel(dd r) {
     return two_sum(w, tail);
 }
 
-// sin (which = 0), cos (1), tan (2) of a finite double.
+// sin (which = 0), cos (1), tan (2) of a finite double (any: the rare inputs' path).
 NPU_EMU_HD double sincostan(double x, int which) {
     double a = fabs_(x);
     if (a < 0x1p-27) {                               // sin x = tan x = x, cos x = 1 (rounded)
@@ -271,6 +280,25 @@ NPU_EMU_HD double sincostan(double x, int which) {
         if (which == 1) return result;               // cos is even
     }
     return sign_bit(x) ? -result : result;
+}
+
+// sin (WHICH = 0), cos (1), tan (2) of 2^-27 <= |x| < 2^20 without a branch (the split form's
+// fast path; a loop over it vectorizes): both kernels, quadrant choices as bit masks. Up to
+// pi/4, Cody-Waite gives k = 0 and r = {|x|, 0}.
+template <int WHICH>
+NPU_EMU_HD double sincostan_fast(double x) {
+    reduced red = reduce_cody_waite(fabs_(x));
+    uint64_t n = static_cast<uint64_t>(red.n);
+    dd s = sin_kernel(red.r), c = cos_kernel(red.r);
+    if (WHICH == 2) {                                // tan: s/c, in odd quadrants -c/s
+        uint64_t odd = 0 - (n & 1);
+        dd num = {select(odd, c.hi, s.hi), select(odd, c.lo, s.lo)};
+        dd den = {select(odd, s.hi, c.hi), select(odd, s.lo, c.lo)};
+        return flip_sign(dd_div(num, den).hi, ((n & 1) << 63) ^ sign_of(x));
+    }
+    uint64_t q = n + WHICH;                          // cos x = sin(x + pi/2), cos is even
+    double v = select(0 - (q & 1), c.hi, s.hi);
+    return flip_sign(v, (((q >> 1) & 1) << 63) ^ (WHICH == 0 ? sign_of(x) : 0));
 }
 
 // ------------------------------------------------------------------ atan core
@@ -311,12 +339,6 @@ NPU_EMU_HD dd sqrt_one_minus_sq(double a) {
 // (Split<fn::NAME, float>::fast below: choices are bit masks, no table read), so a loop over
 // it vectorizes on the CPU and does not diverge on the GPU.
 
-NPU_EMU_HD double select(uint64_t mask, double if_set, double if_clear) {   // mask: all 0 or all 1
-    return bits_as_double((double_as_bits(if_set) & mask) | (double_as_bits(if_clear) & ~mask));
-}
-NPU_EMU_HD double flip_sign(double v, uint64_t bit63) { return bits_as_double(double_as_bits(v) ^ bit63); }
-NPU_EMU_HD uint64_t mask_if(bool c) { return 0 - static_cast<uint64_t>(c); }
-NPU_EMU_HD uint64_t sign_of(double x) { return double_as_bits(x) & 0x8000000000000000ull; }
 
 // sin (WHICH = 0), cos (1), tan (2) of float-valued d from r = |d| - n*pi/2 (n mod 4 in the
 // low bits of n), |r| <~ pi/4.
@@ -392,20 +414,38 @@ NPU_EMU_HD double atan_ratio_f(double y, double x) {
 }  // namespace trig_detail
 
 // ------------------------------------------------------------------ double
+// Split forms (npu_emu_math_split.cuh): fast(x) is branch-free and is the function's result
+// wherever rare(x) is false; each function is `rare(x) ? <its other cases> : fast(x)`.
+namespace fn { struct sin; struct cos; struct tan; struct atan; struct asin; struct acos; struct atan2; }
+
+template <int WHICH> struct SplitSinCosTanD {        // 2^-27 <= |x| < 2^20
+    static NPU_EMU_HD bool rare(double x) {
+        double a = trig_detail::fabs_(x);
+        return !(a >= 0x1p-27 && a < 0x1p20);
+    }
+    static NPU_EMU_HD double fast(double x) { return trig_detail::sincostan_fast<WHICH>(x); }
+};
+template <> struct Split<fn::sin, double> : SplitSinCosTanD<0> {};
+template <> struct Split<fn::cos, double> : SplitSinCosTanD<1> {};
+template <> struct Split<fn::tan, double> : SplitSinCosTanD<2> {};
+
 NPU_EMU_HD double sin(double x) {
     using namespace trig_detail;
-    if (is_nan(x) || is_inf(x)) return qnan();
-    return sincostan(x, 0);
+    using S = Split<fn::sin, double>;
+    if (!S::rare(x)) return S::fast(x);
+    return (is_nan(x) || is_inf(x)) ? qnan() : sincostan(x, 0);
 }
 NPU_EMU_HD double cos(double x) {
     using namespace trig_detail;
-    if (is_nan(x) || is_inf(x)) return qnan();
-    return sincostan(x, 1);
+    using S = Split<fn::cos, double>;
+    if (!S::rare(x)) return S::fast(x);
+    return (is_nan(x) || is_inf(x)) ? qnan() : sincostan(x, 1);
 }
 NPU_EMU_HD double tan(double x) {
     using namespace trig_detail;
-    if (is_nan(x) || is_inf(x)) return qnan();
-    return sincostan(x, 2);
+    using S = Split<fn::tan, double>;
+    if (!S::rare(x)) return S::fast(x);
+    return (is_nan(x) || is_inf(x)) ? qnan() : sincostan(x, 2);
 }
 
 NPU_EMU_HD double atan(double x) {
@@ -494,8 +534,6 @@ NPU_EMU_HD double hypot(double x, double y) {
 // Each function's split form (npu_emu_math_split.cuh): fast(x) is branch-free and is the
 // function's result wherever rare(x) is false; the function itself is
 // `rare(x) ? <its other cases> : fast(x)`, so both give the same bits by construction.
-namespace fn { struct sin; struct cos; struct tan; struct atan; struct asin; struct acos; struct atan2; }
-
 template <int WHICH> struct SplitSinCosTan {         // finite |x| < 2^20
     static NPU_EMU_HD bool rare(float x) { return !trig_detail::trig_fast_range(x); }
     static NPU_EMU_HD float fast(float x) { return trig_detail::sincostan_fast_f<WHICH>(x); }

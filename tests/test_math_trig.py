@@ -300,96 +300,120 @@ def test_float32_over_every_binade_agrees_with_the_float64_algorithm(shim, name)
     assert dist.max() <= 1, (name, x[int(np.argmax(dist))])
 
 
-# the float32 functions with a split form (Split<fn::NAME, float>: fast and rare)
-SPLIT = ["sin", "cos", "tan", "asin", "acos", "atan", "atan2"]
-EDGES = np.array([0.0, -0.0, 2.0 ** 20 - 0.0625, -(2.0 ** 20), 1.0, -1.0, np.inf, -np.inf,
-                  np.nan, 1.0000001, -1.0000001, 3e38], dtype=np.float32)
+# the functions with a split form (Split<fn::NAME, T>: fast and rare), per format
+SPLIT = {"f32": ["sin", "cos", "tan", "asin", "acos", "atan", "atan2"], "f64": ["sin", "cos", "tan"]}
+EDGES = [0.0, -0.0, 2.0 ** 20 - 0.0625, -(2.0 ** 20), 2.0 ** -27, -(2.0 ** -27), 2.0 ** -27 * 0.999,
+         1.0, -1.0, np.inf, -np.inf, np.nan, 1.0000001, -1.0000001, 3e38]
 
 
-def split_args(name: str) -> tuple[np.ndarray, ...]:
+def split_args(name: str, fmt: str) -> tuple[np.ndarray, ...]:
     """The accuracy samples with the edges of every fast range; binary: each edge paired with
     every sample too."""
-    args = samples(name, "f32")
+    args = samples(name, fmt)
+    edges = np.array(EDGES, dtype=FORMATS[fmt][0])
     if len(args) == 1:
-        return (np.concatenate([args[0], EDGES, random_finite(np.random.default_rng(7), "f32", 20000)]),)
+        return (np.concatenate([args[0], edges, random_finite(np.random.default_rng(7), fmt, 20000)]),)
     y, x = args
-    e = np.repeat(EDGES, 64)
-    pick = np.resize(y, e.size)
-    return np.concatenate([y, e, pick]), np.concatenate([x, np.resize(x, e.size), e])
+    e = np.repeat(edges, 64)
+    return np.concatenate([y, e, np.resize(y, e.size)]), np.concatenate([x, np.resize(x, e.size), e])
 
 
-@pytest.mark.parametrize("name", SPLIT)
-def test_split_fast_path_gives_the_full_functions_bits(shim, name):
-    """Split::fast (a loop over it vectorizes) equals the function bit for bit wherever
-    Split::rare is false, and rare holds only outside the documented fast range."""
-    args = split_args(name)
-    rare = run(shim, f"{name}_rare", "f32", *args) != 0
-    full = run(shim, name, "f32", *args)
-    fast = run(shim, f"{name}_fast", "f32", *args)
-    assert full[~rare].tobytes() == fast[~rare].tobytes(), name
+def documented_rare(name: str, fmt: str, args) -> np.ndarray:
+    """Where the header says the function leaves its fast path."""
     with np.errstate(invalid="ignore"):
         if name in ("sin", "cos", "tan"):
-            want = ~(np.abs(args[0]) < 2.0 ** 20)
-        elif name == "atan":
-            want = ~np.isfinite(args[0])
-        elif name in ("asin", "acos"):
-            want = ~(np.abs(args[0]) <= 1)
-        else:
-            y, x = args
-            want = ~(np.isfinite(y) & np.isfinite(x) & (y != 0) & (x != 0))
-    np.testing.assert_array_equal(rare, want, err_msg=name)
+            a = np.abs(args[0])
+            return ~((a < 2.0 ** 20) & ((a >= 2.0 ** -27) if fmt == "f64" else True))
+        if name == "atan":
+            return ~np.isfinite(args[0])
+        if name in ("asin", "acos"):
+            return ~(np.abs(args[0]) <= 1)
+        y, x = args
+        return ~(np.isfinite(y) & np.isfinite(x) & (y != 0) & (x != 0))
+
+
+@pytest.mark.parametrize("name,fmt", [(n, f) for f in SPLIT for n in SPLIT[f]])
+def test_split_fast_path_gives_the_full_functions_bits(shim, name, fmt):
+    """Split::fast (a loop over it vectorizes) equals the function bit for bit wherever
+    Split::rare is false, and rare holds only outside the documented fast range."""
+    args = split_args(name, fmt)
+    rare = run(shim, f"{name}_rare", fmt, *args) != 0
+    full = run(shim, name, fmt, *args)
+    fast = run(shim, f"{name}_fast", fmt, *args)
+    assert full[~rare].tobytes() == fast[~rare].tobytes(), name
+    np.testing.assert_array_equal(rare, documented_rare(name, fmt, args), err_msg=name)
 
 
 @pytest.mark.skipif(not cpu._X86, reason="reads GCC's x86 vectorizer report")
 def test_loops_over_the_fast_paths_vectorize(tmp_path):
-    """GCC vectorizes a loop over every float Split::fast with the cpu flags (asin and acos
-    need -fno-math-errno too: with errno, GCC keeps sqrt's library fallback)."""
+    """GCC vectorizes a loop over every Split::fast with the cpu flags (asin and acos need
+    -fno-math-errno too: with errno, GCC keeps sqrt's library fallback)."""
     flags = cpu.cxx_flags()
     cmd = [cpu._compiler(), *flags, "-fopt-info-vec-optimized", f"-I{base.kernels_dir()}", str(SHIM),
            "-o", str(tmp_path / "shim.so")]
     res = subprocess.run(cmd, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr[-4000:]
     lines = SHIM.read_text().splitlines()
-    want = [n for n in SPLIT if n not in ("asin", "acos") or "-fno-math-errno" in flags]
-    for fn in want:
-        needle = f"NPU_EMU_SHIM_FAST({fn})" if fn != "atan2" else "extern \"C\" __global__ void atan2_fast_f32"
+    want = [(n, f) for f in SPLIT for n in SPLIT[f] if n not in ("asin", "acos") or "-fno-math-errno" in flags]
+    for fn, fmt in want:
+        ctype = "float" if fmt == "f32" else "double"
+        needle = (f"NPU_EMU_SHIM_FAST({fn}, {ctype}, {fmt})" if fn != "atan2"
+                  else "extern \"C\" __global__ void atan2_fast_f32")
         first = next(i for i, ln in enumerate(lines, 1) if ln.startswith(needle))
         # a macro's loop is reported at the macro's use, atan2's at the line of its loop body
         line = first if fn != "atan2" else first + 1
-        assert re.search(rf"{SHIM.name}:{line}:\d+: optimized: loop vectorized", res.stderr), fn
+        assert re.search(rf"{SHIM.name}:{line}:\d+: optimized: loop vectorized", res.stderr), (fn, fmt)
 
 
 # ------------------------------------------------------------------------------ float32 sweep
-# Every float32 input (NPU_EMU_MATH_EXHAUSTIVE=1, all 2^32 bit patterns: minutes per function)
-# or every 1021st bit pattern by default (4.2 million, every binade), against NumPy's float64
-# function rounded to float32 (verified with NumPy 2.4: glibc's libm or SVML in float64, an
-# error far below float32's half ulp); a point more than 1 ulp from it is decided by mpmath.
+# Every float32 input (NPU_EMU_MATH_EXHAUSTIVE=1: all 2^32 bit patterns, minutes per function)
+# or every 1021st bit pattern by default (4.2 million, every binade). The non-negative inputs
+# are held against NumPy's float64 function rounded to float32 (verified with NumPy 2.4: glibc's
+# libm or SVML in float64, far below float32's half ulp), and a point more than 1 ulp from it
+# is decided by mpmath; each negative input's result must be its positive twin's by symmetry
+# (odd functions: the sign flipped, cos: the same bits; acos against NumPy too).
 EXHAUSTIVE = os.environ.get("NPU_EMU_MATH_EXHAUSTIVE", "") == "1"
 NUMPY_F64 = {"sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
              "atan": np.arctan}
+ODD = {"sin", "tan", "asin", "atan"}
 SWEEP_BLOCK = 1 << 24
+
+
+def check_against_numpy(shim, name: str, x: np.ndarray, got: np.ndarray) -> tuple[int, int]:
+    """(max ulp from the correctly rounded result, count differing from NumPy's float64 rounded)."""
+    with np.errstate(all="ignore"):
+        want = NUMPY_F64[name](x.astype(np.float64)).astype(np.float32)
+    nan = np.isnan(want)
+    assert np.array_equal(np.isnan(got), nan), f"{name}: NaN where NumPy has none near {x[0]!r}"
+    assert (got[nan].view(np.uint32) == CANON_NAN["f32"]).all(), name
+    dist = np.where(nan, 0, ulp_distance(got, want, "f32"))
+    far = np.flatnonzero(dist > 1)
+    if far.size:   # NumPy's float64 rounded twice, or ours: mpmath decides
+        dist[far] = ulp_distance(got[far], reference(name, "f32", x[far]), "f32")
+    worst = int(np.argmax(dist))
+    assert dist[worst] <= 1, f"{name}_f32({x[worst]!r}) = {got[worst]!r}: {int(dist[worst])} ulp"
+    return int(dist[worst]), int(np.count_nonzero(dist))
 
 
 def sweep_float32(shim, name: str, step: int) -> dict:
     worst, off_numpy, total = 0, 0, 0
-    for start in range(0, 1 << 32, SWEEP_BLOCK):
-        bits = np.arange(start, start + SWEEP_BLOCK, step, dtype=np.uint64)
-        x = bits.astype(np.uint32).view(np.float32)
+    sign = np.uint32(0x80000000)
+    for start in range(0, 1 << 31, SWEEP_BLOCK):
+        bits = np.arange(start, start + SWEEP_BLOCK, step, dtype=np.uint32)
+        x = bits.view(np.float32)
         got = run(shim, name, "f32", x)
-        with np.errstate(all="ignore"):
-            want = NUMPY_F64[name](x.astype(np.float64)).astype(np.float32)
-        nan = np.isnan(want)
-        assert np.array_equal(np.isnan(got), nan), f"{name}: NaN where NumPy has none (block {start:#x})"
-        assert (got[nan].view(np.uint32) == CANON_NAN["f32"]).all(), name
-        dist = np.where(nan, 0, ulp_distance(got, want, "f32"))
-        far = np.flatnonzero(dist > 1)
-        if far.size:   # NumPy's float64 rounded twice, or ours: mpmath decides
-            exact = reference(name, "f32", x[far])
-            dist[far] = ulp_distance(got[far], exact, "f32")
-        worst = max(worst, int(dist.max()))
-        off_numpy += int(np.count_nonzero(dist))
-        total += x.size
-        assert worst <= 1, f"{name}_f32({x[int(np.argmax(dist))]!r}): {int(dist.max())} ulp"
+        w, off = check_against_numpy(shim, name, x, got)
+        neg = run(shim, name, "f32", (bits | sign).view(np.float32))
+        if name == "acos":
+            w2, off2 = check_against_numpy(shim, name, (bits | sign).view(np.float32), neg)
+            w, off = max(w, w2), off + off2
+        else:
+            twin = got.view(np.uint32) ^ (sign if name in ODD else np.uint32(0))
+            twin = np.where(np.isnan(got), got.view(np.uint32), twin)   # NaN stays canonical
+            bad = np.flatnonzero(neg.view(np.uint32) != twin)
+            assert bad.size == 0, f"{name}_f32(-{x[bad[0]]!r}) breaks the symmetry"
+            off *= 2
+        worst, off_numpy, total = max(worst, w), off_numpy + off, total + 2 * x.size
     return {"max_ulp": worst, "off_numpy": off_numpy, "total": total}
 
 
@@ -526,7 +550,7 @@ def test_gpu_gives_the_cpu_bits(shim):
     differ = []
     for fmt in FORMATS:
         dtype = FORMATS[fmt][0]
-        names = list(FUNCS) + ([f"{n}_fast" for n in SPLIT] if fmt == "f32" else [])
+        names = list(FUNCS) + [f"{n}_fast" for n in SPLIT[fmt]]
         for name in names:
             base_name = name.removesuffix("_fast")
             args = samples(base_name, fmt)

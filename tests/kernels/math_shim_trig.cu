@@ -31,28 +31,41 @@ NPU_EMU_SHIM_VIA_F64(asin)
 NPU_EMU_SHIM_VIA_F64(acos)
 NPU_EMU_SHIM_VIA_F64(atan)
 
-// the float split forms: `name_fast_f32` (Split::fast, branch-free: a loop over it vectorizes)
-// and `name_rare_f32` (1 where the full function takes its other path, else 0)
-#define NPU_EMU_SHIM_SPLIT_T(name) npu_emu::math::Split<npu_emu::math::fn::name, float>
-#define NPU_EMU_SHIM_FAST(name)                                                             \
-    extern "C" __global__ void name##_fast_f32(const float* __restrict__ x, float* __restrict__ y, long n) {         \
-        NPU_EMU_SHIM_LOOP_BODY(NPU_EMU_SHIM_SPLIT_T(name)::fast(x[i]))                      \
-    }                                                                                     \
-    extern "C" __global__ void name##_rare_f32(const float* __restrict__ x, float* __restrict__ y, long n) {         \
-        NPU_EMU_SHIM_LOOP_BODY(NPU_EMU_SHIM_SPLIT_T(name)::rare(x[i]) ? 1.0f : 0.0f)       \
+// the split forms: `name_fast_f32` (Split::fast, branch-free: a loop over it vectorizes) and
+// `name_rare_f32` (1 where the full function takes its other path, else 0); _f64 likewise
+#define NPU_EMU_SHIM_SPLIT_T(name, T) npu_emu::math::Split<npu_emu::math::fn::name, T>
+#define NPU_EMU_SHIM_FAST(name, T, suffix)                                                \
+    extern "C" __global__ void name##_fast_##suffix(const T* __restrict__ x, T* __restrict__ y, long n) { \
+        NPU_EMU_SHIM_LOOP_BODY(NPU_EMU_SHIM_SPLIT_T(name, T)::fast(x[i]))                 \
     }
-NPU_EMU_SHIM_FAST(sin)
-NPU_EMU_SHIM_FAST(cos)
-NPU_EMU_SHIM_FAST(tan)
-NPU_EMU_SHIM_FAST(asin)
-NPU_EMU_SHIM_FAST(acos)
-NPU_EMU_SHIM_FAST(atan)
+#define NPU_EMU_SHIM_RARE(name, T, suffix)                                                \
+    extern "C" __global__ void name##_rare_##suffix(const T* __restrict__ x, T* __restrict__ y, long n) { \
+        NPU_EMU_SHIM_LOOP_BODY(NPU_EMU_SHIM_SPLIT_T(name, T)::rare(x[i]) ? T(1) : T(0))   \
+    }
+NPU_EMU_SHIM_FAST(sin, float, f32)
+NPU_EMU_SHIM_FAST(cos, float, f32)
+NPU_EMU_SHIM_FAST(tan, float, f32)
+NPU_EMU_SHIM_FAST(asin, float, f32)
+NPU_EMU_SHIM_FAST(acos, float, f32)
+NPU_EMU_SHIM_FAST(atan, float, f32)
 extern "C" __global__ void atan2_fast_f32(const float* __restrict__ x, const float* __restrict__ x2, float* __restrict__ y, long n) {
-    NPU_EMU_SHIM_LOOP_BODY(NPU_EMU_SHIM_SPLIT_T(atan2)::fast(x[i], x2[i]))
+    NPU_EMU_SHIM_LOOP_BODY(NPU_EMU_SHIM_SPLIT_T(atan2, float)::fast(x[i], x2[i]))
 }
 extern "C" __global__ void atan2_rare_f32(const float* __restrict__ x, const float* __restrict__ x2, float* __restrict__ y, long n) {
-    NPU_EMU_SHIM_LOOP_BODY(NPU_EMU_SHIM_SPLIT_T(atan2)::rare(x[i], x2[i]) ? 1.0f : 0.0f)
+    NPU_EMU_SHIM_LOOP_BODY(NPU_EMU_SHIM_SPLIT_T(atan2, float)::rare(x[i], x2[i]) ? 1.0f : 0.0f)
 }
+NPU_EMU_SHIM_FAST(sin, double, f64)
+NPU_EMU_SHIM_FAST(cos, double, f64)
+NPU_EMU_SHIM_FAST(tan, double, f64)
+NPU_EMU_SHIM_RARE(sin, float, f32)
+NPU_EMU_SHIM_RARE(cos, float, f32)
+NPU_EMU_SHIM_RARE(tan, float, f32)
+NPU_EMU_SHIM_RARE(asin, float, f32)
+NPU_EMU_SHIM_RARE(acos, float, f32)
+NPU_EMU_SHIM_RARE(atan, float, f32)
+NPU_EMU_SHIM_RARE(sin, double, f64)
+NPU_EMU_SHIM_RARE(cos, double, f64)
+NPU_EMU_SHIM_RARE(tan, double, f64)
 
 NPU_EMU_SHIM_BOTH(NPU_EMU_SHIM_UNARY, sin)
 NPU_EMU_SHIM_BOTH(NPU_EMU_SHIM_UNARY, cos)
