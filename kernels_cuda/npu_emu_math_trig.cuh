@@ -304,8 +304,11 @@ NPU_EMU_HD double sincostan_fast(double x) {
 // ------------------------------------------------------------------ atan core
 // atan(u) for a double-double 0 <= u <~ 1.
 NPU_EMU_HD dd atan_unit(dd u) {
-    int j = static_cast<int>(u.hi * 16.0 + 0.5);
-    if (j > 16) j = 16;
+    // the index clamped in double, NaN to 16: a split form's fast path runs on rare lanes too
+    // (their values are discarded), and its table read must stay in the table
+    double jd = u.hi * 16.0 + 0.5;
+    jd = jd < 16.0 ? jd : 16.0;
+    int j = static_cast<int>(jd > 0.0 ? jd : 0.0);
     double c = j * 0.0625;
     dd num = two_sum(u.hi - c, u.lo);                // u.hi - c is exact (Sterbenz)
     dd p = two_prod(u.hi, c);
@@ -323,6 +326,14 @@ NPU_EMU_HD dd atan_unit(dd u) {
 NPU_EMU_HD dd atan_ratio(dd y, dd x) {
     if (y.hi <= x.hi) return atan_unit(dd_div(y, x));
     return dd_add({PIO2_HI, PIO2_LO}, dd_neg(atan_unit(dd_div(x, y))));
+}
+// The same without a branch (the split forms' fast paths): both operands selected by a mask,
+// atan_unit's table read a gather on the CPU.
+NPU_EMU_HD dd dd_select(uint64_t mask, dd a, dd b) { return {select(mask, a.hi, b.hi), select(mask, a.lo, b.lo)}; }
+NPU_EMU_HD dd atan_ratio_fast(dd y, dd x) {
+    uint64_t swap = mask_if(y.hi > x.hi);
+    dd t = atan_unit(dd_div(dd_select(swap, x, y), dd_select(swap, y, x)));
+    return dd_select(swap, dd_add({PIO2_HI, PIO2_LO}, dd_neg(t)), t);
 }
 
 // sqrt_rn(1 - a^2) for 0 <= a < 1, as a double-double: 1 - a^2 is formed exactly.
@@ -448,39 +459,79 @@ NPU_EMU_HD double tan(double x) {
     return (is_nan(x) || is_inf(x)) ? qnan() : sincostan(x, 2);
 }
 
+template <> struct Split<fn::atan, double> {         // 2^-27 <= |x| <= 2^60
+    static NPU_EMU_HD bool rare(double x) {
+        double a = trig_detail::fabs_(x);
+        return !(a >= 0x1p-27 && a <= 0x1p60);
+    }
+    static NPU_EMU_HD double fast(double x) {
+        using namespace trig_detail;
+        return copysign_(atan_ratio_fast({fabs_(x), 0.0}, {1.0, 0.0}).hi, x);
+    }
+};
 NPU_EMU_HD double atan(double x) {
     using namespace trig_detail;
+    using S = Split<fn::atan, double>;
+    if (!S::rare(x)) return S::fast(x);
     if (is_nan(x)) return qnan();
-    double a = fabs_(x);
-    if (a < 0x1p-27) return x;                       // atan x = x (rounded), signed zeros kept
-    if (a > 0x1p60) return copysign_(PIO2_HI, x);    // pi/2 - 1/a rounds to pi/2; also +-inf
-    return copysign_(atan_ratio({a, 0.0}, {1.0, 0.0}).hi, x);
-}
+    return fabs_(x) < 0x1p-27 ? x : copysign_(PIO2_HI, x);   // atan x = x (rounded, signed zeros
+}                                                            // kept); pi/2 - 1/a rounds to pi/2
 
+template <> struct Split<fn::asin, double> {         // 2^-27 <= |x| < 1
+    static NPU_EMU_HD bool rare(double x) {
+        double a = trig_detail::fabs_(x);
+        return !(a >= 0x1p-27 && a < 1.0);
+    }
+    static NPU_EMU_HD double fast(double x) {
+        using namespace trig_detail;
+        double a = fabs_(x);
+        return copysign_(atan_ratio_fast({a, 0.0}, sqrt_one_minus_sq(a)).hi, x);
+    }
+};
 NPU_EMU_HD double asin(double x) {
     using namespace trig_detail;
-    if (is_nan(x)) return qnan();
+    using S = Split<fn::asin, double>;
+    if (!S::rare(x)) return S::fast(x);
     double a = fabs_(x);
-    if (a > 1.0) return qnan();
-    if (a < 0x1p-27) return x;
-    if (a == 1.0) return copysign_(PIO2_HI, x);
-    return copysign_(atan_ratio({a, 0.0}, sqrt_one_minus_sq(a)).hi, x);
+    if (is_nan(x) || a > 1.0) return qnan();
+    return a == 1.0 ? copysign_(PIO2_HI, x) : x;
 }
 
+template <> struct Split<fn::acos, double> {         // |x| < 1
+    static NPU_EMU_HD bool rare(double x) { return !(trig_detail::fabs_(x) < 1.0); }
+    static NPU_EMU_HD double fast(double x) {        // atan(sqrt(1 - a^2) / a), from pi for x < 0
+        using namespace trig_detail;
+        double a = fabs_(x);
+        dd angle = atan_ratio_fast(sqrt_one_minus_sq(a), {a, 0.0});
+        return select(mask_if(sign_bit(x)), dd_add({PI_HI, PI_LO}, dd_neg(angle)).hi, angle.hi);
+    }
+};
 NPU_EMU_HD double acos(double x) {
     using namespace trig_detail;
-    if (is_nan(x)) return qnan();
-    double a = fabs_(x);
-    if (a > 1.0) return qnan();
+    using S = Split<fn::acos, double>;
+    if (!S::rare(x)) return S::fast(x);
     if (x == 1.0) return 0.0;
-    if (x == -1.0) return PI_HI;
-    dd s = sqrt_one_minus_sq(a);
-    if (!sign_bit(x)) return atan_ratio(s, {a, 0.0}).hi;
-    return dd_add({PI_HI, PI_LO}, dd_neg(atan_ratio(s, {a, 0.0}))).hi;
+    return x == -1.0 ? PI_HI : qnan();               // NaN, |x| > 1
 }
 
+template <> struct Split<fn::atan2, double> {        // |y|, |x| in [2^-500, 2^500], ratio within 2^+-62
+    static NPU_EMU_HD bool rare(double y, double x) {
+        using namespace trig_detail;
+        double ay = fabs_(y), ax = fabs_(x);
+        return !(ay >= 0x1p-500 && ay <= 0x1p500 && ax >= 0x1p-500 && ax <= 0x1p500 &&
+                 ay <= ax * 0x1p62 && ax <= ay * 0x1p62);
+    }
+    static NPU_EMU_HD double fast(double y, double x) {
+        using namespace trig_detail;
+        dd angle = atan_ratio_fast({fabs_(y), 0.0}, {fabs_(x), 0.0});
+        double v = select(mask_if(sign_bit(x)), dd_add({PI_HI, PI_LO}, dd_neg(angle)).hi, angle.hi);
+        return copysign_(v, y);
+    }
+};
 NPU_EMU_HD double atan2(double y, double x) {
     using namespace trig_detail;
+    using S = Split<fn::atan2, double>;
+    if (!S::rare(y, x)) return S::fast(y, x);
     if (is_nan(x) || is_nan(y)) return qnan();
     bool x_neg = sign_bit(x);
     double ay = fabs_(y), ax = fabs_(x);

@@ -57,6 +57,15 @@ extern "C" __global__ void atan2_rare_f32(const float* __restrict__ x, const flo
 NPU_EMU_SHIM_FAST(sin, double, f64)
 NPU_EMU_SHIM_FAST(cos, double, f64)
 NPU_EMU_SHIM_FAST(tan, double, f64)
+NPU_EMU_SHIM_FAST(asin, double, f64)
+NPU_EMU_SHIM_FAST(acos, double, f64)
+NPU_EMU_SHIM_FAST(atan, double, f64)
+extern "C" __global__ void atan2_fast_f64(const double* __restrict__ x, const double* __restrict__ x2, double* __restrict__ y, long n) {
+    NPU_EMU_SHIM_LOOP_BODY(NPU_EMU_SHIM_SPLIT_T(atan2, double)::fast(x[i], x2[i]))
+}
+extern "C" __global__ void atan2_rare_f64(const double* __restrict__ x, const double* __restrict__ x2, double* __restrict__ y, long n) {
+    NPU_EMU_SHIM_LOOP_BODY(NPU_EMU_SHIM_SPLIT_T(atan2, double)::rare(x[i], x2[i]) ? 1.0 : 0.0)
+}
 NPU_EMU_SHIM_RARE(sin, float, f32)
 NPU_EMU_SHIM_RARE(cos, float, f32)
 NPU_EMU_SHIM_RARE(tan, float, f32)
@@ -66,6 +75,9 @@ NPU_EMU_SHIM_RARE(atan, float, f32)
 NPU_EMU_SHIM_RARE(sin, double, f64)
 NPU_EMU_SHIM_RARE(cos, double, f64)
 NPU_EMU_SHIM_RARE(tan, double, f64)
+NPU_EMU_SHIM_RARE(asin, double, f64)
+NPU_EMU_SHIM_RARE(acos, double, f64)
+NPU_EMU_SHIM_RARE(atan, double, f64)
 
 NPU_EMU_SHIM_BOTH(NPU_EMU_SHIM_UNARY, sin)
 NPU_EMU_SHIM_BOTH(NPU_EMU_SHIM_UNARY, cos)
