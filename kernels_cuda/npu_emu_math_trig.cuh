@@ -350,7 +350,6 @@ NPU_EMU_HD dd sqrt_one_minus_sq(double a) {
 // (Split<fn::NAME, float>::fast below: choices are bit masks, no table read), so a loop over
 // it vectorizes on the CPU and does not diverge on the GPU.
 
-
 // sin (WHICH = 0), cos (1), tan (2) of float-valued d from r = |d| - n*pi/2 (n mod 4 in the
 // low bits of n), |r| <~ pi/4.
 template <int WHICH>
