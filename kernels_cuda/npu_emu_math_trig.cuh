@@ -5,12 +5,12 @@
 // API (namespace npu_emu::math), each within 1 ulp of the correctly rounded result for every
 // finite input (tests/test_math_trig.py; docs/math.md#trigonometric-functions):
 //   sin cos tan asin acos atan (float, double), atan2(y, x), hypot(x, y)
-//   float only, branch-free (a loop over them vectorizes), the full function's bits on a range:
-//   sin_small cos_small tan_small (where trig_small(x): finite, |x| < 2^20), atan_small (not
-//   NaN), asin_small acos_small (|x| <= 1), atan2_small (both finite and nonzero). A kernel can
-//   run one over every element and redo the elements outside the range with the full function.
-// float versions evaluate in double (shorter polynomials, plain double arithmetic, the same
-// Payne-Hanek reduction) and round once.
+//   float: a split form each (npu_emu_math_split.cuh) but for hypot: Split<fn::NAME,
+//   float>::fast is branch-free (a loop over it vectorizes) and gives NAME's bits wherever
+//   rare(x) is false (sin cos tan: |x| >= 2^20, inf, NaN; atan: inf, NaN; asin acos: NaN,
+//   |x| > 1; atan2: a zero, an infinity or a NaN).
+// float versions evaluate in double (short polynomials, plain double arithmetic, the same
+// Payne-Hanek reduction above 2^20) and round once.
 // Special values follow C99 Annex F; every NaN result is the canonical quiet NaN
 // (0x7FC00000, 0x7FF8000000000000).
 //
@@ -22,7 +22,8 @@
 //   atan family  one core atan(y/x) for y, x >= 0 in double-double: the ratio (or its
 //                reciprocal, from pi/2) is reduced by atan(u) = atan(c) + atan((u-c)/(1+uc)),
 //                c = j/16, and a short odd polynomial; asin and acos go through it with
-//                sqrt(1 - x^2), 1 - x^2 formed exactly.
+//                sqrt(1 - x^2), 1 - x^2 formed exactly. float: no table, the ratio moves to
+//                the nearest of 0, tan(pi/8), 1 (one division), then a polynomial.
 //   hypot        exact scaling by a power of two, a^2 + b^2 as a double-double, its sqrt.
 // Constants between the GENERATED markers come from tools/gen_trig_coeffs.py (mpmath;
 // tests/test_math_trig.py checks they are what it makes).
@@ -49,12 +50,12 @@ NPU_EMU_TRIG_TABLE double SIN_C[8] = {-0x1.5555555555555p-3, 0x1.1111111111111p-
 NPU_EMU_TRIG_TABLE double COS_C[7] = {0x1.5555555555555p-5, -0x1.6c16c16c16c16p-10, 0x1.a01a01a019d0ap-16, -0x1.27e4fb7712bdfp-22, 0x1.1eed8deb6d561p-29, -0x1.9394b9c9c20a4p-37, 0x1.ab783376962cfp-45};
 // ATAN: max relative error of the polynomial 2^-65.6
 NPU_EMU_TRIG_TABLE double ATAN_C[6] = {-0x1.5555555555555p-2, 0x1.999999999999ap-3, -0x1.249249249210dp-3, 0x1.c71c71bf9e109p-4, -0x1.745cdd90d1c8bp-4, 0x1.3a46d0741d5bdp-4};
-// SINF: max relative error of the polynomial 2^-45.6
-NPU_EMU_TRIG_TABLE double SINF_C[5] = {-0x1.555555555516ap-3, 0x1.1111110fd3935p-7, -0x1.a019fd9a9838bp-13, 0x1.71d9a97cd3c34p-19, -0x1.aa28204b8cc64p-26};
-// COSF: max relative error of the polynomial 2^-49.7
-NPU_EMU_TRIG_TABLE double COSF_C[5] = {0x1.5555555555437p-5, -0x1.6c16c16b612abp-10, 0x1.a019ff534c684p-16, -0x1.27e25f0776cc1p-22, 0x1.1c81a3b8d462fp-29};
-// ATANF: max relative error of the polynomial 2^-48.2
-NPU_EMU_TRIG_TABLE double ATANF_C[3] = {-0x1.55555555470afp-2, 0x1.99999193c578bp-3, -0x1.243cdbcba1155p-3};
+// SINF: max relative error of the polynomial 2^-35.6
+NPU_EMU_TRIG_TABLE double SINF_C[4] = {-0x1.555555545dd83p-3, 0x1.11110deeb33b2p-7, -0x1.a013a6edc8f34p-13, 0x1.6dbdd26f56d2dp-19};
+// COSF: max relative error of the polynomial 2^-39.5
+NPU_EMU_TRIG_TABLE double COSF_C[4] = {0x1.5555555502be6p-5, -0x1.6c16bf5495185p-10, 0x1.a015c40ec65ecp-16, -0x1.25242a3a17327p-22};
+// ATANF: max relative error of the polynomial 2^-33.9
+NPU_EMU_TRIG_TABLE double ATANF_C[4] = {-0x1.555555391f007p-2, 0x1.9998e7828192bp-3, -0x1.243a0dba7cac8p-3, 0x1.aae50feed3286p-4};
 // pi/2 = PIO2_1 + PIO2_2 + PIO2_3 (33 bits each: k * PIO2_i is exact for k < 2^20) + PIO2_4
 constexpr double PIO2_1 = 0x1.921fb54400000p+0;
 constexpr double PIO2_2 = 0x1.0b4611a600000p-34;
@@ -67,6 +68,10 @@ constexpr double PI_HI = 0x1.921fb54442d18p+1, PI_LO = 0x1.1a62633145c07p-53;
 constexpr double PIO4_HI = 0x1.921fb54442d18p-1, PIO4_LO = 0x1.1a62633145c07p-55;
 constexpr double INV_PIO2_HI = 0x1.45f306dc9c883p-1, INV_PIO2_LO = -0x1.6b01ec5417056p-55;
 constexpr double THREE_PIO4 = 0x1.2d97c7f3321d2p+1;
+// float atan centres: TAN_PI8 = tan(pi/8) rounded, ATAN_TAN_PI8 = atan(TAN_PI8); the
+// ratio u moves to the centre tan(pi/8) above ATANF_T1 = tan(pi/16), to 1 above ATANF_T2 = tan(3pi/16)
+constexpr double TAN_PI8 = 0x1.a827999fcef32p-2, ATAN_TAN_PI8 = 0x1.921fb54442d18p-2;
+constexpr double ATANF_T1 = 0x1.975f5e0553158p-3, ATANF_T2 = 0x1.561b82ab7f990p-1;
 // 2/pi = 0.{bits of TWO_OVER_PI_BITS[2..]}: 1216 bits, two zero words first
 NPU_EMU_TRIG_TABLE uint32_t TWO_OVER_PI_BITS[40] = {
     0x00000000u, 0x00000000u, 0xA2F9836Eu, 0x4E441529u, 0xFC2757D1u, 0xF534DDC0u, 0xDB629599u, 0x3C439041u,
@@ -105,6 +110,14 @@ NPU_EMU_HD double pow2(int k) { return bits_as_double(static_cast<uint64_t>(k + 
 NPU_EMU_HD float to_f32(double r) {
     return is_nan(r) ? bits_as_float(0x7FC00000u) : static_cast<float>(r);
 }
+
+// branch-free choices: masks all 0 or all 1
+NPU_EMU_HD double select(uint64_t mask, double if_set, double if_clear) {
+    return bits_as_double((double_as_bits(if_set) & mask) | (double_as_bits(if_clear) & ~mask));
+}
+NPU_EMU_HD double flip_sign(double v, uint64_t bit63) { return bits_as_double(double_as_bits(v) ^ bit63); }
+NPU_EMU_HD uint64_t mask_if(bool c) { return 0 - static_cast<uint64_t>(c); }
+NPU_EMU_HD uint64_t sign_of(double x) { return double_as_bits(x) & 0x8000000000000000ull; }
 
 // ------------------------------------------------------------------ double-double arithmetic
 // Exact transformations (Knuth, Dekker): they rely on round-to-nearest and no contraction.
@@ -160,12 +173,13 @@ struct reduced { dd r; int n; };
 // Cody-Waite, x < 2^20: k*PIO2_1..3 are exact, the differences are summed exactly.
 NPU_EMU_HD reduced reduce_cody_waite(double x) {
     const double shifter = 6755399441055744.0;      // 1.5 * 2^52: adding it rounds to an integer
-    double kd = (x * INV_PIO2_HI + shifter) - shifter;
+    double ks = x * INV_PIO2_HI + shifter;          // k in the low bits (no int conversion: it vectorizes)
+    double kd = ks - shifter;
     double t = x - kd * PIO2_1;                      // exact (Sterbenz)
     dd s1 = two_sum(t, -(kd * PIO2_2));
     dd s2 = two_sum(s1.hi, -(kd * PIO2_3));
     double lo = (s1.lo + s2.lo) - kd * PIO2_4;
-    return {two_sum(s2.hi, lo), static_cast<int>(static_cast<int64_t>(kd) & 3)};
+    return {two_sum(s2.hi, lo), static_cast<int>(double_as_bits(ks) & 3)};
 }
 
 // Payne-Hanek, x >= 2^20 finite: x = m * 2^e (m a 53-bit integer); x * 2/pi mod 4 is
@@ -247,7 +261,7 @@ NPU_EMU_HD dd cos_kernel(dd r) {
     return two_sum(w, tail);
 }
 
-// sin (which = 0), cos (1), tan (2) of a finite double.
+// sin (which = 0), cos (1), tan (2) of a finite double (any: the rare inputs' path).
 NPU_EMU_HD double sincostan(double x, int which) {
     double a = fabs_(x);
     if (a < 0x1p-27) {                               // sin x = tan x = x, cos x = 1 (rounded)
@@ -268,11 +282,33 @@ NPU_EMU_HD double sincostan(double x, int which) {
     return sign_bit(x) ? -result : result;
 }
 
+// sin (WHICH = 0), cos (1), tan (2) of 2^-27 <= |x| < 2^20 without a branch (the split form's
+// fast path; a loop over it vectorizes): both kernels, quadrant choices as bit masks. Up to
+// pi/4, Cody-Waite gives k = 0 and r = {|x|, 0}.
+template <int WHICH>
+NPU_EMU_HD double sincostan_fast(double x) {
+    reduced red = reduce_cody_waite(fabs_(x));
+    uint64_t n = static_cast<uint64_t>(red.n);
+    dd s = sin_kernel(red.r), c = cos_kernel(red.r);
+    if (WHICH == 2) {                                // tan: s/c, in odd quadrants -c/s
+        uint64_t odd = 0 - (n & 1);
+        dd num = {select(odd, c.hi, s.hi), select(odd, c.lo, s.lo)};
+        dd den = {select(odd, s.hi, c.hi), select(odd, s.lo, c.lo)};
+        return flip_sign(dd_div(num, den).hi, ((n & 1) << 63) ^ sign_of(x));
+    }
+    uint64_t q = n + WHICH;                          // cos x = sin(x + pi/2), cos is even
+    double v = select(0 - (q & 1), c.hi, s.hi);
+    return flip_sign(v, (((q >> 1) & 1) << 63) ^ (WHICH == 0 ? sign_of(x) : 0));
+}
+
 // ------------------------------------------------------------------ atan core
 // atan(u) for a double-double 0 <= u <~ 1.
 NPU_EMU_HD dd atan_unit(dd u) {
-    int j = static_cast<int>(u.hi * 16.0 + 0.5);
-    if (j > 16) j = 16;
+    // the index clamped in double, NaN to 16: a split form's fast path runs on rare lanes too
+    // (their values are discarded), and its table read must stay in the table
+    double jd = u.hi * 16.0 + 0.5;
+    jd = jd < 16.0 ? jd : 16.0;
+    int j = static_cast<int>(jd > 0.0 ? jd : 0.0);
     double c = j * 0.0625;
     dd num = two_sum(u.hi - c, u.lo);                // u.hi - c is exact (Sterbenz)
     dd p = two_prod(u.hi, c);
@@ -291,6 +327,14 @@ NPU_EMU_HD dd atan_ratio(dd y, dd x) {
     if (y.hi <= x.hi) return atan_unit(dd_div(y, x));
     return dd_add({PIO2_HI, PIO2_LO}, dd_neg(atan_unit(dd_div(x, y))));
 }
+// The same without a branch (the split forms' fast paths): both operands selected by a mask,
+// atan_unit's table read a gather on the CPU.
+NPU_EMU_HD dd dd_select(uint64_t mask, dd a, dd b) { return {select(mask, a.hi, b.hi), select(mask, a.lo, b.lo)}; }
+NPU_EMU_HD dd atan_ratio_fast(dd y, dd x) {
+    uint64_t swap = mask_if(y.hi > x.hi);
+    dd t = atan_unit(dd_div(dd_select(swap, x, y), dd_select(swap, y, x)));
+    return dd_select(swap, dd_add({PIO2_HI, PIO2_LO}, dd_neg(t)), t);
+}
 
 // sqrt_rn(1 - a^2) for 0 <= a < 1, as a double-double: 1 - a^2 is formed exactly.
 NPU_EMU_HD dd sqrt_one_minus_sq(double a) {
@@ -300,25 +344,19 @@ NPU_EMU_HD dd sqrt_one_minus_sq(double a) {
 }
 
 // ------------------------------------------------------------------ float paths
-// A float's result needs ~2^-30 relative accuracy to round within 1 ulp: plain double
-// arithmetic with shorter polynomials gives 2^-45 and more. The paths for the common range
-// (the *_small functions below) have no branch: choices are bit masks and a table read, so
-// a loop over them vectorizes on the CPU (and does not diverge on the GPU).
-
-NPU_EMU_HD double select(uint64_t mask, double if_set, double if_clear) {   // mask: all 0 or all 1
-    return bits_as_double((double_as_bits(if_set) & mask) | (double_as_bits(if_clear) & ~mask));
-}
-NPU_EMU_HD double flip_sign(double v, uint64_t bit63) { return bits_as_double(double_as_bits(v) ^ bit63); }
-NPU_EMU_HD uint64_t mask_if(bool c) { return 0 - static_cast<uint64_t>(c); }
-NPU_EMU_HD uint64_t sign_of(double x) { return double_as_bits(x) & 0x8000000000000000ull; }
+// A float's result rounds within 1 ulp of the correctly rounded one when the value before its
+// last rounding is within 2^-24 relative: plain double arithmetic with short polynomials
+// (2^-33 and better) is ample. The common range of each function has a branch-free path
+// (Split<fn::NAME, float>::fast below: choices are bit masks, no table read), so a loop over
+// it vectorizes on the CPU and does not diverge on the GPU.
 
 // sin (WHICH = 0), cos (1), tan (2) of float-valued d from r = |d| - n*pi/2 (n mod 4 in the
-// low bits of n).
+// low bits of n), |r| <~ pi/4.
 template <int WHICH>
 NPU_EMU_HD float finish_sincostan_f(double d, double r, uint64_t n) {
     double z = r * r;
-    double s = r + r * (z * (SINF_C[0] + z * (SINF_C[1] + z * (SINF_C[2] + z * (SINF_C[3] + z * SINF_C[4])))));
-    double c = (1.0 - 0.5 * z) + (z * z) * (COSF_C[0] + z * (COSF_C[1] + z * (COSF_C[2] + z * (COSF_C[3] + z * COSF_C[4]))));
+    double s = r + (r * z) * (SINF_C[0] + z * (SINF_C[1] + z * (SINF_C[2] + z * SINF_C[3])));
+    double c = (1.0 - 0.5 * z) + (z * z) * (COSF_C[0] + z * (COSF_C[1] + z * (COSF_C[2] + z * COSF_C[3])));
     double v;
     uint64_t flip;
     if (WHICH == 2) {                                // tan: s/c, in odd quadrants -c/s
@@ -333,98 +371,166 @@ NPU_EMU_HD float finish_sincostan_f(double d, double r, uint64_t n) {
     return static_cast<float>(flip_sign(v, flip));
 }
 
-// |x| < 2^20, finite: Cody-Waite in double. Below 2^20 the floats stay at least 2^-32 from a
-// multiple of pi/2, and |x| - k*PIO2_1 - k*PIO2_1T errs by under 2^-66. Up to pi/4, k = 0.
+// The fast range of sin, cos, tan: |x| < 2^20 (not inf, not NaN).
+NPU_EMU_HD bool trig_fast_range(float x) { return (float_as_bits(x) & 0x7FFFFFFFu) < 0x49800000u; }
+
+// |x| < 2^20: Cody-Waite in double. k*PIO2_1 is exact (33 bits times k < 2^21) and so is
+// |x| - k*PIO2_1 (Sterbenz); k*PIO2_1T errs by under 2^-66, tiny against the smallest |r| of
+// a float below 2^20 (the exhaustive float32 test checks every one). Up to pi/4, k = 0.
 template <int WHICH>
-NPU_EMU_HD float sincostan_small_f(float x) {
+NPU_EMU_HD float sincostan_fast_f(float x) {
     double d = x, a = fabs_(d);
     const double shifter = 6755399441055744.0;      // 1.5 * 2^52: k ends up in the low bits
     double ks = a * INV_PIO2_HI + shifter;
     double kd = ks - shifter;
-    double r = (a - kd * PIO2_1) - kd * PIO2_1T;     // a - kd*PIO2_1 is exact (Sterbenz)
+    double r = (a - kd * PIO2_1) - kd * PIO2_1T;
     return finish_sincostan_f<WHICH>(d, r, double_as_bits(ks));
 }
 
-// Any float: the branch-free path, Payne-Hanek from 2^20 up, NaN for NaN and +-inf.
+// Any float outside the fast range: NaN for NaN and +-inf, Payne-Hanek from 2^20 up.
 template <int WHICH>
-NPU_EMU_HD float sincostan_f(float x) {
-    uint32_t abs_bits = float_as_bits(x) & 0x7FFFFFFFu;
-    if (abs_bits < 0x49800000u) return sincostan_small_f<WHICH>(x);   // 2^20
-    if (abs_bits >= 0x7F800000u) return bits_as_float(0x7FC00000u);
+NPU_EMU_HD float sincostan_rare_f(float x) {
+    if ((float_as_bits(x) & 0x7FFFFFFFu) >= 0x7F800000u) return bits_as_float(0x7FC00000u);
     double d = x;
     reduced red = reduce_payne_hanek(fabs_(d));
     return finish_sincostan_f<WHICH>(d, red.r.hi, static_cast<uint64_t>(red.n));
 }
 
-// atan(num / den) for 0 <= num <= den, den > 0, as double to about 2^-50: the table step
-// atan(j/16) + atan((u - j/16) / (1 + u j/16)) and an odd polynomial.
-NPU_EMU_HD double atan_unit_f(double num, double den) {
-    double u = num / den;
-    int j = static_cast<int>(u * 16.0 + 0.5);
-    double c = j * 0.0625;
-    double t = (u - c) / (1.0 + u * c);              // u - c is exact (Sterbenz)
+// atan(n / d) for 0 <= n <= d, 0 < d < inf, as double to about 2^-33 relative: the ratio u
+// moves to the nearest of the centres c = 0, tan(pi/8), 1 (atan u = atan c + atan t,
+// t = (u - c) / (1 + u c) = (n - c d) / (d + c n), one division, |t| <= tan(pi/16)) and an
+// odd polynomial. n - c d is exact for c = 1 (Sterbenz) and errs by 2^-53 d for tan(pi/8),
+// where the result is at least atan(tan(pi/16)) = pi/16.
+NPU_EMU_HD double atan_unit_f(double n, double d) {
+    // m2 implies m1 (ATANF_T2 > ATANF_T1): c = m2 ? 1 : m1 ? tan(pi/8) : 0, in and/xor masks
+    // (single instructions, where a blend of two values is three on recent x86 cores)
+    uint64_t m1 = mask_if(n > ATANF_T1 * d), m2 = mask_if(n > ATANF_T2 * d);
+    double c = bits_as_double((m1 & double_as_bits(TAN_PI8)) ^ (m2 & (double_as_bits(1.0) ^ double_as_bits(TAN_PI8))));
+    double base = bits_as_double((m1 & double_as_bits(ATAN_TAN_PI8)) ^
+                                 (m2 & (double_as_bits(PIO4_HI) ^ double_as_bits(ATAN_TAN_PI8))));
+    double t = (n - c * d) / (d + c * n);
     double z = t * t;
-    return ATAN_J16_HI[j] + (t + t * (z * (ATANF_C[0] + z * (ATANF_C[1] + z * ATANF_C[2]))));
+    return base + (t + (t * z) * (ATANF_C[0] + z * (ATANF_C[1] + z * (ATANF_C[2] + z * ATANF_C[3]))));
 }
-// atan(y / x) in [0, pi/2] for y, x >= 0, not both 0 (float values: no overflow or underflow).
+// atan(y / x) in [0, pi/2] for finite y, x >= 0, not both 0 (float values: no overflow or
+// underflow in double). For y > x it is pi/2 - atan(x / y) >= pi/4, where PIO2_HI alone
+// (2^-54 short) is ample.
 NPU_EMU_HD double atan_ratio_f(double y, double x) {
-    uint64_t swap = mask_if(y > x);                  // then pi/2 - atan(x / y)
-    double t = atan_unit_f(select(swap, x, y), select(swap, y, x));
-    return select(swap, PIO2_HI + (PIO2_LO - t), t);
+    uint64_t swap = mask_if(y > x);
+    double t = atan_unit_f(y < x ? y : x, y < x ? x : y);
+    return flip_sign(t, swap & 0x8000000000000000ull) + bits_as_double(swap & double_as_bits(PIO2_HI));
 }
 
 }  // namespace trig_detail
 
 // ------------------------------------------------------------------ double
+// Split forms (npu_emu_math_split.cuh): fast(x) is branch-free and is the function's result
+// wherever rare(x) is false; each function is `rare(x) ? <its other cases> : fast(x)`.
+namespace fn { struct sin; struct cos; struct tan; struct atan; struct asin; struct acos; struct atan2; }
+
+template <int WHICH> struct SplitSinCosTanD {        // 2^-27 <= |x| < 2^20
+    static NPU_EMU_HD bool rare(double x) {
+        double a = trig_detail::fabs_(x);
+        return !(a >= 0x1p-27 && a < 0x1p20);
+    }
+    static NPU_EMU_HD double fast(double x) { return trig_detail::sincostan_fast<WHICH>(x); }
+};
+template <> struct Split<fn::sin, double> : SplitSinCosTanD<0> {};
+template <> struct Split<fn::cos, double> : SplitSinCosTanD<1> {};
+template <> struct Split<fn::tan, double> : SplitSinCosTanD<2> {};
+
 NPU_EMU_HD double sin(double x) {
     using namespace trig_detail;
-    if (is_nan(x) || is_inf(x)) return qnan();
-    return sincostan(x, 0);
+    using S = Split<fn::sin, double>;
+    if (!S::rare(x)) return S::fast(x);
+    return (is_nan(x) || is_inf(x)) ? qnan() : sincostan(x, 0);
 }
 NPU_EMU_HD double cos(double x) {
     using namespace trig_detail;
-    if (is_nan(x) || is_inf(x)) return qnan();
-    return sincostan(x, 1);
+    using S = Split<fn::cos, double>;
+    if (!S::rare(x)) return S::fast(x);
+    return (is_nan(x) || is_inf(x)) ? qnan() : sincostan(x, 1);
 }
 NPU_EMU_HD double tan(double x) {
     using namespace trig_detail;
-    if (is_nan(x) || is_inf(x)) return qnan();
-    return sincostan(x, 2);
+    using S = Split<fn::tan, double>;
+    if (!S::rare(x)) return S::fast(x);
+    return (is_nan(x) || is_inf(x)) ? qnan() : sincostan(x, 2);
 }
 
+template <> struct Split<fn::atan, double> {         // 2^-27 <= |x| <= 2^60
+    static NPU_EMU_HD bool rare(double x) {
+        double a = trig_detail::fabs_(x);
+        return !(a >= 0x1p-27 && a <= 0x1p60);
+    }
+    static NPU_EMU_HD double fast(double x) {
+        using namespace trig_detail;
+        return copysign_(atan_ratio_fast({fabs_(x), 0.0}, {1.0, 0.0}).hi, x);
+    }
+};
 NPU_EMU_HD double atan(double x) {
     using namespace trig_detail;
+    using S = Split<fn::atan, double>;
+    if (!S::rare(x)) return S::fast(x);
     if (is_nan(x)) return qnan();
-    double a = fabs_(x);
-    if (a < 0x1p-27) return x;                       // atan x = x (rounded), signed zeros kept
-    if (a > 0x1p60) return copysign_(PIO2_HI, x);    // pi/2 - 1/a rounds to pi/2; also +-inf
-    return copysign_(atan_ratio({a, 0.0}, {1.0, 0.0}).hi, x);
-}
+    return fabs_(x) < 0x1p-27 ? x : copysign_(PIO2_HI, x);   // atan x = x (rounded, signed zeros
+}                                                            // kept); pi/2 - 1/a rounds to pi/2
 
+template <> struct Split<fn::asin, double> {         // 2^-27 <= |x| < 1
+    static NPU_EMU_HD bool rare(double x) {
+        double a = trig_detail::fabs_(x);
+        return !(a >= 0x1p-27 && a < 1.0);
+    }
+    static NPU_EMU_HD double fast(double x) {
+        using namespace trig_detail;
+        double a = fabs_(x);
+        return copysign_(atan_ratio_fast({a, 0.0}, sqrt_one_minus_sq(a)).hi, x);
+    }
+};
 NPU_EMU_HD double asin(double x) {
     using namespace trig_detail;
-    if (is_nan(x)) return qnan();
+    using S = Split<fn::asin, double>;
+    if (!S::rare(x)) return S::fast(x);
     double a = fabs_(x);
-    if (a > 1.0) return qnan();
-    if (a < 0x1p-27) return x;
-    if (a == 1.0) return copysign_(PIO2_HI, x);
-    return copysign_(atan_ratio({a, 0.0}, sqrt_one_minus_sq(a)).hi, x);
+    if (is_nan(x) || a > 1.0) return qnan();
+    return a == 1.0 ? copysign_(PIO2_HI, x) : x;
 }
 
+template <> struct Split<fn::acos, double> {         // |x| < 1
+    static NPU_EMU_HD bool rare(double x) { return !(trig_detail::fabs_(x) < 1.0); }
+    static NPU_EMU_HD double fast(double x) {        // atan(sqrt(1 - a^2) / a), from pi for x < 0
+        using namespace trig_detail;
+        double a = fabs_(x);
+        dd angle = atan_ratio_fast(sqrt_one_minus_sq(a), {a, 0.0});
+        return select(mask_if(sign_bit(x)), dd_add({PI_HI, PI_LO}, dd_neg(angle)).hi, angle.hi);
+    }
+};
 NPU_EMU_HD double acos(double x) {
     using namespace trig_detail;
-    if (is_nan(x)) return qnan();
-    double a = fabs_(x);
-    if (a > 1.0) return qnan();
+    using S = Split<fn::acos, double>;
+    if (!S::rare(x)) return S::fast(x);
     if (x == 1.0) return 0.0;
-    if (x == -1.0) return PI_HI;
-    dd s = sqrt_one_minus_sq(a);
-    if (!sign_bit(x)) return atan_ratio(s, {a, 0.0}).hi;
-    return dd_add({PI_HI, PI_LO}, dd_neg(atan_ratio(s, {a, 0.0}))).hi;
+    return x == -1.0 ? PI_HI : qnan();               // NaN, |x| > 1
 }
 
+template <> struct Split<fn::atan2, double> {        // |y|, |x| in [2^-500, 2^500], ratio within 2^+-62
+    static NPU_EMU_HD bool rare(double y, double x) {
+        using namespace trig_detail;
+        double ay = fabs_(y), ax = fabs_(x);
+        return !(ay >= 0x1p-500 && ay <= 0x1p500 && ax >= 0x1p-500 && ax <= 0x1p500 &&
+                 ay <= ax * 0x1p62 && ax <= ay * 0x1p62);
+    }
+    static NPU_EMU_HD double fast(double y, double x) {
+        using namespace trig_detail;
+        dd angle = atan_ratio_fast({fabs_(y), 0.0}, {fabs_(x), 0.0});
+        double v = select(mask_if(sign_bit(x)), dd_add({PI_HI, PI_LO}, dd_neg(angle)).hi, angle.hi);
+        return copysign_(v, y);
+    }
+};
 NPU_EMU_HD double atan2(double y, double x) {
     using namespace trig_detail;
+    using S = Split<fn::atan2, double>;
+    if (!S::rare(y, x)) return S::fast(y, x);
     if (is_nan(x) || is_nan(y)) return qnan();
     bool x_neg = sign_bit(x);
     double ay = fabs_(y), ax = fabs_(x);
@@ -475,57 +581,85 @@ NPU_EMU_HD double hypot(double x, double y) {
 }
 
 // ------------------------------------------------------------------ float: in double, one rounding
-// The *_small functions give the same bits as the full ones on the range they name, without
-// a branch: a loop can run them over all elements, vectorized, and redo the rest with the full
-// function. trig_small(x): finite and |x| < 2^20; the others hold for all but NaN (asin, acos:
-// |x| <= 1; atan2: both finite and nonzero).
-NPU_EMU_HD bool trig_small(float x) { return (float_as_bits(x) & 0x7FFFFFFFu) < 0x49800000u; }
-NPU_EMU_HD float sin_small(float x) { return trig_detail::sincostan_small_f<0>(x); }
-NPU_EMU_HD float cos_small(float x) { return trig_detail::sincostan_small_f<1>(x); }
-NPU_EMU_HD float tan_small(float x) { return trig_detail::sincostan_small_f<2>(x); }
-NPU_EMU_HD float sin(float x) { return trig_detail::sincostan_f<0>(x); }
-NPU_EMU_HD float cos(float x) { return trig_detail::sincostan_f<1>(x); }
-NPU_EMU_HD float tan(float x) { return trig_detail::sincostan_f<2>(x); }
+// Each function's split form (npu_emu_math_split.cuh): fast(x) is branch-free and is the
+// function's result wherever rare(x) is false; the function itself is
+// `rare(x) ? <its other cases> : fast(x)`, so both give the same bits by construction.
+template <int WHICH> struct SplitSinCosTan {         // finite |x| < 2^20
+    static NPU_EMU_HD bool rare(float x) { return !trig_detail::trig_fast_range(x); }
+    static NPU_EMU_HD float fast(float x) { return trig_detail::sincostan_fast_f<WHICH>(x); }
+};
+template <> struct Split<fn::sin, float> : SplitSinCosTan<0> {};
+template <> struct Split<fn::cos, float> : SplitSinCosTan<1> {};
+template <> struct Split<fn::tan, float> : SplitSinCosTan<2> {};
 
-NPU_EMU_HD float atan_small(float x) {               // +-inf too: pi/2 - atan(1 / inf)
-    using namespace trig_detail;
-    double d = x;
-    return static_cast<float>(flip_sign(atan_ratio_f(fabs_(d), 1.0), sign_of(d)));
+template <> struct Split<fn::atan, float> {          // finite x
+    static NPU_EMU_HD bool rare(float x) { return !(trig_detail::fabs_(x) < 0x1p128); }
+    static NPU_EMU_HD float fast(float x) {
+        using namespace trig_detail;
+        double d = x;
+        return static_cast<float>(flip_sign(atan_ratio_f(fabs_(d), 1.0), sign_of(d)));
+    }
+};
+template <> struct Split<fn::asin, float> {          // |x| <= 1
+    static NPU_EMU_HD bool rare(float x) { return !(trig_detail::fabs_(x) <= 1.0); }
+    static NPU_EMU_HD float fast(float x) {          // atan(a / sqrt(1 - a^2)); a*a is exact
+        using namespace trig_detail;
+        double d = x, a = fabs_(d);
+        return static_cast<float>(flip_sign(atan_ratio_f(a, sqrt_rn(1.0 - a * a)), sign_of(d)));
+    }
+};
+template <> struct Split<fn::acos, float> {          // |x| <= 1
+    static NPU_EMU_HD bool rare(float x) { return !(trig_detail::fabs_(x) <= 1.0); }
+    static NPU_EMU_HD float fast(float x) {          // atan(sqrt(1 - a^2) / a), from pi for x < 0
+        using namespace trig_detail;
+        double d = x, a = fabs_(d);
+        double angle = atan_ratio_f(sqrt_rn(1.0 - a * a), a);
+        return static_cast<float>(select(mask_if(sign_bit(d)), PI_HI + (PI_LO - angle), angle));
+    }
+};
+template <> struct Split<fn::atan2, float> {         // both finite and nonzero
+    static NPU_EMU_HD bool rare(float y, float x) {
+        using namespace trig_detail;
+        double ay = fabs_(y), ax = fabs_(x);
+        return !(ay > 0.0 && ay < 0x1p128 && ax > 0.0 && ax < 0x1p128);
+    }
+    static NPU_EMU_HD float fast(float y, float x) {
+        using namespace trig_detail;
+        double dy = y, dx = x;
+        double angle = atan_ratio_f(fabs_(dy), fabs_(dx));
+        angle = select(mask_if(sign_bit(dx)), PI_HI + (PI_LO - angle), angle);
+        return static_cast<float>(flip_sign(angle, sign_of(dy)));
+    }
+};
+
+NPU_EMU_HD float sin(float x) {
+    using S = Split<fn::sin, float>;
+    return S::rare(x) ? trig_detail::sincostan_rare_f<0>(x) : S::fast(x);
 }
-NPU_EMU_HD float asin_small(float x) {
-    using namespace trig_detail;
-    double d = x, a = fabs_(d);
-    return static_cast<float>(flip_sign(atan_ratio_f(a, sqrt_rn(1.0 - a * a)), sign_of(d)));   // a*a is exact
+NPU_EMU_HD float cos(float x) {
+    using S = Split<fn::cos, float>;
+    return S::rare(x) ? trig_detail::sincostan_rare_f<1>(x) : S::fast(x);
 }
-NPU_EMU_HD float acos_small(float x) {
-    using namespace trig_detail;
-    double d = x, a = fabs_(d);
-    double angle = atan_ratio_f(sqrt_rn(1.0 - a * a), a);
-    return static_cast<float>(select(mask_if(sign_bit(d)), PI_HI + (PI_LO - angle), angle));
+NPU_EMU_HD float tan(float x) {
+    using S = Split<fn::tan, float>;
+    return S::rare(x) ? trig_detail::sincostan_rare_f<2>(x) : S::fast(x);
 }
-NPU_EMU_HD float atan2_small(float y, float x) {
-    using namespace trig_detail;
-    double dy = y, dx = x;
-    double angle = atan_ratio_f(fabs_(dy), fabs_(dx));
-    angle = select(mask_if(sign_bit(dx)), PI_HI + (PI_LO - angle), angle);
-    return static_cast<float>(flip_sign(angle, sign_of(dy)));
+NPU_EMU_HD float atan(float x) {                     // +-inf: +-pi/2 rounded
+    using S = Split<fn::atan, float>;
+    if (!S::rare(x)) return S::fast(x);
+    return x != x ? bits_as_float(0x7FC00000u) : trig_detail::to_f32(trig_detail::copysign_(trig_detail::PIO2_HI, x));
 }
-NPU_EMU_HD float atan(float x) {
-    return trig_detail::is_nan(x) ? bits_as_float(0x7FC00000u) : atan_small(x);
-}
-NPU_EMU_HD float asin(float x) {
-    return (trig_detail::is_nan(x) || trig_detail::fabs_(x) > 1.0) ? bits_as_float(0x7FC00000u) : asin_small(x);
+NPU_EMU_HD float asin(float x) {                     // NaN, |x| > 1
+    using S = Split<fn::asin, float>;
+    return S::rare(x) ? bits_as_float(0x7FC00000u) : S::fast(x);
 }
 NPU_EMU_HD float acos(float x) {
-    return (trig_detail::is_nan(x) || trig_detail::fabs_(x) > 1.0) ? bits_as_float(0x7FC00000u) : acos_small(x);
+    using S = Split<fn::acos, float>;
+    return S::rare(x) ? bits_as_float(0x7FC00000u) : S::fast(x);
 }
-NPU_EMU_HD float atan2(float y, float x) {
-    using namespace trig_detail;
-    double dy = y, dx = x;
-    if (dy == 0.0 || dx == 0.0 || is_nan(dy) || is_nan(dx) || is_inf(dy) || is_inf(dx)) {
-        return to_f32(atan2(dy, dx));                // the special-value table, once
-    }
-    return atan2_small(y, x);
+NPU_EMU_HD float atan2(float y, float x) {           // zeros, infinities, NaN: the double table, once
+    using S = Split<fn::atan2, float>;
+    return S::rare(y, x) ? trig_detail::to_f32(atan2(static_cast<double>(y), static_cast<double>(x))) : S::fast(y, x);
 }
 // float: a^2 + b^2 in double is exact to 2^-53 and cannot overflow or underflow.
 NPU_EMU_HD float hypot(float x, float y) {

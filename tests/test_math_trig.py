@@ -300,44 +300,142 @@ def test_float32_over_every_binade_agrees_with_the_float64_algorithm(shim, name)
     assert dist.max() <= 1, (name, x[int(np.argmax(dist))])
 
 
-# the range on which each branch-free float path is documented to give the full function's bits
-SMALL = {
-    "sin": lambda x: np.abs(x) < 2.0 ** 20, "cos": lambda x: np.abs(x) < 2.0 ** 20,
-    "tan": lambda x: np.abs(x) < 2.0 ** 20, "atan": lambda x: ~np.isnan(x),
-    "asin": lambda x: np.abs(x) <= 1, "acos": lambda x: np.abs(x) <= 1,
-    "atan2": lambda y, x: np.isfinite(y) & np.isfinite(x) & (y != 0) & (x != 0),
-}
-EDGES = np.array([0.0, -0.0, 2.0 ** 20 - 0.0625, -(2.0 ** 20), 1.0, -1.0, np.inf, -np.inf],
-                 dtype=np.float32)
+# the functions with a split form (Split<fn::NAME, T>: fast and rare), per format
+SPLIT = {fmt: ["sin", "cos", "tan", "asin", "acos", "atan", "atan2"] for fmt in ("f32", "f64")}
+EDGES = [0.0, -0.0, 2.0 ** 20 - 0.0625, -(2.0 ** 20), 2.0 ** -27, -(2.0 ** -27), 2.0 ** -27 * 0.999,
+         1.0, -1.0, np.inf, -np.inf, np.nan, 1.0000001, -1.0000001, 3e38, 2.0 ** 60, 2.0 ** 60 * 1.001,
+         2.0 ** -500, 2.0 ** -500 * 0.999, 2.0 ** 500, 2.0 ** 500 * 1.001, 2.0 ** 62, 2.0 ** -62]
 
 
-@pytest.mark.parametrize("name", list(SMALL))
-def test_branch_free_float_paths_give_the_full_functions_bits(shim, name):
-    """name_small (a loop over it vectorizes) equals name bit for bit on its documented range."""
-    args = samples(name, "f32")
+def split_args(name: str, fmt: str) -> tuple[np.ndarray, ...]:
+    """The accuracy samples with the edges of every fast range; binary: each edge paired with
+    every sample too."""
+    args = samples(name, fmt)
+    with np.errstate(over="ignore"):   # the float64 edges past float32's range become inf
+        edges = np.array(EDGES).astype(FORMATS[fmt][0])
     if len(args) == 1:
-        args = (np.concatenate([args[0], EDGES]),)
-    args = tuple(a[SMALL[name](*args)] for a in args)
-    full = run(shim, name, "f32", *args)
-    small = run(shim, f"{name}_small", "f32", *args)
-    assert full.tobytes() == small.tobytes(), name
+        return (np.concatenate([args[0], edges, random_finite(np.random.default_rng(7), fmt, 20000)]),)
+    y, x = args
+    e = np.repeat(edges, 64)
+    return np.concatenate([y, e, np.resize(y, e.size)]), np.concatenate([x, np.resize(x, e.size), e])
+
+
+def documented_rare(name: str, fmt: str, args) -> np.ndarray:
+    """Where the header says the function leaves its fast path."""
+    f64 = fmt == "f64"
+    with np.errstate(invalid="ignore", over="ignore"):
+        a = np.abs(args[0])
+        if name in ("sin", "cos", "tan"):
+            return ~((a < 2.0 ** 20) & ((a >= 2.0 ** -27) if f64 else True))
+        if name == "atan":
+            return ~((a >= 2.0 ** -27) & (a <= 2.0 ** 60) if f64 else np.isfinite(a))
+        if name == "asin":
+            return ~((a >= 2.0 ** -27) & (a < 1) if f64 else a <= 1)
+        if name == "acos":
+            return ~(a < 1 if f64 else a <= 1)
+        ay, ax = (np.abs(v).astype(np.float64) for v in args)
+        if not f64:
+            return ~(np.isfinite(ay) & np.isfinite(ax) & (ay != 0) & (ax != 0))
+        inside = lambda v: (v >= 2.0 ** -500) & (v <= 2.0 ** 500)
+        return ~(inside(ay) & inside(ax) & (ay <= ax * 2.0 ** 62) & (ax <= ay * 2.0 ** 62))
+
+
+@pytest.mark.parametrize("name,fmt", [(n, f) for f in SPLIT for n in SPLIT[f]])
+def test_split_fast_path_gives_the_full_functions_bits(shim, name, fmt):
+    """Split::fast (a loop over it vectorizes) equals the function bit for bit wherever
+    Split::rare is false, and rare holds only outside the documented fast range."""
+    args = split_args(name, fmt)
+    rare = run(shim, f"{name}_rare", fmt, *args) != 0
+    full = run(shim, name, fmt, *args)
+    fast = run(shim, f"{name}_fast", fmt, *args)
+    assert full[~rare].tobytes() == fast[~rare].tobytes(), name
+    np.testing.assert_array_equal(rare, documented_rare(name, fmt, args), err_msg=name)
 
 
 @pytest.mark.skipif(not cpu._X86, reason="reads GCC's x86 vectorizer report")
-def test_loops_over_the_branch_free_paths_vectorize(tmp_path):
-    """GCC vectorizes a loop over sin/cos/tan/atan/atan2 _small with the cpu flags (asin and
-    acos need -fno-math-errno too: with errno, GCC keeps sqrt's library fallback)."""
+def test_loops_over_the_fast_paths_vectorize(tmp_path):
+    """GCC vectorizes a loop over every Split::fast with the cpu flags (asin and acos need
+    -fno-math-errno too: with errno, GCC keeps sqrt's library fallback)."""
     flags = cpu.cxx_flags()
     cmd = [cpu._compiler(), *flags, "-fopt-info-vec-optimized", f"-I{base.kernels_dir()}", str(SHIM),
            "-o", str(tmp_path / "shim.so")]
     res = subprocess.run(cmd, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr[-4000:]
     lines = SHIM.read_text().splitlines()
-    want = ["sin", "cos", "tan", "atan"] + (["asin", "acos"] if "-fno-math-errno" in flags else [])
-    for fn in want + ["atan2"]:
-        needle = f"NPU_EMU_SHIM_SMALL({fn})" if fn != "atan2" else "NPU_EMU_SHIM_BINARY(atan2_small"
-        line = next(i for i, ln in enumerate(lines, 1) if ln.startswith(needle))
-        assert re.search(rf"{SHIM.name}:{line}:\d+: optimized: loop vectorized", res.stderr), fn
+    want = [(n, f) for f in SPLIT for n in SPLIT[f] if n not in ("asin", "acos") or "-fno-math-errno" in flags]
+    for fn, fmt in want:
+        ctype = "float" if fmt == "f32" else "double"
+        needle = (f"NPU_EMU_SHIM_FAST({fn}, {ctype}, {fmt})" if fn != "atan2"
+                  else f"extern \"C\" __global__ void atan2_fast_{fmt}")
+        first = next(i for i, ln in enumerate(lines, 1) if ln.startswith(needle))
+        # a macro's loop is reported at the macro's use, atan2's at the line of its loop body
+        line = first if fn != "atan2" else first + 1
+        assert re.search(rf"{SHIM.name}:{line}:\d+: optimized: loop vectorized", res.stderr), (fn, fmt)
+
+
+# ------------------------------------------------------------------------------ float32 sweep
+# Every float32 input (NPU_EMU_MATH_EXHAUSTIVE=1: all 2^32 bit patterns, minutes per function)
+# or every 1021st bit pattern by default (4.2 million, every binade). The non-negative inputs
+# are held against NumPy's float64 function rounded to float32 (verified with NumPy 2.4: glibc's
+# libm or SVML in float64, far below float32's half ulp), and a point more than 1 ulp from it
+# is decided by mpmath; each negative input's result must be its positive twin's by symmetry
+# (odd functions: the sign flipped, cos: the same bits; acos against NumPy too).
+EXHAUSTIVE = os.environ.get("NPU_EMU_MATH_EXHAUSTIVE", "") == "1"
+NUMPY_F64 = {"sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
+             "atan": np.arctan}
+ODD = {"sin", "tan", "asin", "atan"}
+SWEEP_BLOCK = 1 << 24
+
+
+def check_against_numpy(shim, name: str, x: np.ndarray, got: np.ndarray) -> tuple[int, int]:
+    """(max ulp from the correctly rounded result, count differing from NumPy's float64 rounded)."""
+    with np.errstate(all="ignore"):
+        want = NUMPY_F64[name](x.astype(np.float64)).astype(np.float32)
+    differ = np.flatnonzero(got.view(np.uint32) != want.view(np.uint32))   # NaN: canonical only
+    if differ.size == 0:
+        return 0, 0
+    g, w, xs = got[differ], want[differ], x[differ]
+    nan = np.isnan(w)
+    assert np.array_equal(np.isnan(g), nan), f"{name}: NaN where NumPy has none near {xs[0]!r}"
+    assert (g[nan].view(np.uint32) == CANON_NAN["f32"]).all(), name
+    dist = np.where(nan, 0, ulp_distance(g, w, "f32"))
+    far = np.flatnonzero(dist > 1)
+    if far.size:   # NumPy's float64 rounded twice, or ours: mpmath decides
+        dist[far] = ulp_distance(g[far], reference(name, "f32", xs[far]), "f32")
+    worst = int(np.argmax(dist))
+    assert dist[worst] <= 1, f"{name}_f32({xs[worst]!r}) = {g[worst]!r}: {int(dist[worst])} ulp"
+    return int(dist[worst]), int(np.count_nonzero(dist))
+
+
+def sweep_float32(shim, name: str, step: int) -> dict:
+    worst, off_numpy, total = 0, 0, 0
+    sign = np.uint32(0x80000000)
+    for start in range(0, 1 << 31, SWEEP_BLOCK):
+        bits = np.arange(start, start + SWEEP_BLOCK, step, dtype=np.uint32)
+        x = bits.view(np.float32)
+        got = run(shim, name, "f32", x)
+        w, off = check_against_numpy(shim, name, x, got)
+        neg = run(shim, name, "f32", (bits | sign).view(np.float32))
+        if name == "acos":
+            w2, off2 = check_against_numpy(shim, name, (bits | sign).view(np.float32), neg)
+            w, off = max(w, w2), off + off2
+        else:
+            twin = got.view(np.uint32) ^ (sign if name in ODD else np.uint32(0))
+            twin = np.where(np.isnan(got), got.view(np.uint32), twin)   # NaN stays canonical
+            bad = np.flatnonzero(neg.view(np.uint32) != twin)
+            assert bad.size == 0, f"{name}_f32(-{x[bad[0]]!r}) breaks the symmetry"
+            off *= 2
+        worst, off_numpy, total = max(worst, w), off_numpy + off, total + 2 * x.size
+    return {"max_ulp": worst, "off_numpy": off_numpy, "total": total}
+
+
+@pytest.mark.parametrize("name", list(NUMPY_F64))
+def test_float32_sweep_over_bit_patterns(shim, name):
+    """Every float32 input with NPU_EMU_MATH_EXHAUSTIVE=1, else a spaced slice: within 1 ulp."""
+    step = 1 if EXHAUSTIVE else 1021
+    stats = sweep_float32(shim, name, step)
+    print(f"{name} f32 sweep (step {step}): max {stats['max_ulp']} ulp over {stats['total']} inputs, "
+          f"{stats['off_numpy']} differ from NumPy's float64 rounded")
 
 
 INF, NAN = float("inf"), float("nan")
@@ -464,15 +562,16 @@ def test_gpu_gives_the_cpu_bits(shim):
     differ = []
     for fmt in FORMATS:
         dtype = FORMATS[fmt][0]
-        names = list(FUNCS) + ([f"{n}_small" for n in SMALL] if fmt == "f32" else [])
+        names = list(FUNCS) + [f"{n}_fast" for n in SPLIT[fmt]]
         for name in names:
-            base_name = name.removesuffix("_small")
+            base_name = name.removesuffix("_fast")
             args = samples(base_name, fmt)
             pairs = [a for f, a, _ in SPECIAL if f == base_name]
             args = tuple(np.concatenate([a, np.array([p[i] for p in pairs], dtype=dtype)])
                          for i, a in enumerate(args))
-            if name.endswith("_small"):
-                args = tuple(a[SMALL[base_name](*args)] for a in args)
+            if name.endswith("_fast"):
+                keep = run(shim, f"{base_name}_rare", fmt, *args) == 0
+                args = tuple(a[keep] for a in args)
             want = run(shim, name, fmt, *args)
             dev = [cupy.asarray(a) for a in args]
             out = cupy.empty_like(dev[0])

@@ -68,13 +68,16 @@ def block() -> str:
     es = max_rel_error(lambda r: r + r**3 * horner(s, r * r), mp.sin, R)
     ec = max_rel_error(lambda r: 1 - r * r / 2 + r**4 * horner(c, r * r), mp.cos, R)
     ea = max_rel_error(lambda r: r + r**3 * horner(a, r * r), mp.atan, T)
-    # float: the same forms, evaluated in double to about 2^-40, far below a float's 2^-24
-    sf = fit(lambda z: (mp.sin(mp.sqrt(z)) - mp.sqrt(z)) / (z * mp.sqrt(z)), Z, 4)
-    cf = fit(lambda z: (mp.cos(mp.sqrt(z)) - 1 + z / 2) / (z * z), Z, 4)
-    af = fit(lambda z: (mp.atan(mp.sqrt(z)) - mp.sqrt(z)) / (z * mp.sqrt(z)), T * T, 2)
+    # float: the same forms, evaluated in double; a float result rounds within 1 ulp when the
+    # value before its last rounding is within 2^-24 relative, these are below 2^-33
+    sf = fit(lambda z: (mp.sin(mp.sqrt(z)) - mp.sqrt(z)) / (z * mp.sqrt(z)), Z, 3)
+    cf = fit(lambda z: (mp.cos(mp.sqrt(z)) - 1 + z / 2) / (z * z), Z, 3)
+    # float atan: |t| <= tan(pi/16) after the step from one of the centres 0, tan(pi/8), 1
+    TF = mp.tan(mp.pi / 16) * mp.mpf("1.001")
+    af = fit(lambda z: (mp.atan(mp.sqrt(z)) - mp.sqrt(z)) / (z * mp.sqrt(z)), TF * TF, 3)
     esf = max_rel_error(lambda r: r + r**3 * horner(sf, r * r), mp.sin, R)
     ecf = max_rel_error(lambda r: 1 - r * r / 2 + r**4 * horner(cf, r * r), mp.cos, R)
-    eaf = max_rel_error(lambda r: r + r**3 * horner(af, r * r), mp.atan, T)
+    eaf = max_rel_error(lambda r: r + r**3 * horner(af, r * r), mp.atan, TF)
     for name, cs, err in (("SIN", s, es), ("COS", c, ec), ("ATAN", a, ea),
                           ("SINF", sf, esf), ("COSF", cf, ecf), ("ATANF", af, eaf)):
         out.append(f"// {name}: max relative error of the polynomial 2^{float(mp.log(err, 2)):.1f}")
@@ -93,6 +96,11 @@ def block() -> str:
         hi = dbl(v)
         out.append(f"constexpr double {name}_HI = {hexd(hi)}, {name}_LO = {hexd(dbl(v - hi))};")
     out.append(f"constexpr double THREE_PIO4 = {hexd(dbl(3 * mp.pi / 4))};")
+    tan_pi8 = dbl(mp.tan(mp.pi / 8))
+    out.append("// float atan centres: TAN_PI8 = tan(pi/8) rounded, ATAN_TAN_PI8 = atan(TAN_PI8); the")
+    out.append("// ratio u moves to the centre tan(pi/8) above ATANF_T1 = tan(pi/16), to 1 above ATANF_T2 = tan(3pi/16)")
+    out.append(f"constexpr double TAN_PI8 = {hexd(tan_pi8)}, ATAN_TAN_PI8 = {hexd(dbl(mp.atan(mp.mpf(tan_pi8))))};")
+    out.append(f"constexpr double ATANF_T1 = {hexd(dbl(mp.tan(mp.pi / 16)))}, ATANF_T2 = {hexd(dbl(mp.tan(3 * mp.pi / 16)))};")
     # bits of 2/pi, after two zero words (so that windows starting left of the binary point read 0)
     words = 38
     with mp.workprec(32 * words + 64):

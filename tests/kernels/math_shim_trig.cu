@@ -31,15 +31,53 @@ NPU_EMU_SHIM_VIA_F64(asin)
 NPU_EMU_SHIM_VIA_F64(acos)
 NPU_EMU_SHIM_VIA_F64(atan)
 
-// the branch-free float paths (`name_small_f32`): same bits as the full function on their range
-#define NPU_EMU_SHIM_SMALL(fn) NPU_EMU_SHIM_UNARY(fn##_small, float, f32)
-NPU_EMU_SHIM_SMALL(sin)
-NPU_EMU_SHIM_SMALL(cos)
-NPU_EMU_SHIM_SMALL(tan)
-NPU_EMU_SHIM_SMALL(asin)
-NPU_EMU_SHIM_SMALL(acos)
-NPU_EMU_SHIM_SMALL(atan)
-NPU_EMU_SHIM_BINARY(atan2_small, float, f32)
+// the split forms: `name_fast_f32` (Split::fast, branch-free: a loop over it vectorizes) and
+// `name_rare_f32` (1 where the full function takes its other path, else 0); _f64 likewise
+#define NPU_EMU_SHIM_SPLIT_T(name, T) npu_emu::math::Split<npu_emu::math::fn::name, T>
+#define NPU_EMU_SHIM_FAST(name, T, suffix)                                                \
+    extern "C" __global__ void name##_fast_##suffix(const T* __restrict__ x, T* __restrict__ y, long n) { \
+        NPU_EMU_SHIM_LOOP_BODY(NPU_EMU_SHIM_SPLIT_T(name, T)::fast(x[i]))                 \
+    }
+#define NPU_EMU_SHIM_RARE(name, T, suffix)                                                \
+    extern "C" __global__ void name##_rare_##suffix(const T* __restrict__ x, T* __restrict__ y, long n) { \
+        NPU_EMU_SHIM_LOOP_BODY(NPU_EMU_SHIM_SPLIT_T(name, T)::rare(x[i]) ? T(1) : T(0))   \
+    }
+NPU_EMU_SHIM_FAST(sin, float, f32)
+NPU_EMU_SHIM_FAST(cos, float, f32)
+NPU_EMU_SHIM_FAST(tan, float, f32)
+NPU_EMU_SHIM_FAST(asin, float, f32)
+NPU_EMU_SHIM_FAST(acos, float, f32)
+NPU_EMU_SHIM_FAST(atan, float, f32)
+extern "C" __global__ void atan2_fast_f32(const float* __restrict__ x, const float* __restrict__ x2, float* __restrict__ y, long n) {
+    NPU_EMU_SHIM_LOOP_BODY(NPU_EMU_SHIM_SPLIT_T(atan2, float)::fast(x[i], x2[i]))
+}
+extern "C" __global__ void atan2_rare_f32(const float* __restrict__ x, const float* __restrict__ x2, float* __restrict__ y, long n) {
+    NPU_EMU_SHIM_LOOP_BODY(NPU_EMU_SHIM_SPLIT_T(atan2, float)::rare(x[i], x2[i]) ? 1.0f : 0.0f)
+}
+NPU_EMU_SHIM_FAST(sin, double, f64)
+NPU_EMU_SHIM_FAST(cos, double, f64)
+NPU_EMU_SHIM_FAST(tan, double, f64)
+NPU_EMU_SHIM_FAST(asin, double, f64)
+NPU_EMU_SHIM_FAST(acos, double, f64)
+NPU_EMU_SHIM_FAST(atan, double, f64)
+extern "C" __global__ void atan2_fast_f64(const double* __restrict__ x, const double* __restrict__ x2, double* __restrict__ y, long n) {
+    NPU_EMU_SHIM_LOOP_BODY(NPU_EMU_SHIM_SPLIT_T(atan2, double)::fast(x[i], x2[i]))
+}
+extern "C" __global__ void atan2_rare_f64(const double* __restrict__ x, const double* __restrict__ x2, double* __restrict__ y, long n) {
+    NPU_EMU_SHIM_LOOP_BODY(NPU_EMU_SHIM_SPLIT_T(atan2, double)::rare(x[i], x2[i]) ? 1.0 : 0.0)
+}
+NPU_EMU_SHIM_RARE(sin, float, f32)
+NPU_EMU_SHIM_RARE(cos, float, f32)
+NPU_EMU_SHIM_RARE(tan, float, f32)
+NPU_EMU_SHIM_RARE(asin, float, f32)
+NPU_EMU_SHIM_RARE(acos, float, f32)
+NPU_EMU_SHIM_RARE(atan, float, f32)
+NPU_EMU_SHIM_RARE(sin, double, f64)
+NPU_EMU_SHIM_RARE(cos, double, f64)
+NPU_EMU_SHIM_RARE(tan, double, f64)
+NPU_EMU_SHIM_RARE(asin, double, f64)
+NPU_EMU_SHIM_RARE(acos, double, f64)
+NPU_EMU_SHIM_RARE(atan, double, f64)
 
 NPU_EMU_SHIM_BOTH(NPU_EMU_SHIM_UNARY, sin)
 NPU_EMU_SHIM_BOTH(NPU_EMU_SHIM_UNARY, cos)
