@@ -21,6 +21,9 @@
 // binary-counter stack (merge equal levels; at the end fold from the top), which builds the
 // level-by-level tree exactly. No atomics, no shared-memory races: a thread owns each output
 // (and each group) alone.
+// The order matters to sum, prod, mean and var/std. max, min, argmax, argmin, all and any
+// pick by a total order or read a truth, so no order changes their result: they are
+// ORDER_FREE and fold their elements in the order that runs fastest (fold_body).
 //
 // Values. Integers wrap (two's complement). fp16/bf16 accumulate in float and are rounded to
 // the output once (npu_emu_convert.cuh). Floating-point results that are NaN are stored as the
@@ -31,7 +34,8 @@
 // Empty reductions (K == 0): sum 0, prod 1, all true, any false, mean/var/std NaN,
 // max the type's lowest value (-inf), min its highest (+inf), argmax/argmin -1.
 // Scans run sequentially along their axis, one thread per line. On the CPU, outputs side by
-// side in memory are reduced 16 at a time (reduce_side_by_side), each in its own order.
+// side in memory are reduced 16 at a time (reduce_side_by_side), each in its own order; the
+// ORDER_FREE ops take up to RF = 1024 of them at a time (fold_side_by_side).
 #pragma once
 #include "npu_emu_common.cuh"
 #include "npu_emu_convert.cuh"
