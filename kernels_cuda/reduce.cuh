@@ -34,7 +34,7 @@
 // Empty reductions (K == 0): sum 0, prod 1, all true, any false, mean/var/std NaN,
 // max the type's lowest value (-inf), min its highest (+inf), argmax/argmin -1.
 // Scans run sequentially along their axis, one thread per line. On the CPU, outputs side by
-// side in memory are reduced 16 at a time (reduce_side_by_side), each in its own order; the
+// side in memory are reduced R = 64 at a time (reduce_side_by_side), each in its own order; the
 // ORDER_FREE ops take up to RF = 1024 of them at a time (fold_side_by_side).
 #pragma once
 #include "npu_emu_common.cuh"
@@ -672,7 +672,7 @@ __device__ __forceinline__ void thread_range(int64_t items, int64_t* begin, int6
 // input, e.g. the columns of a row-major matrix): the same order for each output, with the
 // innermost loop across the R outputs, so it vectorizes as a sum of rows. (A GPU's threads
 // each take one of those outputs and read side by side already.)
-constexpr int R = 16;
+constexpr int R = 64;
 template <class Op>
 NPU_EMU_HD bool side_by_side(const ReduceParams& p) {
     return p.phase == 0 && p.red_ndim == 1 && p.out_ndim >= 1 && p.out_xstride[0] == 1 &&

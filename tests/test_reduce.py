@@ -449,9 +449,12 @@ CASES = [("sum", DT.ACL_FLOAT, (5, 7000), 1), ("sum", DT.ACL_DOUBLE, (3, 300, 11
          ("std", DT.ACL_BF16, (9000,), None), ("mean", DT.ACL_COMPLEX128, (2, 3000), None),
          ("argmax", DT.ACL_FLOAT, (3, 6000), 1), ("max", DT.ACL_DOUBLE, (6000,), None),
          ("sum", DT.ACL_FLOAT, (20000,), None), ("cumulative_sum", DT.ACL_FLOAT16, (5, 300), 1),
-         # outputs side by side in memory (the columns of a matrix; the cpu's row loops)
+         # outputs side by side in memory (the columns of a matrix; the cpu's row loops take
+         # 64 at a time, and up to 1024 for the order-free ops; narrower ones go one by one)
          ("sum", DT.ACL_FLOAT, (3000, 40), 0), ("var", DT.ACL_DOUBLE, (1500, 37), 0),
          ("argmin", DT.ACL_FLOAT, (2100, 33), 0), ("prod", DT.ACL_COMPLEX128, (1100, 20), 0),
+         ("sum", DT.ACL_FLOAT, (3000, 70), 0), ("var", DT.ACL_DOUBLE, (1100, 67), 0),
+         ("prod", DT.ACL_COMPLEX128, (1100, 66), 0), ("argmin", DT.ACL_FLOAT, (2100, 130), 0),
          ("sum", DT.ACL_BF16, (5, 70, 64), (0, 1))]
 
 
