@@ -1,10 +1,10 @@
-"""The reduction kernels (kernels_cuda/reduce.cu, npu_emu/kernels/reduce.py) on the cpu
+"""The reduction kernels (kernels_cuda/reduce.cuh and its units, npu_emu/kernels/reduce.py) on the cpu
 backend: every function x dtype against NumPy (2.x; integers exact), floats bit for bit
 against a pure-NumPy implementation of the documented order (docs/reductions.md) and within
 its error bound of an exact sum (math.fsum), the same bits for every geometry (groups,
 thread counts, the GPU's shape, OMP_NUM_THREADS=1 and 2 in subprocesses), NaN / inf / -0,
-empty and size-1 axes, extents past one leaf and past leaf^2, the catalog's generated list,
-and the PTX NVRTC makes of reduce.cu (no atomics)."""
+empty and size-1 axes, extents past one leaf and past leaf^2, the catalog's generated lists,
+and the PTX NVRTC makes of each unit (no atomics)."""
 from __future__ import annotations
 
 import dataclasses
@@ -146,17 +146,23 @@ def reference(name, x, dt, axes=None, correction=0.0):
 
 # ----------------------------------------------------------------------- the catalog
 
-def test_generated_instantiation_list_is_fresh():
-    text = (kernels_dir() / R.MODULE).read_text()
-    assert R.source_with_instances(text) == text, "run python -m npu_emu.kernels.reduce"
-    assert text.count("\nNPU_EMU_REDUCE(") + text.count("\nNPU_EMU_SCAN(") == \
-        sum(len(k.types) for k in R.KERNEL_SETS)
+def test_generated_instantiation_lists_are_fresh():
+    """Each unit instantiates exactly its kernel sets, and every set has a unit."""
+    total = 0
+    for unit, module in R.MODULES.items():
+        text = (kernels_dir() / module).read_text()
+        assert R.source_with_instances(text, unit) == text, "run python -m npu_emu.kernels.reduce"
+        count = text.count("\nNPU_EMU_REDUCE(") + text.count("\nNPU_EMU_SCAN(")
+        assert count == sum(len(k.types) for k in R.KERNEL_SETS if k.unit == unit), module
+        total += count
+    assert total == sum(len(k.types) for k in R.KERNEL_SETS)
+    assert {k.unit for k in R.KERNEL_SETS} == set(R.MODULES)
 
 
 def test_every_catalog_kernel_is_exported(cpu_backend):
     for ks in R.KERNEL_SETS:
         for src, dst in ks.types:
-            assert cpu_backend.function(R.MODULE, R.kernel_name(ks.kind, ks.op, src, dst))
+            assert cpu_backend.function(ks.module, R.kernel_name(ks.kind, ks.op, src, dst))
 
 
 def test_bad_arguments_name_the_rule():
@@ -373,6 +379,69 @@ def test_signed_zeros():
     assert not np.signbit(run("sum", mixed))
 
 
+# ------------------------------------------------------------- the order-free ops
+# max, min, argmax, argmin, all and any do not depend on the order (docs/reductions.md), so
+# their kernels fold contiguous ranges chunk by chunk (argmax: the chunk's best value, then
+# its first index; all / any: stop at the chunk that decides). These cases put the deciding
+# element in every kind of place: past several chunks, tied across chunks, in sorted data
+# (every chunk improves), in strided and multi-axis views (the plain fold).
+
+@pytest.mark.parametrize("dt", (DT.ACL_FLOAT, DT.ACL_DOUBLE, DT.ACL_INT32, DT.ACL_UINT8,
+                                DT.ACL_INT64, DT.ACL_FLOAT16), ids=lambda d: INFO[d].short)
+def test_order_free_ops_equal_numpy_wherever_the_best_element_is(dt):
+    rng = np.random.default_rng(7 + int(dt))
+    n = 5 * 1024 + 77
+    base = random(dt, n, rng)
+    cases = {"random": base, "ascending": np.sort(base), "descending": np.sort(base)[::-1].copy()}
+    tied = base.copy()
+    top, low = base.max(), base.min()
+    tied[[3000, 4100]] = top          # the maximum again, in two later chunks
+    tied[[2500, 5000]] = low
+    cases["tied"] = tied
+    for label, x in cases.items():
+        for view in (x, x[::3], x[::-1]):
+            for name in ("max", "min", "argmax", "argmin"):
+                np.testing.assert_array_equal(run(name, view), getattr(np, name)(view),
+                                              err_msg=f"{name} {label} {view.strides}")
+        m = x[: 64 * 80].reshape(64, 80)
+        for axis in (0, 1, None):
+            for name in ("max", "min", "argmax", "argmin"):
+                np.testing.assert_array_equal(run(name, m, axis), getattr(np, name)(m, axis=axis),
+                                              err_msg=f"{name} {label} axis={axis}")
+        # two reduced axes that do not merge: the fold through the cursor
+        np.testing.assert_array_equal(run("max", m[:, ::2], (0, 1)), m[:, ::2].max())
+
+
+@pytest.mark.parametrize("dt", (DT.ACL_FLOAT, DT.ACL_DOUBLE), ids=lambda d: INFO[d].short)
+def test_order_free_ops_nan_and_zeros_past_one_chunk(dt):
+    f = host(dt)
+    x = np.linspace(-3, 3, 9000).astype(f)
+    x[[6000, 8000]] = np.nan                 # NaN in a later chunk wins max, min and both args
+    for name in ("max", "min"):
+        assert np.isnan(run(name, x)), name
+    assert run("argmax", x) == 6000 and run("argmin", x) == 6000
+    neg = np.full(9000, -0.0, dtype=f)
+    neg[7000] = 0.0                          # +0 in a later chunk: max is +0, min stays -0
+    assert not np.signbit(run("max", neg)) and np.signbit(run("min", neg))
+    assert run("argmax", neg) == 0 and run("argmin", neg) == 0
+    neg[:] = -1.0
+    neg[[2000, 8500]] = -0.5                 # all negative: the one nearest zero, first
+    assert run("max", neg) == -0.5 and run("argmax", neg) == 2000
+    assert run("min", -neg) == 0.5 and run("argmin", -neg) == 2000
+
+
+def test_all_and_any_decide_in_any_chunk():
+    for n in (1, 4095, 4096, 4097, 20000):
+        for where in sorted({0, n // 2, n - 1}):
+            x = np.ones(n, dtype=np.float32)
+            x[where] = 0.0
+            assert not run("all", x) and run("any", x) == (n > 1), (n, where)
+            z = np.zeros(n, dtype=np.float64)
+            z[where] = np.nan                # NaN is true
+            assert run("any", z) and (run("all", z) == (n == 1)), (n, where)
+            assert not run("any", np.zeros(n, dtype=np.int16)) and run("all", np.ones(n, np.uint8))
+
+
 # -------------------------------------------------------------- geometry independence
 
 CASES = [("sum", DT.ACL_FLOAT, (5, 7000), 1), ("sum", DT.ACL_DOUBLE, (3, 300, 11), (1, 2)),
@@ -380,9 +449,12 @@ CASES = [("sum", DT.ACL_FLOAT, (5, 7000), 1), ("sum", DT.ACL_DOUBLE, (3, 300, 11
          ("std", DT.ACL_BF16, (9000,), None), ("mean", DT.ACL_COMPLEX128, (2, 3000), None),
          ("argmax", DT.ACL_FLOAT, (3, 6000), 1), ("max", DT.ACL_DOUBLE, (6000,), None),
          ("sum", DT.ACL_FLOAT, (20000,), None), ("cumulative_sum", DT.ACL_FLOAT16, (5, 300), 1),
-         # outputs side by side in memory (the columns of a matrix; the cpu's row loops)
+         # outputs side by side in memory (the columns of a matrix; the cpu's row loops take
+         # 64 at a time, and up to 1024 for the order-free ops; narrower ones go one by one)
          ("sum", DT.ACL_FLOAT, (3000, 40), 0), ("var", DT.ACL_DOUBLE, (1500, 37), 0),
          ("argmin", DT.ACL_FLOAT, (2100, 33), 0), ("prod", DT.ACL_COMPLEX128, (1100, 20), 0),
+         ("sum", DT.ACL_FLOAT, (3000, 70), 0), ("var", DT.ACL_DOUBLE, (1100, 67), 0),
+         ("prod", DT.ACL_COMPLEX128, (1100, 66), 0), ("argmin", DT.ACL_FLOAT, (2100, 130), 0),
          ("sum", DT.ACL_BF16, (5, 70, 64), (0, 1))]
 
 
@@ -441,7 +513,7 @@ def test_parameter_struct_matches_the_host_packing(tmp_path):
     from npu_emu.runtime.cpu import CXX_FLAGS
     dtype = R.params_dtype()
     assert dtype.itemsize == R._PARAMS.size
-    lines = ['#include "reduce.cu"', f'static_assert(sizeof(ReduceParams) == {dtype.itemsize}, "size");']
+    lines = ['#include "reduce.cuh"', f'static_assert(sizeof(ReduceParams) == {dtype.itemsize}, "size");']
     lines += [f'static_assert(__builtin_offsetof(ReduceParams, {n}) == {off}, "{n}");'
               for n, (_, off, *_) in dtype.fields.items()]
     src = tmp_path / "check.cpp"
@@ -462,9 +534,10 @@ def test_ptx_has_no_atomics():
     except Exception as exc:
         pytest.skip(f"CuPy with NVRTC is not installed ({exc})")
     cache = cuda.CudaModuleCache(90, real=True, loader=None)
-    if not cache.ptx_path(R.MODULE).exists():
-        cache._build_missing(R.MODULE)   # compiled once, into the usual cache
-    ptx = cache.ptx_path(R.MODULE).read_text()
-    assert ptx.count(".entry") == sum(len(k.types) for k in R.KERNEL_SETS)
-    assert "atom." not in ptx and "red." not in ptx
-    assert "bar.sync" not in ptx     # no block-level cooperation either
+    modules = list(R.MODULES.values())
+    cache._build_missing(modules)   # the missing ones, once, into the usual cache
+    for unit, module in R.MODULES.items():
+        ptx = cache.ptx_path(module).read_text()
+        assert ptx.count(".entry") == sum(len(k.types) for k in R.KERNEL_SETS if k.unit == unit)
+        assert "atom." not in ptx and "red." not in ptx, module
+        assert "bar.sync" not in ptx, module    # no block-level cooperation either

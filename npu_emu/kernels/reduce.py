@@ -1,10 +1,11 @@
-"""Host side of `kernels_cuda/reduce.cu`: the family's catalog (functions x dtype pairs,
-declared once; the .cu instantiation list is generated from it), `plan` (launches and
+"""Host side of the reduce family (`kernels_cuda/reduce.cuh` and its build units
+`reduce_*.cu`): the family's catalog (functions x dtype pairs and the unit each op builds in,
+declared once; each unit's instantiation list is generated from it), `plan` (launches and
 workspace for a reduction or scan over a strided view) and `apply_numpy`, the eager helper
 the tests use. The order every reduction follows is in docs/reductions.md.
 
-`python -m npu_emu.kernels.reduce` rewrites the generated block of reduce.cu
-(`--check`: exit 1 when it is stale).
+`python -m npu_emu.kernels.reduce` rewrites the generated blocks of the units
+(`--check`: exit 1 when one is stale).
 """
 from __future__ import annotations
 
@@ -24,7 +25,10 @@ from ..runtime.base import Backend, Launch, Workspace, kernels_dir
 from .copy import View, pointer_arg
 from .indexing import coalesce
 
-MODULE = "reduce.cu"
+# Build units: each op's kernels build in one of these modules (KernelSet.unit), so each
+# build stays short and the units build in parallel.
+MODULES = {"sum": "reduce_sum.cu", "prod": "reduce_prod.cu", "stats": "reduce_stats.cu",
+           "extreme": "reduce_extreme.cu", "bool": "reduce_bool.cu", "scan": "reduce_scan.cu"}
 LEAF = 1024          # L: elements per leaf
 LANES = 16           # W: interleaved accumulators per leaf
 MAX_DIMS = 8         # kept dims and reduced dims, each after merging
@@ -69,26 +73,32 @@ MEAN_TYPES = tuple((t, t) for t in REAL_FLOATS + COMPLEX) + (
 
 @dataclass(frozen=True)
 class KernelSet:
-    """One op of reduce.cu: the kernels `{kind}_{op}_{in}_{out}` for each dtype pair."""
+    """One op of the family: the kernels `{kind}_{op}_{in}_{out}` for each dtype pair, built
+    in the module MODULES[unit]."""
     kind: str     # "reduce" or "scan"
     op: str       # the kernel op name
-    cpp: str      # the op's struct in reduce.cu
+    cpp: str      # the op's struct in reduce.cuh
     types: tuple[tuple[DT, DT], ...]
+    unit: str     # a key of MODULES
+
+    @property
+    def module(self) -> str:
+        return MODULES[self.unit]
 
 
 KERNEL_SETS = (
-    KernelSet("reduce", "sum", "Sum", SUM_TYPES),
-    KernelSet("reduce", "prod", "Prod", SUM_TYPES),
-    KernelSet("reduce", "max", "Max", tuple((t, t) for t in REAL)),
-    KernelSet("reduce", "min", "Min", tuple((t, t) for t in REAL)),
-    KernelSet("reduce", "argmax", "ArgMax", tuple((t, DT.ACL_INT64) for t in REAL)),
-    KernelSet("reduce", "argmin", "ArgMin", tuple((t, DT.ACL_INT64) for t in REAL)),
-    KernelSet("reduce", "all", "All", tuple((t, DT.ACL_BOOL) for t in ALL)),
-    KernelSet("reduce", "any", "Any", tuple((t, DT.ACL_BOOL) for t in ALL)),
-    KernelSet("reduce", "mean", "Mean", MEAN_TYPES),
-    KernelSet("reduce", "sqdev", "SqDev", tuple((t, t) for t in REAL_FLOATS)),
-    KernelSet("scan", "sum", "Sum", SUM_TYPES),
-    KernelSet("scan", "prod", "Prod", SUM_TYPES),
+    KernelSet("reduce", "sum", "Sum", SUM_TYPES, "sum"),
+    KernelSet("reduce", "prod", "Prod", SUM_TYPES, "prod"),
+    KernelSet("reduce", "max", "Max", tuple((t, t) for t in REAL), "extreme"),
+    KernelSet("reduce", "min", "Min", tuple((t, t) for t in REAL), "extreme"),
+    KernelSet("reduce", "argmax", "ArgMax", tuple((t, DT.ACL_INT64) for t in REAL), "extreme"),
+    KernelSet("reduce", "argmin", "ArgMin", tuple((t, DT.ACL_INT64) for t in REAL), "extreme"),
+    KernelSet("reduce", "all", "All", tuple((t, DT.ACL_BOOL) for t in ALL), "bool"),
+    KernelSet("reduce", "any", "Any", tuple((t, DT.ACL_BOOL) for t in ALL), "bool"),
+    KernelSet("reduce", "mean", "Mean", MEAN_TYPES, "stats"),
+    KernelSet("reduce", "sqdev", "SqDev", tuple((t, t) for t in REAL_FLOATS), "stats"),
+    KernelSet("scan", "sum", "Sum", SUM_TYPES, "scan"),
+    KernelSet("scan", "prod", "Prod", SUM_TYPES, "scan"),
 )
 
 
@@ -141,10 +151,10 @@ def default_dtype(name: str, src: DT) -> DT:
     return src
 
 
-def instantiation_list() -> str:
-    """The macro lines of reduce.cu's generated block, one kernel each."""
+def instantiation_list(unit: str) -> str:
+    """The macro lines of a unit's generated block, one kernel each."""
     lines = []
-    for ks in KERNEL_SETS:
+    for ks in (k for k in KERNEL_SETS if k.unit == unit):
         macro = "NPU_EMU_REDUCE" if ks.kind == "reduce" else "NPU_EMU_SCAN"
         for src, dst in ks.types:
             lines.append(f"{macro}({ks.op}, {ks.cpp}, {C_TYPES[src]}, {INFO[src].short}, "
@@ -155,11 +165,11 @@ def instantiation_list() -> str:
 BEGIN, END = "// BEGIN GENERATED\n", "// END GENERATED\n"
 
 
-def source_with_instances(text: str) -> str:
-    """reduce.cu's text with its generated block replaced by instantiation_list()."""
+def source_with_instances(text: str, unit: str) -> str:
+    """A unit's text with its generated block replaced by instantiation_list(unit)."""
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
-    return head + BEGIN + instantiation_list() + END + tail
+    return head + BEGIN + instantiation_list(unit) + END + tail
 
 
 # ------------------------------------------------------------------------------ params
@@ -388,15 +398,19 @@ def _skeleton(be: Backend, device: tuple, geometry: Callable[[int, int], Geometr
     choose = geometry or functools.partial(choose_geometry, be)
     launches: list[tuple] = []
 
-    def add(kernel: str, threads: int, block: int, args: tuple) -> None:
+    def add(kernel: tuple[str, str], threads: int, block: int, args: tuple) -> None:
         grid = -(-max(threads, 1) // block)
-        launches.append((be.function(MODULE, kernel), (grid, 1, 1), (block, 1, 1), args))
+        launches.append((be.function(*kernel), (grid, 1, 1), (block, 1, 1), args))
+
+    def kernel(kind: str, op: str, src: DT, dst: DT) -> tuple[str, str]:
+        """(module, kernel name)."""
+        return kernel_set(kind, op).module, kernel_name(kind, op, src, dst)
 
     if scan:
         geo = choose(space.nout, 1)
         params = pack(space, 1, PHASE_WHOLE, flags=FLAG_INITIAL if include_initial else 0,
                       scan_ystride=out_strides[axes[0]])
-        add(kernel_name("scan", f.op, x_dtype, out_dtype), space.nout, geo.block, (params, X, Y))
+        add(kernel("scan", f.op, x_dtype, out_dtype), space.nout, geo.block, (params, X, Y))
         return tuple(launches), 0
 
     geo = choose(space.nout, space.nleaves)
@@ -406,17 +420,17 @@ def _skeleton(be: Backend, device: tuple, geometry: Callable[[int, int], Geometr
     size = -(-space.nout * ngroups * PART_BYTES // ALIGN) * ALIGN if two_phase else 0
     null = np.uint64(0)
 
-    def passes(kernel: str, y: "str | Workspace", center: "Workspace | None", flags: int = 0,
-               ystrides: Sequence[int] | None = None) -> None:
+    def passes(k: tuple[str, str], y: "str | Workspace", center: "Workspace | None",
+               flags: int = 0, ystrides: Sequence[int] | None = None) -> None:
         args = (X, partials, y, center if center is not None else null)
         common = dict(correction=correction, flags=flags, ystrides=ystrides)
         if not two_phase:
-            add(kernel, min(geo.threads, space.nout), geo.block,
+            add(k, min(geo.threads, space.nout), geo.block,
                 (pack(space, geo.group, PHASE_WHOLE, **common), *args))
             return
-        add(kernel, min(geo.threads, space.nout * ngroups), geo.block,
+        add(k, min(geo.threads, space.nout * ngroups), geo.block,
             (pack(space, geo.group, PHASE_GROUPS, **common), *args))
-        add(kernel, min(geo.threads, space.nout), geo.block,
+        add(k, min(geo.threads, space.nout), geo.block,
             (pack(space, geo.group, PHASE_COMBINE, **common), *args))
 
     center = None
@@ -425,8 +439,8 @@ def _skeleton(be: Backend, device: tuple, geometry: Callable[[int, int], Geometr
         center = Workspace(size)
         size += -(-space.nout * CENTER_BYTES // ALIGN) * ALIGN
         by_m = [math.prod(space.out_sizes[:d]) for d in range(len(space.out_sizes))]
-        passes(kernel_name("reduce", "mean", x_dtype, acc), center, None, ystrides=by_m)
-    passes(kernel_name("reduce", f.op, x_dtype, out_dtype), Y, center,
+        passes(kernel("reduce", "mean", x_dtype, acc), center, None, ystrides=by_m)
+    passes(kernel("reduce", f.op, x_dtype, out_dtype), Y, center,
            flags=FLAG_SQRT if name == "std" else 0)
     return tuple(launches), size
 
@@ -493,18 +507,20 @@ def apply_numpy(name: str, arr: np.ndarray, axis: "int | Sequence[int] | None" =
 
 
 def _main(argv: Sequence[str]) -> int:
-    path = kernels_dir() / MODULE
-    text = path.read_text()
-    fresh = source_with_instances(text)
-    if "--check" in argv:
-        if fresh != text:
+    stale = 0
+    for unit, module in MODULES.items():
+        path = kernels_dir() / module
+        text = path.read_text()
+        fresh = source_with_instances(text, unit)
+        if fresh == text:
+            continue
+        if "--check" in argv:
             print(f"{path} is stale: run python -m npu_emu.kernels.reduce", file=sys.stderr)
-            return 1
-        return 0
-    if fresh != text:
-        path.write_text(fresh)
-        print(f"rewrote the generated block of {path}")
-    return 0
+            stale = 1
+        else:
+            path.write_text(fresh)
+            print(f"rewrote the generated block of {path}")
+    return stale
 
 
 if __name__ == "__main__":

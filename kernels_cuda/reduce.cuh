@@ -2,6 +2,9 @@
 // launch geometry, the thread count or the backend (docs/reductions.md):
 //   sum prod max min argmax argmin all any mean, the squared deviations of var/std, and the
 //   scans cumulative_sum / cumulative_prod. Host side: npu_emu/kernels/reduce.py.
+// This header holds the whole family; the build units reduce_*.cu (sum, prod, stats, extreme,
+// bool, scan: reduce.py's MODULES) each instantiate their part of the catalog (a generated
+// list), so each build stays short and the units build in parallel.
 //
 // The order. The K elements reduced into one output are numbered k = 0..K-1 in C order over
 // the reduced axes (the last axis fastest), whatever the strides. Then:
@@ -18,6 +21,9 @@
 // binary-counter stack (merge equal levels; at the end fold from the top), which builds the
 // level-by-level tree exactly. No atomics, no shared-memory races: a thread owns each output
 // (and each group) alone.
+// The order matters to sum, prod, mean and var/std. max, min, argmax, argmin, all and any
+// pick by a total order or read a truth, so no order changes their result: they are
+// ORDER_FREE and fold their elements in the order that runs fastest (fold_body).
 //
 // Values. Integers wrap (two's complement). fp16/bf16 accumulate in float and are rounded to
 // the output once (npu_emu_convert.cuh). Floating-point results that are NaN are stored as the
@@ -28,7 +34,9 @@
 // Empty reductions (K == 0): sum 0, prod 1, all true, any false, mean/var/std NaN,
 // max the type's lowest value (-inf), min its highest (+inf), argmax/argmin -1.
 // Scans run sequentially along their axis, one thread per line. On the CPU, outputs side by
-// side in memory are reduced 16 at a time (reduce_side_by_side), each in its own order.
+// side in memory are reduced R = 64 at a time (reduce_side_by_side), each in its own order; the
+// ORDER_FREE ops take up to RF = 1024 of them at a time (fold_side_by_side).
+#pragma once
 #include "npu_emu_common.cuh"
 #include "npu_emu_convert.cuh"
 
@@ -43,6 +51,8 @@ constexpr int RMAX_DIMS = 8;
 constexpr int W = 16;           // lanes per leaf
 constexpr int64_t L = 1024;     // elements per leaf
 constexpr int STACK = 64;       // binary-counter depth: 2^64 nodes
+template <bool WIDE> struct Wide { using type = int32_t; };   // an index as wide as an element
+template <> struct Wide<true> { using type = int64_t; };
 
 // Mirrored by reduce.py's params_dtype (8-byte fields first, no padding).
 struct ReduceParams {
@@ -200,13 +210,217 @@ template <typename H> struct OrderedHalf {   // fp16 / bf16: the float key of th
 template <> struct Ordered<npu_emu::f16> : OrderedHalf<npu_emu::f16> {};
 template <> struct Ordered<npu_emu::bf16> : OrderedHalf<npu_emu::bf16> {};
 
+// ------------------------------------------------------- the best of a block
+// Best<In>: of<MAX>(q, n) is the largest (MAX) or smallest element of q[0..n), n >= 1, by the
+// order of the keys above: a NaN if there is one, +0 over -0 for max and -0 over +0 for min
+// (which NaN does not matter: results are made canonical). rows<MAX, N>(x, s, n, cols, out)
+// is the same for `cols` <= N outputs side by side (n rows at stride s), out[r] for column r.
+// find(q, n, v) is the first i with q[i] equal to v (an element of q) by argmax's rule: every
+// NaN equal, -0 == +0; arg_rows<MAX, N>(x, s, n, cols, row) the first row of the best element
+// of each column by that rule (n < 2^31, as the caller checks). The order of the comparisons does not change any result, so each type
+// takes the loops that vectorize best.
+
+// The first i < n (n < 2^31) with same(q[i]), n if none: a min over the matching indices
+// (one pass, no early exit: the loop vectorizes; the index is as wide as the element).
+template <typename In, class Same> NPU_EMU_HD int64_t first_same(const In* q, int64_t n, Same same) {
+    using Idx = typename Wide<sizeof(In) == 8>::type;
+    Idx first = static_cast<Idx>(n);
+    for (Idx i = 0; i < static_cast<Idx>(n); ++i) {
+        const Idx c = same(q[i]) ? i : static_cast<Idx>(n);
+        first = c < first ? c : first;
+    }
+    return first;
+}
+template <typename In> struct Best {          // fp16 / bf16: fold the keys
+    using Key = typename Ordered<In>::Key;
+    template <bool MAX> static NPU_EMU_HD Key better(Key a, Key b) { return MAX ? (b > a ? b : a) : (b < a ? b : a); }
+    template <bool MAX> static NPU_EMU_HD In of(const In* q, int64_t n) {
+        Key k = Ordered<In>::key(q[0], MAX);
+        for (int64_t i = 1; i < n; ++i) k = better<MAX>(k, Ordered<In>::key(q[i], MAX));
+        return Ordered<In>::value(k);
+    }
+    template <bool MAX, int N>
+    static NPU_EMU_HD void rows(const In* x, int64_t s, int64_t n, int cols, In* out) {
+        Key k[N];
+        for (int r = 0; r < cols; ++r) k[r] = Ordered<In>::key(x[r], MAX);
+        for (int64_t i = 1; i < n; ++i)
+            for (int r = 0; r < cols; ++r) k[r] = better<MAX>(k[r], Ordered<In>::key(x[i * s + r], MAX));
+        for (int r = 0; r < cols; ++r) out[r] = Ordered<In>::value(k[r]);
+    }
+    static NPU_EMU_HD int64_t find(const In* q, int64_t n, In v) {
+        const Key k = Ordered<In>::arg_key(v, true);
+        return first_same(q, n, [k](In x) { return Ordered<In>::arg_key(x, true) == k; });
+    }
+    template <bool MAX, int N>
+    static NPU_EMU_HD void arg_rows(const In* x, int64_t s, int64_t n, int cols, int64_t* row) {
+        Key key[N];
+        int32_t at[N];
+        for (int r = 0; r < cols; ++r) { key[r] = Ordered<In>::arg_key(x[r], MAX); at[r] = 0; }
+        for (int32_t i = 1; i < n; ++i)
+            for (int r = 0; r < cols; ++r) {
+                const Key c = Ordered<In>::arg_key(x[i * s + r], MAX);
+                const bool b = MAX ? c > key[r] : c < key[r];
+                key[r] = b ? c : key[r];
+                at[r] = b ? i : at[r];
+            }
+        for (int r = 0; r < cols; ++r) row[r] = at[r];
+    }
+};
+template <typename T> struct BestInt {        // integers: plain max / min
+    template <bool MAX> static NPU_EMU_HD T better(T a, T b) { return MAX ? (b > a ? b : a) : (b < a ? b : a); }
+    template <bool MAX> static NPU_EMU_HD T of(const T* q, int64_t n) {
+        T m = q[0];
+        for (int64_t i = 1; i < n; ++i) m = better<MAX>(m, q[i]);
+        return m;
+    }
+    template <bool MAX, int N>
+    static NPU_EMU_HD void rows(const T* x, int64_t s, int64_t n, int cols, T* out) {
+        for (int r = 0; r < cols; ++r) out[r] = x[r];
+        for (int64_t i = 1; i < n; ++i)
+            for (int r = 0; r < cols; ++r) out[r] = better<MAX>(out[r], x[i * s + r]);
+    }
+    static NPU_EMU_HD int64_t find(const T* q, int64_t n, T v) {
+        return first_same(q, n, [v](T x) { return x == v; });
+    }
+    template <bool MAX, int N>
+    static NPU_EMU_HD void arg_rows(const T* x, int64_t s, int64_t n, int cols, int64_t* row) {
+        using Idx = typename Wide<sizeof(T) == 8>::type;
+        T m[N];
+        Idx at[N];
+        for (int r = 0; r < cols; ++r) { m[r] = x[r]; at[r] = 0; }
+        for (Idx i = 1; i < static_cast<Idx>(n); ++i)
+            for (int r = 0; r < cols; ++r) {
+                const T v = x[i * s + r];
+                const bool b = MAX ? v > m[r] : v < m[r];
+                m[r] = b ? v : m[r];
+                at[r] = b ? i : at[r];
+            }
+        for (int r = 0; r < cols; ++r) row[r] = at[r];
+    }
+};
+template <> struct Best<int8_t> : BestInt<int8_t> {};
+template <> struct Best<uint8_t> : BestInt<uint8_t> {};
+template <> struct Best<int16_t> : BestInt<int16_t> {};
+template <> struct Best<uint16_t> : BestInt<uint16_t> {};
+template <> struct Best<int32_t> : BestInt<int32_t> {};
+template <> struct Best<uint32_t> : BestInt<uint32_t> {};
+template <> struct Best<int64_t> : BestInt<int64_t> {};
+template <> struct Best<uint64_t> : BestInt<uint64_t> {};
+// float / double: a running max (min) by IEEE comparison, which skips NaNs and takes -0 ==
+// +0, and two flags: a NaN seen (then the result is NaN), and a zero of the preferred sign
+// seen (+0 for max, -0 for min; a zero result takes that sign when it was seen, else the
+// other). Two comparisons, a blend and two flag updates per vector, no integer compare of
+// 64-bit lanes (slow on AVX2).
+template <typename F, typename B, B SIGN, B INF> struct BestFloat {
+    template <bool MAX> struct Track {
+        F m = Ordered<F>::bits_of(MAX ? (SIGN | INF) : INF);   // -inf, +inf
+        B nan = 0, zero = 0;
+        NPU_EMU_HD F value() const {
+            if (nan) return quiet_nan(static_cast<F*>(nullptr));
+            if (m == F(0)) return (zero != 0) == MAX ? F(0) : -F(0);
+            return m;
+        }
+    };
+    // Lanes of 16 (g++ does not vectorize a float select reduction, but does these lanes),
+    // then the 16 lane results and the tail by their keys.
+    template <bool MAX> static NPU_EMU_HD F of(const F* q, int64_t n) {
+        constexpr int LW = 16;
+        const B* qb = reinterpret_cast<const B*>(q);
+        const Track<MAX> init;
+        F m[LW];
+        B nan[LW], zero[LW];
+        for (int j = 0; j < LW; ++j) { m[j] = init.m; nan[j] = 0; zero[j] = 0; }
+        const int64_t full = n / LW * LW;
+        for (int64_t i = 0; i < full; i += LW)
+            for (int j = 0; j < LW; ++j) {
+                const F v = q[i + j];
+                m[j] = MAX ? (v > m[j] ? v : m[j]) : (v < m[j] ? v : m[j]);
+                nan[j] |= v != v ? B(1) : B(0);
+                zero[j] |= qb[i + j] == (MAX ? B(0) : SIGN) ? B(1) : B(0);
+            }
+        using O = Ordered<F>;
+        typename O::Key k = O::key(q[0], MAX);
+        auto take = [&k](F v) {
+            const typename O::Key c = O::key(v, MAX);
+            k = MAX ? (c > k ? c : k) : (c < k ? c : k);
+        };
+        for (int j = 0; j < (full ? LW : 0); ++j) {
+            Track<MAX> t;
+            t.m = m[j]; t.nan = nan[j]; t.zero = zero[j];
+            take(t.value());
+        }
+        for (int64_t i = full; i < n; ++i) take(q[i]);
+        return O::value(k);
+    }
+    template <bool MAX, int N>
+    static NPU_EMU_HD void rows(const F* x, int64_t s, int64_t n, int cols, F* out) {
+        F m[N];
+        B nan[N], zero[N];                  // Track's fields, each in an array of its own
+        for (int r = 0; r < cols; ++r) {
+            const Track<MAX> t;
+            m[r] = t.m; nan[r] = t.nan; zero[r] = t.zero;
+        }
+        for (int64_t i = 0; i < n; ++i) {
+            const F* q = x + i * s;
+            const B* qb = reinterpret_cast<const B*>(q);
+            for (int r = 0; r < cols; ++r) {
+                const F v = q[r];
+                m[r] = MAX ? (v > m[r] ? v : m[r]) : (v < m[r] ? v : m[r]);
+                nan[r] |= v != v ? B(1) : B(0);
+                zero[r] |= qb[r] == (MAX ? B(0) : SIGN) ? B(1) : B(0);
+            }
+        }
+        for (int r = 0; r < cols; ++r) {
+            Track<MAX> t;
+            t.m = m[r]; t.nan = nan[r]; t.zero = zero[r];
+            out[r] = t.value();
+        }
+    }
+    static NPU_EMU_HD int64_t find(const F* q, int64_t n, F v) {   // == takes -0 as +0
+        if (v != v) return first_same(q, n, [](F x) { return x != x; });
+        return first_same(q, n, [v](F x) { return x == v; });
+    }
+    // IEEE comparisons: strictly better moves the row (-0 == +0 keeps the first); the first
+    // NaN's row is kept apart and wins.
+    template <bool MAX, int N>
+    static NPU_EMU_HD void arg_rows(const F* x, int64_t s, int64_t n, int cols, int64_t* row) {
+        using Idx = typename Wide<sizeof(F) == 8>::type;
+        F m[N];
+        Idx at[N], nan_at[N];
+        const Idx none = static_cast<Idx>(n);
+        for (int r = 0; r < cols; ++r) { m[r] = x[r]; at[r] = 0; nan_at[r] = x[r] != x[r] ? 0 : none; }
+        for (Idx i = 1; i < none; ++i)
+            for (int r = 0; r < cols; ++r) {
+                const F v = x[i * s + r];
+                const bool b = MAX ? v > m[r] : v < m[r];
+                m[r] = b ? v : m[r];
+                at[r] = b ? i : at[r];
+                nan_at[r] = v != v && nan_at[r] == none ? i : nan_at[r];
+            }
+        for (int r = 0; r < cols; ++r) row[r] = nan_at[r] != none ? nan_at[r] : at[r];
+    }
+};
+template <> struct Best<float> : BestFloat<float, uint32_t, 0x80000000u, 0x7F800000u> {};
+template <> struct Best<double>
+    : BestFloat<double, uint64_t, 0x8000000000000000ull, 0x7FF0000000000000ull> {};
+
 // ------------------------------------------------------------------ the ops
+// An ORDER_FREE op's fold of `cols` outputs side by side (n rows at stride s), by map / combine.
+template <class Op>
+NPU_EMU_HD void fold_rows(const typename Op::In* x, int64_t s, int64_t n, int cols, typename Op::Part* v) {
+    for (int r = 0; r < cols; ++r) v[r] = Op::map(x[r], 0, typename Op::Acc());
+    for (int64_t k = 1; k < n; ++k) {
+        const typename Op::In* q = x + k * s;
+        for (int r = 0; r < cols; ++r) v[r] = Op::combine(v[r], Op::map(q[r], k, typename Op::Acc()));
+    }
+}
 // An op: In (stored input), Out (stored output), Acc (what var's center is kept in), Part
 // (a partial result); map(x, k, center) turns element k into a Part, combine(a, b) merges the
 // Parts of earlier (a) and later (b) elements, finish(part, p) makes the output, empty(p) is
 // the output of an empty reduction, initial() the first output of an include_initial scan.
 template <typename In_, typename Out_> struct Sum {
     using In = In_; using Out = Out_; using Acc = typename AccOf<Out_>::type; using Part = Acc;
+    static constexpr bool ORDER_FREE = false;
     static NPU_EMU_HD Part map(In x, int64_t, Acc) { return npu_emu::convert<Acc>(x); }
     static NPU_EMU_HD Part combine(Part a, Part b) { return add_(a, b); }
     static NPU_EMU_HD Out finish(Part v, const ReduceParams&) { return npu_emu::convert<Out>(canonical(v)); }
@@ -233,6 +447,7 @@ template <typename In_, typename Out_> struct Mean : Sum<In_, Out_> {
 // Squared deviations from a center (var's first pass: the mean in this same order).
 template <typename In_, typename Out_> struct SqDev {
     using In = In_; using Out = Out_; using Acc = typename AccOf<Out_>::type; using Part = Acc;
+    static constexpr bool ORDER_FREE = false;
     static NPU_EMU_HD Part map(In x, int64_t, Acc c) {
         const Acc d = npu_emu::convert<Acc>(x) - c;
         return d * d;
@@ -247,9 +462,22 @@ template <typename In_, typename Out_> struct SqDev {
     }
     static NPU_EMU_HD Out empty(const ReduceParams&) { return npu_emu::convert<Out>(quiet_nan(static_cast<Acc*>(nullptr))); }
 };
+// ORDER_FREE ops pick by a total order (max, min, argmax, argmin) or take a truth (all, any):
+// their result does not depend on the order of the elements, so they skip the leaves and run
+// `run(q, n, k0)` over a contiguous range (elements k0 .. k0 + n - 1 at q), a plain fold
+// elsewhere.
 template <typename In_, bool MAX> struct Extreme {
     using In = In_; using Out = In_; using Acc = In_;
     using Part = typename Ordered<In_>::Key;
+    static constexpr bool ORDER_FREE = true;
+    static NPU_EMU_HD Part run(const In* q, int64_t n, int64_t) {
+        return Ordered<In>::key(Best<In>::template of<MAX>(q, n), MAX);
+    }
+    template <int N> static NPU_EMU_HD void rows(const In* x, int64_t s, int64_t n, int cols, Part* v) {
+        In best[N];
+        Best<In>::template rows<MAX, N>(x, s, n, cols, best);
+        for (int r = 0; r < cols; ++r) v[r] = Ordered<In>::key(best[r], MAX);
+    }
     static NPU_EMU_HD Part map(In x, int64_t, Acc) { return Ordered<In>::key(x, MAX); }
     static NPU_EMU_HD Part combine(Part a, Part b) { return MAX ? (b > a ? b : a) : (b < a ? b : a); }
     static NPU_EMU_HD Out finish(Part v, const ReduceParams&) { return canonical(Ordered<In>::value(v)); }
@@ -265,6 +493,26 @@ template <typename In_, bool MAX> struct ArgExtreme {
     using In = In_; using Out = int64_t; using Acc = In_;
     using Key = typename Ordered<In_>::Key;
     using Part = KeyIndex<Key>;
+    static constexpr bool ORDER_FREE = true;
+    static constexpr int64_t CHUNK = 1024;
+    // Chunk by chunk: the chunk's best value (vectorized); only a chunk that beats the best
+    // so far is searched for the first index of that value (rare on most data).
+    static NPU_EMU_HD Part run(const In* q, int64_t n, int64_t k0) {
+        Part best{Key(), -1};
+        for (int64_t c = 0; c < n; c += CHUNK) {
+            const int64_t m = n - c < CHUNK ? n - c : CHUNK;
+            const In v = Best<In>::template of<MAX>(q + c, m);
+            const Key k = Ordered<In>::arg_key(v, MAX);
+            if (best.idx >= 0 && !(MAX ? k > best.key : k < best.key)) continue;
+            best = Part{k, k0 + c + Best<In>::find(q + c, m, v)};
+        }
+        return best;
+    }
+    template <int N> static NPU_EMU_HD void rows(const In* x, int64_t s, int64_t n, int cols, Part* v) {
+        int64_t row[N];
+        Best<In>::template arg_rows<MAX, N>(x, s, n, cols, row);
+        for (int r = 0; r < cols; ++r) v[r] = Part{Ordered<In>::arg_key(x[row[r] * s + r], MAX), row[r]};
+    }
     static NPU_EMU_HD Part map(In x, int64_t k, Acc) { return Part{Ordered<In>::arg_key(x, MAX), k}; }
     static NPU_EMU_HD Part combine(Part a, Part b) {
         const bool better = MAX ? b.key > a.key : b.key < a.key;
@@ -278,6 +526,21 @@ template <typename In_, typename Out_> struct ArgMin : ArgExtreme<In_, false> {}
 
 template <typename In_, bool ALL> struct Truth {
     using In = In_; using Out = npu_emu::boolean; using Acc = uint8_t; using Part = uint8_t;
+    static constexpr bool ORDER_FREE = true;
+    static constexpr int64_t CHUNK = 4096;
+    // Counts the true elements chunk by chunk; stops at the first chunk that decides.
+    static NPU_EMU_HD Part run(const In* q, int64_t n, int64_t) {
+        for (int64_t c = 0; c < n; c += CHUNK) {
+            const int m = static_cast<int>(n - c < CHUNK ? n - c : CHUNK);
+            int count = 0;
+            for (int i = 0; i < m; ++i) count += map(q[c + i], 0, 0);
+            if (ALL ? count != m : count != 0) return ALL ? 0 : 1;
+        }
+        return ALL ? 1 : 0;
+    }
+    template <int N> static NPU_EMU_HD void rows(const In* x, int64_t s, int64_t n, int cols, Part* v) {
+        fold_rows<Truth>(x, s, n, cols, v);
+    }
     static NPU_EMU_HD Part map(In x, int64_t, Acc) { return npu_emu::convert<npu_emu::boolean>(x).v != 0; }
     static NPU_EMU_HD Part combine(Part a, Part b) { return ALL ? (a & b) : (a | b); }
     static NPU_EMU_HD Out finish(Part v, const ReduceParams&) { npu_emu::boolean r; r.v = v; return r; }
@@ -409,7 +672,7 @@ __device__ __forceinline__ void thread_range(int64_t items, int64_t* begin, int6
 // input, e.g. the columns of a row-major matrix): the same order for each output, with the
 // innermost loop across the R outputs, so it vectorizes as a sum of rows. (A GPU's threads
 // each take one of those outputs and read side by side already.)
-constexpr int R = 16;
+constexpr int R = 64;
 template <class Op>
 NPU_EMU_HD bool side_by_side(const ReduceParams& p) {
     return p.phase == 0 && p.red_ndim == 1 && p.out_ndim >= 1 && p.out_xstride[0] == 1 &&
@@ -447,13 +710,86 @@ NPU_EMU_HD void reduce_side_by_side(const ReduceParams& p, const typename Op::In
 }
 #endif
 
+// An ORDER_FREE op's part of elements k0 .. k0 + n - 1 (n >= 1) of the output at x.
+template <class Op>
+NPU_EMU_HD typename Op::Part fold(const ReduceParams& p, const typename Op::In* x, int64_t k0,
+                                  int64_t n) {
+    if (p.red_ndim == 1 && p.red_stride[0] == 1) return Op::run(x + k0, n, k0);
+    RedCursor cur;
+    cur.seek(p, k0);
+    typename Op::Part v = Op::map(x[cur.off], k0, typename Op::Acc());
+    for (int64_t i = 1; i < n; ++i) {
+        cur.step(p);
+        v = Op::combine(v, Op::map(x[cur.off], k0 + i, typename Op::Acc()));
+    }
+    return v;
+}
+
+#if defined(NPU_EMU_CPU)
+// The CPU's path for an ORDER_FREE op's outputs side by side (as reduce_side_by_side): a fold
+// of rows, the loop across `cols` (R .. RF) outputs innermost. (Wide rows: the hardware
+// prefetcher follows a row, not a column of short pieces 4 KB apart.)
+constexpr int RF = 1024;
+template <class Op>
+NPU_EMU_HD void fold_side_by_side(const ReduceParams& p, const typename Op::In* x,
+                                  typename Op::Out* y, int cols) {
+    typename Op::Part v[RF];
+    Op::template rows<RF>(x, p.red_stride[0], p.nred, cols, v);
+    for (int r = 0; r < cols; ++r) y[r * p.out_ystride[0]] = Op::finish(v[r], p);
+}
+#endif
+
+// reduce_body of an ORDER_FREE op: the same items, a fold over each item's elements.
+template <class Op>
+__device__ __forceinline__ void fold_body(const ReduceParams& p, const typename Op::In* x,
+                                          typename Op::Part* ws, typename Op::Out* y) {
+    const int64_t items = p.phase == 1 ? p.nout * p.ngroups : p.nout;
+    int64_t begin, end;
+    thread_range(items, &begin, &end);
+#if defined(NPU_EMU_CPU)
+    const bool rows = side_by_side<Op>(p) && p.nred < (int64_t(1) << 31);
+#endif
+    for (int64_t it = begin; it < end; ++it) {
+        const int64_t m = p.phase == 1 ? it / p.ngroups : it;
+        int64_t xo, yo;
+        out_offsets(p, m, &xo, &yo);
+#if defined(NPU_EMU_CPU)
+        const int64_t left = p.out_size[0] - m % p.out_size[0];   // outputs left in this row
+        if (rows && left >= R && it + R <= end) {
+            int64_t cols = left < end - it ? left : end - it;
+            cols = cols < RF ? cols : RF;
+            fold_side_by_side<Op>(p, x + xo, y + yo, static_cast<int>(cols));
+            it += cols - 1;
+            continue;
+        }
+#endif
+        if (p.phase == 2) {
+            typename Op::Part v = ws[m * p.ngroups];
+            for (int64_t g = 1; g < p.ngroups; ++g) v = Op::combine(v, ws[m * p.ngroups + g]);
+            y[yo] = Op::finish(v, p);
+            continue;
+        }
+        if (p.nred == 0) {
+            y[yo] = Op::empty(p);
+            continue;
+        }
+        const int64_t k0 = p.phase == 1 ? (it % p.ngroups) * p.group * L : 0;
+        const int64_t k1 = p.phase == 1 && k0 + p.group * L < p.nred ? k0 + p.group * L : p.nred;
+        const typename Op::Part v = fold<Op>(p, x + xo, k0, k1 - k0);
+        if (p.phase == 1)
+            ws[it] = v;
+        else
+            y[yo] = Op::finish(v, p);
+    }
+}
+
 // phase 0: each item is an output, reduced whole. phase 1: item (m, g) writes the node of
 // output m's leaf group g to ws[m * ngroups + g]. phase 2: item m combines its ngroups nodes.
 // center (var/std): output m's mean, by m; null otherwise.
 template <class Op>
-__device__ __forceinline__ void reduce_body(const ReduceParams& p, const typename Op::In* x,
-                                            typename Op::Part* ws, typename Op::Out* y,
-                                            const typename Op::Acc* center) {
+__device__ __forceinline__ void ordered_body(const ReduceParams& p, const typename Op::In* x,
+                                             typename Op::Part* ws, typename Op::Out* y,
+                                             const typename Op::Acc* center) {
     const int64_t items = p.phase == 1 ? p.nout * p.ngroups : p.nout;
     int64_t begin, end;
     thread_range(items, &begin, &end);
@@ -495,6 +831,16 @@ __device__ __forceinline__ void reduce_body(const ReduceParams& p, const typenam
     }
 }
 
+template <class Op>
+__device__ __forceinline__ void reduce_body(const ReduceParams& p, const typename Op::In* x,
+                                            typename Op::Part* ws, typename Op::Out* y,
+                                            const typename Op::Acc* center) {
+    if constexpr (Op::ORDER_FREE)
+        fold_body<Op>(p, x, ws, y);
+    else
+        ordered_body<Op>(p, x, ws, y, center);
+}
+
 // A scan along one axis (red dim 0): each item is a line, combined in order.
 template <class Op>
 __device__ __forceinline__ void scan_body(const ReduceParams& p, const typename Op::In* x,
@@ -532,198 +878,3 @@ __device__ __forceinline__ void scan_body(const ReduceParams& p, const typename 
         scan_body<OP<IN, OUT>>(p, x, y);                                                          \
     }                                                                                             \
     NPU_EMU_EXPORT(scan_##NAME##_##IN_N##_##OUT_N)
-
-// The instantiation list: generated from the catalog (python -m npu_emu.kernels.reduce);
-// tests/test_reduce.py fails when it is stale.
-// BEGIN GENERATED
-NPU_EMU_REDUCE(sum, Sum, int8_t, s8, int8_t, s8)
-NPU_EMU_REDUCE(sum, Sum, int16_t, s16, int16_t, s16)
-NPU_EMU_REDUCE(sum, Sum, int32_t, s32, int32_t, s32)
-NPU_EMU_REDUCE(sum, Sum, int64_t, s64, int64_t, s64)
-NPU_EMU_REDUCE(sum, Sum, uint8_t, u8, uint8_t, u8)
-NPU_EMU_REDUCE(sum, Sum, uint16_t, u16, uint16_t, u16)
-NPU_EMU_REDUCE(sum, Sum, uint32_t, u32, uint32_t, u32)
-NPU_EMU_REDUCE(sum, Sum, uint64_t, u64, uint64_t, u64)
-NPU_EMU_REDUCE(sum, Sum, npu_emu::f16, f16, npu_emu::f16, f16)
-NPU_EMU_REDUCE(sum, Sum, npu_emu::bf16, bf16, npu_emu::bf16, bf16)
-NPU_EMU_REDUCE(sum, Sum, float, f32, float, f32)
-NPU_EMU_REDUCE(sum, Sum, double, f64, double, f64)
-NPU_EMU_REDUCE(sum, Sum, npu_emu::c64, c64, npu_emu::c64, c64)
-NPU_EMU_REDUCE(sum, Sum, npu_emu::c128, c128, npu_emu::c128, c128)
-NPU_EMU_REDUCE(sum, Sum, npu_emu::boolean, bool, int64_t, s64)
-NPU_EMU_REDUCE(sum, Sum, int8_t, s8, int64_t, s64)
-NPU_EMU_REDUCE(sum, Sum, int16_t, s16, int64_t, s64)
-NPU_EMU_REDUCE(sum, Sum, int32_t, s32, int64_t, s64)
-NPU_EMU_REDUCE(sum, Sum, uint8_t, u8, uint64_t, u64)
-NPU_EMU_REDUCE(sum, Sum, uint16_t, u16, uint64_t, u64)
-NPU_EMU_REDUCE(sum, Sum, uint32_t, u32, uint64_t, u64)
-NPU_EMU_REDUCE(sum, Sum, npu_emu::f16, f16, float, f32)
-NPU_EMU_REDUCE(sum, Sum, npu_emu::bf16, bf16, float, f32)
-NPU_EMU_REDUCE(sum, Sum, float, f32, double, f64)
-NPU_EMU_REDUCE(sum, Sum, npu_emu::c64, c64, npu_emu::c128, c128)
-NPU_EMU_REDUCE(prod, Prod, int8_t, s8, int8_t, s8)
-NPU_EMU_REDUCE(prod, Prod, int16_t, s16, int16_t, s16)
-NPU_EMU_REDUCE(prod, Prod, int32_t, s32, int32_t, s32)
-NPU_EMU_REDUCE(prod, Prod, int64_t, s64, int64_t, s64)
-NPU_EMU_REDUCE(prod, Prod, uint8_t, u8, uint8_t, u8)
-NPU_EMU_REDUCE(prod, Prod, uint16_t, u16, uint16_t, u16)
-NPU_EMU_REDUCE(prod, Prod, uint32_t, u32, uint32_t, u32)
-NPU_EMU_REDUCE(prod, Prod, uint64_t, u64, uint64_t, u64)
-NPU_EMU_REDUCE(prod, Prod, npu_emu::f16, f16, npu_emu::f16, f16)
-NPU_EMU_REDUCE(prod, Prod, npu_emu::bf16, bf16, npu_emu::bf16, bf16)
-NPU_EMU_REDUCE(prod, Prod, float, f32, float, f32)
-NPU_EMU_REDUCE(prod, Prod, double, f64, double, f64)
-NPU_EMU_REDUCE(prod, Prod, npu_emu::c64, c64, npu_emu::c64, c64)
-NPU_EMU_REDUCE(prod, Prod, npu_emu::c128, c128, npu_emu::c128, c128)
-NPU_EMU_REDUCE(prod, Prod, npu_emu::boolean, bool, int64_t, s64)
-NPU_EMU_REDUCE(prod, Prod, int8_t, s8, int64_t, s64)
-NPU_EMU_REDUCE(prod, Prod, int16_t, s16, int64_t, s64)
-NPU_EMU_REDUCE(prod, Prod, int32_t, s32, int64_t, s64)
-NPU_EMU_REDUCE(prod, Prod, uint8_t, u8, uint64_t, u64)
-NPU_EMU_REDUCE(prod, Prod, uint16_t, u16, uint64_t, u64)
-NPU_EMU_REDUCE(prod, Prod, uint32_t, u32, uint64_t, u64)
-NPU_EMU_REDUCE(prod, Prod, npu_emu::f16, f16, float, f32)
-NPU_EMU_REDUCE(prod, Prod, npu_emu::bf16, bf16, float, f32)
-NPU_EMU_REDUCE(prod, Prod, float, f32, double, f64)
-NPU_EMU_REDUCE(prod, Prod, npu_emu::c64, c64, npu_emu::c128, c128)
-NPU_EMU_REDUCE(max, Max, int8_t, s8, int8_t, s8)
-NPU_EMU_REDUCE(max, Max, int16_t, s16, int16_t, s16)
-NPU_EMU_REDUCE(max, Max, int32_t, s32, int32_t, s32)
-NPU_EMU_REDUCE(max, Max, int64_t, s64, int64_t, s64)
-NPU_EMU_REDUCE(max, Max, uint8_t, u8, uint8_t, u8)
-NPU_EMU_REDUCE(max, Max, uint16_t, u16, uint16_t, u16)
-NPU_EMU_REDUCE(max, Max, uint32_t, u32, uint32_t, u32)
-NPU_EMU_REDUCE(max, Max, uint64_t, u64, uint64_t, u64)
-NPU_EMU_REDUCE(max, Max, npu_emu::f16, f16, npu_emu::f16, f16)
-NPU_EMU_REDUCE(max, Max, npu_emu::bf16, bf16, npu_emu::bf16, bf16)
-NPU_EMU_REDUCE(max, Max, float, f32, float, f32)
-NPU_EMU_REDUCE(max, Max, double, f64, double, f64)
-NPU_EMU_REDUCE(min, Min, int8_t, s8, int8_t, s8)
-NPU_EMU_REDUCE(min, Min, int16_t, s16, int16_t, s16)
-NPU_EMU_REDUCE(min, Min, int32_t, s32, int32_t, s32)
-NPU_EMU_REDUCE(min, Min, int64_t, s64, int64_t, s64)
-NPU_EMU_REDUCE(min, Min, uint8_t, u8, uint8_t, u8)
-NPU_EMU_REDUCE(min, Min, uint16_t, u16, uint16_t, u16)
-NPU_EMU_REDUCE(min, Min, uint32_t, u32, uint32_t, u32)
-NPU_EMU_REDUCE(min, Min, uint64_t, u64, uint64_t, u64)
-NPU_EMU_REDUCE(min, Min, npu_emu::f16, f16, npu_emu::f16, f16)
-NPU_EMU_REDUCE(min, Min, npu_emu::bf16, bf16, npu_emu::bf16, bf16)
-NPU_EMU_REDUCE(min, Min, float, f32, float, f32)
-NPU_EMU_REDUCE(min, Min, double, f64, double, f64)
-NPU_EMU_REDUCE(argmax, ArgMax, int8_t, s8, int64_t, s64)
-NPU_EMU_REDUCE(argmax, ArgMax, int16_t, s16, int64_t, s64)
-NPU_EMU_REDUCE(argmax, ArgMax, int32_t, s32, int64_t, s64)
-NPU_EMU_REDUCE(argmax, ArgMax, int64_t, s64, int64_t, s64)
-NPU_EMU_REDUCE(argmax, ArgMax, uint8_t, u8, int64_t, s64)
-NPU_EMU_REDUCE(argmax, ArgMax, uint16_t, u16, int64_t, s64)
-NPU_EMU_REDUCE(argmax, ArgMax, uint32_t, u32, int64_t, s64)
-NPU_EMU_REDUCE(argmax, ArgMax, uint64_t, u64, int64_t, s64)
-NPU_EMU_REDUCE(argmax, ArgMax, npu_emu::f16, f16, int64_t, s64)
-NPU_EMU_REDUCE(argmax, ArgMax, npu_emu::bf16, bf16, int64_t, s64)
-NPU_EMU_REDUCE(argmax, ArgMax, float, f32, int64_t, s64)
-NPU_EMU_REDUCE(argmax, ArgMax, double, f64, int64_t, s64)
-NPU_EMU_REDUCE(argmin, ArgMin, int8_t, s8, int64_t, s64)
-NPU_EMU_REDUCE(argmin, ArgMin, int16_t, s16, int64_t, s64)
-NPU_EMU_REDUCE(argmin, ArgMin, int32_t, s32, int64_t, s64)
-NPU_EMU_REDUCE(argmin, ArgMin, int64_t, s64, int64_t, s64)
-NPU_EMU_REDUCE(argmin, ArgMin, uint8_t, u8, int64_t, s64)
-NPU_EMU_REDUCE(argmin, ArgMin, uint16_t, u16, int64_t, s64)
-NPU_EMU_REDUCE(argmin, ArgMin, uint32_t, u32, int64_t, s64)
-NPU_EMU_REDUCE(argmin, ArgMin, uint64_t, u64, int64_t, s64)
-NPU_EMU_REDUCE(argmin, ArgMin, npu_emu::f16, f16, int64_t, s64)
-NPU_EMU_REDUCE(argmin, ArgMin, npu_emu::bf16, bf16, int64_t, s64)
-NPU_EMU_REDUCE(argmin, ArgMin, float, f32, int64_t, s64)
-NPU_EMU_REDUCE(argmin, ArgMin, double, f64, int64_t, s64)
-NPU_EMU_REDUCE(all, All, npu_emu::boolean, bool, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(all, All, int8_t, s8, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(all, All, int16_t, s16, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(all, All, int32_t, s32, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(all, All, int64_t, s64, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(all, All, uint8_t, u8, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(all, All, uint16_t, u16, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(all, All, uint32_t, u32, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(all, All, uint64_t, u64, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(all, All, npu_emu::f16, f16, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(all, All, npu_emu::bf16, bf16, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(all, All, float, f32, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(all, All, double, f64, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(all, All, npu_emu::c64, c64, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(all, All, npu_emu::c128, c128, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(any, Any, npu_emu::boolean, bool, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(any, Any, int8_t, s8, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(any, Any, int16_t, s16, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(any, Any, int32_t, s32, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(any, Any, int64_t, s64, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(any, Any, uint8_t, u8, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(any, Any, uint16_t, u16, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(any, Any, uint32_t, u32, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(any, Any, uint64_t, u64, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(any, Any, npu_emu::f16, f16, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(any, Any, npu_emu::bf16, bf16, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(any, Any, float, f32, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(any, Any, double, f64, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(any, Any, npu_emu::c64, c64, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(any, Any, npu_emu::c128, c128, npu_emu::boolean, bool)
-NPU_EMU_REDUCE(mean, Mean, npu_emu::f16, f16, npu_emu::f16, f16)
-NPU_EMU_REDUCE(mean, Mean, npu_emu::bf16, bf16, npu_emu::bf16, bf16)
-NPU_EMU_REDUCE(mean, Mean, float, f32, float, f32)
-NPU_EMU_REDUCE(mean, Mean, double, f64, double, f64)
-NPU_EMU_REDUCE(mean, Mean, npu_emu::c64, c64, npu_emu::c64, c64)
-NPU_EMU_REDUCE(mean, Mean, npu_emu::c128, c128, npu_emu::c128, c128)
-NPU_EMU_REDUCE(mean, Mean, npu_emu::f16, f16, float, f32)
-NPU_EMU_REDUCE(mean, Mean, npu_emu::bf16, bf16, float, f32)
-NPU_EMU_REDUCE(sqdev, SqDev, npu_emu::f16, f16, npu_emu::f16, f16)
-NPU_EMU_REDUCE(sqdev, SqDev, npu_emu::bf16, bf16, npu_emu::bf16, bf16)
-NPU_EMU_REDUCE(sqdev, SqDev, float, f32, float, f32)
-NPU_EMU_REDUCE(sqdev, SqDev, double, f64, double, f64)
-NPU_EMU_SCAN(sum, Sum, int8_t, s8, int8_t, s8)
-NPU_EMU_SCAN(sum, Sum, int16_t, s16, int16_t, s16)
-NPU_EMU_SCAN(sum, Sum, int32_t, s32, int32_t, s32)
-NPU_EMU_SCAN(sum, Sum, int64_t, s64, int64_t, s64)
-NPU_EMU_SCAN(sum, Sum, uint8_t, u8, uint8_t, u8)
-NPU_EMU_SCAN(sum, Sum, uint16_t, u16, uint16_t, u16)
-NPU_EMU_SCAN(sum, Sum, uint32_t, u32, uint32_t, u32)
-NPU_EMU_SCAN(sum, Sum, uint64_t, u64, uint64_t, u64)
-NPU_EMU_SCAN(sum, Sum, npu_emu::f16, f16, npu_emu::f16, f16)
-NPU_EMU_SCAN(sum, Sum, npu_emu::bf16, bf16, npu_emu::bf16, bf16)
-NPU_EMU_SCAN(sum, Sum, float, f32, float, f32)
-NPU_EMU_SCAN(sum, Sum, double, f64, double, f64)
-NPU_EMU_SCAN(sum, Sum, npu_emu::c64, c64, npu_emu::c64, c64)
-NPU_EMU_SCAN(sum, Sum, npu_emu::c128, c128, npu_emu::c128, c128)
-NPU_EMU_SCAN(sum, Sum, npu_emu::boolean, bool, int64_t, s64)
-NPU_EMU_SCAN(sum, Sum, int8_t, s8, int64_t, s64)
-NPU_EMU_SCAN(sum, Sum, int16_t, s16, int64_t, s64)
-NPU_EMU_SCAN(sum, Sum, int32_t, s32, int64_t, s64)
-NPU_EMU_SCAN(sum, Sum, uint8_t, u8, uint64_t, u64)
-NPU_EMU_SCAN(sum, Sum, uint16_t, u16, uint64_t, u64)
-NPU_EMU_SCAN(sum, Sum, uint32_t, u32, uint64_t, u64)
-NPU_EMU_SCAN(sum, Sum, npu_emu::f16, f16, float, f32)
-NPU_EMU_SCAN(sum, Sum, npu_emu::bf16, bf16, float, f32)
-NPU_EMU_SCAN(sum, Sum, float, f32, double, f64)
-NPU_EMU_SCAN(sum, Sum, npu_emu::c64, c64, npu_emu::c128, c128)
-NPU_EMU_SCAN(prod, Prod, int8_t, s8, int8_t, s8)
-NPU_EMU_SCAN(prod, Prod, int16_t, s16, int16_t, s16)
-NPU_EMU_SCAN(prod, Prod, int32_t, s32, int32_t, s32)
-NPU_EMU_SCAN(prod, Prod, int64_t, s64, int64_t, s64)
-NPU_EMU_SCAN(prod, Prod, uint8_t, u8, uint8_t, u8)
-NPU_EMU_SCAN(prod, Prod, uint16_t, u16, uint16_t, u16)
-NPU_EMU_SCAN(prod, Prod, uint32_t, u32, uint32_t, u32)
-NPU_EMU_SCAN(prod, Prod, uint64_t, u64, uint64_t, u64)
-NPU_EMU_SCAN(prod, Prod, npu_emu::f16, f16, npu_emu::f16, f16)
-NPU_EMU_SCAN(prod, Prod, npu_emu::bf16, bf16, npu_emu::bf16, bf16)
-NPU_EMU_SCAN(prod, Prod, float, f32, float, f32)
-NPU_EMU_SCAN(prod, Prod, double, f64, double, f64)
-NPU_EMU_SCAN(prod, Prod, npu_emu::c64, c64, npu_emu::c64, c64)
-NPU_EMU_SCAN(prod, Prod, npu_emu::c128, c128, npu_emu::c128, c128)
-NPU_EMU_SCAN(prod, Prod, npu_emu::boolean, bool, int64_t, s64)
-NPU_EMU_SCAN(prod, Prod, int8_t, s8, int64_t, s64)
-NPU_EMU_SCAN(prod, Prod, int16_t, s16, int64_t, s64)
-NPU_EMU_SCAN(prod, Prod, int32_t, s32, int64_t, s64)
-NPU_EMU_SCAN(prod, Prod, uint8_t, u8, uint64_t, u64)
-NPU_EMU_SCAN(prod, Prod, uint16_t, u16, uint64_t, u64)
-NPU_EMU_SCAN(prod, Prod, uint32_t, u32, uint64_t, u64)
-NPU_EMU_SCAN(prod, Prod, npu_emu::f16, f16, float, f32)
-NPU_EMU_SCAN(prod, Prod, npu_emu::bf16, bf16, float, f32)
-NPU_EMU_SCAN(prod, Prod, float, f32, double, f64)
-NPU_EMU_SCAN(prod, Prod, npu_emu::c64, c64, npu_emu::c128, c128)
-// END GENERATED
