@@ -17,7 +17,7 @@ import numpy as np
 from ...arch import current_soc
 from ...dtypes import COMPLEX, INFO, RULE_SETS, UNSIGNED, aclDataType as DT
 from ...ops._checks import MAX_DIMS
-from ...ops._core import Context, OpDef, check_no_internal_overlap, run
+from ...ops._core import Context, OpDef, check_no_internal_overlap, context_of, run
 from ...ops.add import ADD, INPLACE_ADD
 from ...ops.inplace_copy import INPLACE_COPY
 from ...ops.mul import INPLACE_MUL, MUL
@@ -32,7 +32,7 @@ RULES = RULE_SETS["array_api"]
 
 
 def context(be: Backend) -> Context:
-    return Context(be, current_soc(), RULES)
+    return context_of(be, current_soc(), RULES)
 
 
 def check_writable(x: Array, what: str = "the destination") -> None:
@@ -56,15 +56,23 @@ def call(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Array], attrs: dict[st
     for o in outs:
         check_writable(o)
     run(op, ins, [o._t for o in outs], attrs, ctx or context(be))
-    if be.is_cpu and any(x._st.shared for x in (*touched, *outs)):
+    if be.is_cpu and _any_shared(touched, outs):
         synchronize(be)
+
+
+def _any_shared(*groups: Sequence[Array]) -> bool:
+    for group in groups:
+        for x in group:
+            if x._st.shared:
+                return True
+    return False
 
 
 def call_new(op: OpDef, inputs: Sequence[Array], attrs: dict[str, Any]) -> Array:
     """Run `op` on `inputs` into a new array shaped and typed by the op's infer."""
     be = inputs[0]._st.backend
     ctx = context(be)
-    ins = tuple(x._kernel_tensor() for x in inputs)
+    ins = tuple([x._kernel_tensor() for x in inputs])
     shape, dtype = op.infer(ins, attrs, ctx)
     out = empty_array(shape, dtype, be)
     call(op, ins, (out,), attrs, be, inputs, ctx)
@@ -201,15 +209,29 @@ _BINARY_OPERATORS = {"add": (ADD, INPLACE_ADD, 1), "subtract": (ADD, INPLACE_ADD
                      "multiply": (MUL, INPLACE_MUL, None)}
 
 
+# The answers of binary_operator, by everything they depend on (immutable: the function, the
+# dtypes, in place or not, and the context, whose SoC and rule set decide `supports`).
+_CHOSEN: dict[tuple, tuple[OpDef, dict[str, Any]] | None] = {}
+
+
 def binary_operator(kernel: str | None, dtypes: tuple[DT, DT], compute: DT, be: Backend,
                     inplace: bool = False) -> tuple[OpDef, dict[str, Any]] | None:
     """Our operator (and its attrs) for an elementwise binary function on inputs of `dtypes`
     computed in `compute`, when the operator supports them on the current SoC; None: the
-    function takes the library path."""
+    function takes the library path. The attrs dict is shared: callers only read it."""
     if kernel is None:
         return None
+    ctx = context(be)
+    key = (kernel, dtypes, compute, inplace, ctx.plan_key)
+    try:
+        return _CHOSEN[key]
+    except KeyError:
+        pass
     op, inplace_op, a = _BINARY_OPERATORS[kernel]
     chosen = inplace_op if inplace else op
-    if not chosen.supports(dtypes, context(be), {} if a is None else {"alpha": a}):
-        return None
-    return chosen, ({} if a is None else {"alpha": alpha(a, compute)})
+    if not chosen.supports(dtypes, ctx, {} if a is None else {"alpha": a}):
+        found = None
+    else:
+        found = chosen, ({} if a is None else {"alpha": alpha(a, compute)})
+    _CHOSEN[key] = found
+    return found

@@ -253,6 +253,11 @@ UNARY = {f.name: f for f in [
 
 def operands(name: str, x1: object, x2: object) -> tuple[Array | PyScalar, Array | PyScalar]:
     """Both operands as Arrays or typed Python scalars; at least one must be an array."""
+    if type(x1) is Array and type(x2) is Array:     # the common case, first
+        if x1._st.backend is not x2._st.backend:
+            raise ValueError(f"{name}: the arrays are on different devices ({x1.device} and "
+                             f"{x2.device})")
+        return x1, x2
     from .asarray import asarray
     ops = []
     for x in (x1, x2):
