@@ -159,6 +159,9 @@ class Plan:
     generation: int = -1
     op: "OpDef | None" = None        # set by prepare: whose parameters the touches name
     checked: Any = field(default=None, repr=False, compare=False)   # the sanitizer's cache
+    # (touches of at least one byte, their (ptr, nbytes) ranges): made once from `touches`
+    # and shared with the plans the cache hands out, which check those ranges on every call
+    ranges: tuple | None = field(default=None, repr=False, compare=False)
 
 
 # ------------------------------------------------------------------- shared checks
@@ -230,14 +233,17 @@ def _record_blocks(plan: Plan, ctx: Context) -> None:
     touches these are)."""
     alloc = ctx.backend.allocator
     generation = alloc.generation
-    touches = [t for t in plan.touches if t.nbytes > 0]
-    serials = alloc.block_ids([(t.ptr, t.nbytes) for t in touches])
-    for touch, serial in zip(touches, serials):
-        if serial is None:
-            raise AclnnError(ACLNN_ERR_PARAM_INVALID,
-                             f"Tensor {touch.name}'s memory ({touch.nbytes} bytes at "
-                             f"0x{touch.ptr:x}) is not inside one live allocation from "
-                             f"acl.rt.malloc on the {ctx.backend.name} backend.")
+    if plan.ranges is None:
+        touches = tuple(t for t in plan.touches if t.nbytes > 0)
+        plan.ranges = (touches, tuple((t.ptr, t.nbytes) for t in touches))
+    touches, ranges = plan.ranges
+    serials = alloc.block_ids(ranges)
+    if None in serials:
+        touch = touches[serials.index(None)]
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"Tensor {touch.name}'s memory ({touch.nbytes} bytes at "
+                         f"0x{touch.ptr:x}) is not inside one live allocation from "
+                         f"acl.rt.malloc on the {ctx.backend.name} backend.")
     plan.memory = list(zip(touches, serials))
     plan.generation = generation
 
@@ -325,7 +331,14 @@ def prepare(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dic
             ctx: Context) -> Plan:
     """Phase one's work for any operator: CANN's checks, the checks every operator shares,
     the plan, and the memory it touches (from the plan cache for a call seen before). Raises
-    AclnnError."""
+    AclnnError. The caller owns the Plan (an executor keeps it)."""
+    return _planned(op, ins, outs, attrs, ctx, False)
+
+
+def _planned(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dict[str, Any],
+             ctx: Context, shared: bool) -> Plan:
+    """prepare's work; `shared`: a plan from the cache is returned itself, not a copy (for a
+    caller that executes it at once and keeps nothing: run)."""
     key = _plan_key(op, ins, outs, attrs, ctx)
     if key is not None:
         try:
@@ -339,7 +352,8 @@ def prepare(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dic
                 _plan_cache.move_to_end(key)
             except KeyError:
                 pass
-            return _from_cache(cached, op, ctx)
+            _refresh(cached, ctx)
+            return cached if shared else _copy(cached, op)
     plan = _prepare(op, ins, outs, attrs, ctx)
     plan.op = op
     if key is not None:
@@ -350,23 +364,23 @@ def prepare(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dic
     return plan
 
 
-def _from_cache(cached: Plan, op: OpDef, ctx: Context) -> Plan:
-    """A caller's own Plan of a cached one: the launches, workspace and touches shared, the
-    memory checked live now (the cached serials, when nothing was freed since they were
-    taken: a serial changes only through a free)."""
+def _refresh(cached: Plan, ctx: Context) -> None:
+    """A cached plan's memory checked live now: its serials stand while nothing was freed
+    since they were taken (a serial changes only through a free); else they are taken again
+    (161002 for a range no longer inside a live block). The cache keeps the fresh serials, so
+    the next call of a loop that frees and allocates between calls finds them current."""
+    if cached.launches and cached.generation != ctx.backend.allocator.generation:
+        _record_blocks(cached, ctx)
+
+
+def _copy(cached: Plan, op: OpDef) -> Plan:
+    """A caller's own Plan of a cached one (the launches, workspace, touches and checked
+    memory shared; the sanitizer's cache not)."""
     plan = object.__new__(Plan)    # the dataclass's __init__ and default factories: too slow here
     plan.launches, plan.workspace_size, plan.touches = cached.launches, cached.workspace_size, \
         cached.touches
-    plan.op, plan.checked = op, None
-    plan.memory, plan.generation = [], -1
-    if plan.launches:
-        if cached.generation == ctx.backend.allocator.generation:
-            plan.memory, plan.generation = cached.memory, cached.generation
-        else:
-            _record_blocks(plan, ctx)
-            # The cache keeps the fresh serials: the next call of a loop that frees and
-            # allocates between calls finds them current when nothing else changed.
-            cached.memory, cached.generation = plan.memory, plan.generation
+    plan.op, plan.checked, plan.ranges = op, None, cached.ranges
+    plan.memory, plan.generation = cached.memory, cached.generation
     return plan
 
 
@@ -405,7 +419,9 @@ def run(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dict[st
     """Prepare and execute in one call, the workspace taken from the pool and given back in
     stream order (the eager layers: npu_emu.format_cast, cube_matmul, the array API)."""
     ctx = ctx or current_context()
-    plan = prepare(op, ins, outs, attrs, ctx)
+    # The cached plan itself, nothing copied (run keeps no plan), unless the sanitizer is on:
+    # it keeps a cache of its own on each plan it sees.
+    plan = _planned(op, ins, outs, attrs, ctx, not check.ON)
     if not plan.launches:
         return
     be = ctx.backend

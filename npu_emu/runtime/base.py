@@ -204,7 +204,7 @@ def size_class(nbytes: int) -> int:
     return (n + step - 1) // step * step
 
 
-@dataclass
+@dataclass(slots=True)
 class _Cached:
     """A freed block waiting in its size class: `fences` are (stream, token) pairs of the
     work that may still use it."""
@@ -370,7 +370,10 @@ class Allocator:
                 fences.append((s, token))
         with self._lock:
             _, rounded, handle = self._remove(ptr)   # refuses a foreign pointer, a double free
-            self._free.setdefault(rounded, []).append(_Cached(ptr, rounded, handle, fences))
+            bucket = self._free.get(rounded)
+            if bucket is None:
+                bucket = self._free[rounded] = []
+            bucket.append(_Cached(ptr, rounded, handle, fences))
             self.bytes_cached += rounded
 
     def empty_cache(self) -> None:

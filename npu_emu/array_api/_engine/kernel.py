@@ -68,10 +68,12 @@ def _any_shared(*groups: Sequence[Array]) -> bool:
     return False
 
 
-def call_new(op: OpDef, inputs: Sequence[Array], attrs: dict[str, Any]) -> Array:
-    """Run `op` on `inputs` into a new array shaped and typed by the op's infer."""
+def call_new(op: OpDef, inputs: Sequence[Array], attrs: dict[str, Any],
+             ctx: Context | None = None) -> Array:
+    """Run `op` on `inputs` into a new array shaped and typed by the op's infer (in `ctx`,
+    default the context of the inputs' backend)."""
     be = inputs[0]._st.backend
-    ctx = context(be)
+    ctx = ctx or context(be)
     ins = tuple([x._kernel_tensor() for x in inputs])
     shape, dtype = op.infer(ins, attrs, ctx)
     out = empty_array(shape, dtype, be)
@@ -210,28 +212,33 @@ _BINARY_OPERATORS = {"add": (ADD, INPLACE_ADD, 1), "subtract": (ADD, INPLACE_ADD
 
 
 # The answers of binary_operator, by everything they depend on (immutable: the function, the
-# dtypes, in place or not, and the context, whose SoC and rule set decide `supports`).
-_CHOSEN: dict[tuple, tuple[OpDef, dict[str, Any]] | None] = {}
+# dtypes, in place or not, and the context, whose SoC and rule set decide `supports`): keyed
+# by the context's id, the context kept with the answer (an id reused by a later context
+# does not match it).
+_CHOSEN: dict[tuple, tuple[Context, tuple[OpDef, dict[str, Any]] | None]] = {}
 
 
 def binary_operator(kernel: str | None, dtypes: tuple[DT, DT], compute: DT, be: Backend,
-                    inplace: bool = False) -> tuple[OpDef, dict[str, Any]] | None:
+                    inplace: bool = False,
+                    ctx: Context | None = None) -> tuple[OpDef, dict[str, Any]] | None:
     """Our operator (and its attrs) for an elementwise binary function on inputs of `dtypes`
-    computed in `compute`, when the operator supports them on the current SoC; None: the
-    function takes the library path. The attrs dict is shared: callers only read it."""
+    computed in `compute`, when the operator supports them in `ctx` (default: `be`'s context
+    now); None: the function takes the library path. The attrs dict is shared: callers only
+    read it."""
     if kernel is None:
         return None
-    ctx = context(be)
-    key = (kernel, dtypes, compute, inplace, ctx.plan_key)
-    try:
-        return _CHOSEN[key]
-    except KeyError:
-        pass
+    ctx = ctx or context(be)
+    key = (kernel, dtypes, compute, inplace, id(ctx))
+    known = _CHOSEN.get(key)
+    if known is not None and known[0] is ctx:
+        return known[1]
     op, inplace_op, a = _BINARY_OPERATORS[kernel]
     chosen = inplace_op if inplace else op
     if not chosen.supports(dtypes, ctx, {} if a is None else {"alpha": a}):
         found = None
     else:
         found = chosen, ({} if a is None else {"alpha": alpha(a, compute)})
-    _CHOSEN[key] = found
+    if len(_CHOSEN) > 4096:          # contexts made on the fly: start over
+        _CHOSEN.clear()
+    _CHOSEN[key] = (ctx, found)
     return found

@@ -31,12 +31,13 @@ import numpy as np
 
 from ...dtypes import BOOL, FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT
 from ...ops._checks import broadcast_shapes
+from ...ops._core import Context
 from ...runtime.base import Backend
 from . import dtypes as _dtypes, library
 from .array import Array, is_scalar
 from .dtypes import VIA_FLOAT32, real_of
 from .kernel import (assign, binary_operator, call, call_new, check_library_destination,
-                     check_writable, copy)
+                     check_writable, context, copy)
 from .matmul import matmul
 from .scalars import (PyScalar, check_kind, dtype_of, promote, python_value, scalar_array,
                       scalar_dtype)
@@ -302,6 +303,29 @@ def _shape(x: Array | PyScalar) -> tuple[int, ...]:
     return x.shape if isinstance(x, Array) else ()
 
 
+# What a binary function decides from its operands' dtypes alone (the promoted dtype, its
+# category checked, our operator or None), by the function, the dtypes and the context's id
+# (the context kept with the answer: a reused id does not match). Refusals are not kept:
+# they raise from the checks each time.
+_DECISIONS: dict[tuple, tuple[Context, DT, tuple | None]] = {}
+
+
+def _decision(name: str, spec: Binary, da: DT, db: DT,
+              be: Backend) -> tuple[Context, DT, tuple | None]:
+    ctx = context(be)
+    key = (name, da, db, id(ctx))
+    known = _DECISIONS.get(key)
+    if known is not None and known[0] is ctx:
+        return known
+    compute = promote(name, da, db)
+    check_kind(name, spec.category, compute)
+    known = (ctx, compute, binary_operator(spec.kernel, (da, db), compute, be, ctx=ctx))
+    if len(_DECISIONS) > 4096:      # contexts made on the fly: start over
+        _DECISIONS.clear()
+    _DECISIONS[key] = known
+    return known
+
+
 # --------------------------------------------------------------------- entries
 
 def binary(name: str, x1: object, x2: object) -> Array:
@@ -313,12 +337,10 @@ def binary(name: str, x1: object, x2: object) -> Array:
         check_kind(name, spec.category, da, db)
         shape = broadcast_shapes(_shape(a), _shape(b), "x1", "x2")
         return library.elementwise(spec, [a, b], shape, DT.ACL_BOOL, DT.ACL_BOOL, be)
-    compute = promote(name, da, db)
-    check_kind(name, spec.category, compute)
+    ctx, compute, chosen = _decision(name, spec, da, db, be)
     result = result_dtype(spec, compute)
-    chosen = binary_operator(spec.kernel, (da, db), compute, be)
     if chosen is not None:
-        return call_new(chosen[0], [_as_array(a, be), _as_array(b, be)], chosen[1])
+        return call_new(chosen[0], [_as_array(a, be), _as_array(b, be)], chosen[1], ctx)
     shape = broadcast_shapes(_shape(a), _shape(b), "x1", "x2")
     return library.elementwise(spec, [a, b], shape,
                                result if spec.result == "float" else compute, result, be)
