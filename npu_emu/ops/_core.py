@@ -275,10 +275,22 @@ _plan_cache: "OrderedDict[tuple, Plan]" = OrderedDict()
 _plan_cache_lock = threading.Lock()
 
 
+# Other plan caches over the same planners (the array API's, of the kernel families), emptied
+# with this one.
+_other_plan_caches: list[Callable[[], None]] = []
+
+
+def also_clear(clear: Callable[[], None]) -> None:
+    """Have clear_plan_cache call `clear` too (another cache of plans)."""
+    _other_plan_caches.append(clear)
+
+
 def clear_plan_cache() -> None:
     """Forget every cached plan (tests that patch the planners, or after changing them)."""
     with _plan_cache_lock:
         _plan_cache.clear()
+    for clear in _other_plan_caches:
+        clear()
 
 
 _PLAIN_ATTRS = (bool, int, str, type(None))

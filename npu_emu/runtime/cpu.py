@@ -472,7 +472,11 @@ class CpuBackend(Backend):
             return
         if not isinstance(stream, CpuStream):
             raise AclnnError(ACL_ERROR_INVALID_PARAM, f"stream={stream!r} is not a cpu stream")
-        stream.submit(task)
+        # On an idle stream the copy runs here, in order, as a launch does (enqueue): queued
+        # behind the worker instead, a small upload (a scalar beside an array) made the next
+        # launch find the stream busy and every later call wait on the worker's wake-up.
+        if not stream.try_inline(task):
+            stream.submit(task)
 
     def copy_from_host(self, dst: int, src: np.ndarray, stream: Stream | None = None) -> None:
         # On a stream the source is taken now (a pageable upload: the caller may reuse it).
@@ -599,9 +603,16 @@ class CpuBackend(Backend):
         lib = self._lib("strided_copy.cu")
         return max(1, int(lib.npu_emu_max_threads()))
 
+    # The least work of one block of an elementwise grid, in bytes of one operand: a grid of
+    # one block runs without a parallel region. Waking the OpenMP team costs microseconds on
+    # an idle host, and on a loaded one the region's end waits for a thread the scheduler
+    # has parked (1.4 ms for a 2400-element float64 multiply on the shared 2-core machine,
+    # 20 us on one thread), so work this small stays on the calling thread.
+    MIN_BLOCK_BYTES = 1 << 16
+
     def elementwise_geometry(self, numel: int, itemsize: int) -> tuple[int, int, int]:
         chunks = self.parallelism * 4            # a few per worker, for load balance
-        run = max(16384 // max(itemsize, 1), -(-numel // chunks))
+        run = max(self.MIN_BLOCK_BYTES // max(itemsize, 1), -(-numel // chunks))
         return -(-numel // run), 1, run
 
     def info(self) -> dict[str, str]:

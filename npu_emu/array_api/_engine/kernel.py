@@ -10,14 +10,16 @@ operator for an elementwise function, which the operator answers (OpDef.supports
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections import OrderedDict
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from ...arch import current_soc
 from ...dtypes import COMPLEX, INFO, RULE_SETS, UNSIGNED, aclDataType as DT
 from ...ops._checks import MAX_DIMS
-from ...ops._core import Context, OpDef, check_no_internal_overlap, context_of, run
+from ...ops._core import (Context, OpDef, also_clear, check_no_internal_overlap, context_of,
+                          run)
 from ...ops.add import ADD, INPLACE_ADD
 from ...ops.inplace_copy import INPLACE_COPY
 from ...ops.mul import INPLACE_MUL, MUL
@@ -88,6 +90,48 @@ def kernel_view(x: Array, drop: Sequence[int] = ()) -> View:
     keep = [k for k in range(len(shape)) if k not in drop]
     return View(x._ptr0(), tuple(shape[k] for k in keep), tuple(strides[k] for k in keep),
                 x._t.itemsize)
+
+
+# Plans of our kernel families (ufunc, reduce) by what they depend on: the family's call (its
+# name and parameters), every array's view (address, geometry, dtype, reversed axes) and the
+# backend with its thread count (the grids follow it). A repeated call, as in a client's
+# loop, skips the planning (a tiny call's largest host cost), as the operators' plan cache
+# does for theirs. Least recently used out first.
+FAMILY_PLANS_KEPT = 512
+_family_plans: "OrderedDict[tuple, Any]" = OrderedDict()
+
+
+def family_plan(call: tuple, arrays: Sequence[Array], be: Backend, make: Callable[[], Any]) -> Any:
+    """make() (a kernel family's plan for `arrays`, of the family's `call`: a tuple of
+    immutable values), or the plan it gave for the same call on the same views before."""
+    key = (call, id(be), be.parallelism, tuple([(x._t.plan_key, x._flip) for x in arrays]))
+    try:
+        found = _family_plans.get(key)
+    except TypeError:                    # a parameter that is not hashable: no cache
+        return make()
+    if found is not None and found[0] is be:
+        try:
+            _family_plans.move_to_end(key)
+        except KeyError:                 # evicted meanwhile by another thread
+            pass
+        return found[1]
+    plan = make()
+    _family_plans[key] = (be, plan)      # the backend kept: its id stays its own
+    while len(_family_plans) > FAMILY_PLANS_KEPT:
+        try:
+            _family_plans.popitem(last=False)
+        except KeyError:
+            break
+    return plan
+
+
+def clear_family_plans() -> None:
+    """Forget the kernel families' cached plans (tests that patch the planners; also done
+    by npu_emu.ops._core.clear_plan_cache)."""
+    _family_plans.clear()
+
+
+also_clear(clear_family_plans)
 
 
 def launch(be: Backend, launches: Sequence[Launch], touched: Sequence[Array],

@@ -39,8 +39,8 @@ from .dtypes import VIA_FLOAT32, real_of
 from .kernel import (assign, binary_operator, call, call_new, check_library_destination,
                      check_writable, context, copy)
 from .matmul import matmul
-from .scalars import (PyScalar, check_kind, dtype_of, promote, python_value, scalar_array,
-                      scalar_dtype)
+from .scalars import (PyScalar, check_kind, dtype_of, promote, python_value,
+                      scalar_constant, scalar_dtype)
 from .views import aligned
 
 
@@ -292,7 +292,7 @@ def result_dtype(spec: Binary, compute: DT) -> DT:
 
 
 def _as_array(x: Array | PyScalar, be: Backend) -> Array:
-    return x if isinstance(x, Array) else scalar_array(x.value, x.dtype, be)
+    return x if isinstance(x, Array) else scalar_constant(x.value, x.dtype, be)
 
 
 def _backend(a: Array | PyScalar, b: Array | PyScalar) -> Backend:
