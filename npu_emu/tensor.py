@@ -46,6 +46,10 @@ class Handle:
 
     def mark_destroyed(self) -> None:
         object.__setattr__(self, "_destroyed", True)
+        # A destroyed handle has no plan-cache key: a call with it misses the cache and takes
+        # the full checks, which refuse it (so the cache's lookup need not ask).
+        if hasattr(self, "__dict__"):
+            self.__dict__["plan_key"] = None
 
 
 def check_live(obj: object, name: str) -> None:
@@ -115,6 +119,24 @@ class Tensor(Handle):
         return (type(self), self.view_shape, self.view_strides, self.storage_offset, self.dtype,
                 self.format, self.storage_shape, self.data, getattr(self, "layout", None),
                 getattr(self, "origin", None))
+
+    @classmethod
+    def trusted(cls, view_shape: tuple[int, ...], dtype: aclDataType,
+                view_strides: tuple[int, ...], storage_offset: int, format: aclFormat,
+                storage_shape: tuple[int, ...], data: int, owner: object = None) -> "Tensor":
+        """A plain Tensor from values already valid (derived from a valid view, or checked
+        by the caller): the fields and the plan key set at once, none of make_tensor's
+        checks. The eager layers make one per result; the frozen dataclass's __init__ (a
+        setattr per field) and the key's first computation would cost more than the rest
+        of a tiny operation's host work."""
+        self = object.__new__(cls)
+        d = self.__dict__
+        d["view_shape"], d["dtype"], d["view_strides"] = view_shape, dtype, view_strides
+        d["storage_offset"], d["format"], d["storage_shape"] = storage_offset, format, storage_shape
+        d["data"], d["owner"] = data, owner
+        d["plan_key"] = (cls, view_shape, view_strides, storage_offset, dtype, format,
+                         storage_shape, data, None, None)
+        return self
 
     @functools.cached_property
     def itemsize(self) -> int:
@@ -222,6 +244,11 @@ class IntArray(Handle):
     values: tuple[int, ...]
     KIND = "aclIntArray"
 
+    @functools.cached_property
+    def plan_key(self) -> tuple:
+        """The plan cache's key for this attribute (the handle is immutable: kept once)."""
+        return ("IntArray", self.values)
+
     def __len__(self) -> int:
         return len(self.values)
 
@@ -284,6 +311,15 @@ class Scalar(Handle):
     value: object
     dtype: aclDataType
     KIND = "aclScalar"
+
+    @functools.cached_property
+    def plan_key(self) -> tuple | None:
+        """The plan cache's key for this attribute, by its bits (-0.0 is not 0.0); None for
+        a value that is not a NumPy scalar (no key: the operator's checks report it)."""
+        v = self.value
+        if not isinstance(v, np.generic):
+            return None
+        return ("Scalar", self.dtype, v.dtype.str, v.tobytes())
 
     def to_python(self):
         v = self.value

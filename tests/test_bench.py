@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from npu_emu import bench
-from npu_emu.bench import cases, common
+from npu_emu.bench import cases, common, report
 
 ROOT = Path(__file__).resolve().parent.parent
 # Blocks an import in a child process, to run the bench as on a machine without it.
@@ -141,6 +141,50 @@ def test_host_overhead_is_measured(quick):
         assert _positive(c["c_us"]) and _positive(c["python_us"])
         assert c["ratio"] == pytest.approx(c["c_us"] / c["python_us"])
         assert "from C (the C ABI)" in r.stdout
+
+
+def test_tiny_calls_are_measured_with_their_synchronize_against_the_goals(quick):
+    data, r = quick
+    tiny = {t["key"]: t for t in data["host_overhead"]["tiny"]}
+    assert set(tiny) == {"aclnn", "array_api"}
+    assert tiny["aclnn"]["goal_us"] == 10 and tiny["array_api"]["goal_us"] == 8
+    for t in tiny.values():
+        for side in ("warm", "cold"):
+            m = t[side]
+            assert len(m["wall_samples_us"]) == len(m["cpu_samples_us"]) >= 3
+            assert all(_positive(v) for v in m["wall_samples_us"] + m["cpu_samples_us"])
+            assert m["wall_us"] == pytest.approx(statistics.median(m["wall_samples_us"]))
+            assert m["cpu_us"] == pytest.approx(statistics.median(m["cpu_samples_us"]))
+        assert t["met"] == (t["warm"]["cpu_us"] <= t["goal_us"])
+        verdict = "met" if t["met"] else "NOT met"
+        assert f"tiny call: {t['what']}: " in r.stdout
+        assert f"goal <= {t['goal_us']:g} us: {verdict}" in r.stdout
+    assert "Synchronize" in tiny["aclnn"]["what"] and "xp.add" in tiny["array_api"]["what"]
+
+
+def test_the_client_benchmark_compares_with_numpy_in_the_same_run(quick):
+    data, r = quick
+    c = data["clients"]
+    pytest.importorskip("sklearn")     # installed here; absent, the run says why (below)
+    assert "skipped" not in c, c
+    assert [k["what"] for k in c["cases"]] == ["StandardScaler().fit_transform",
+                                               "LogisticRegression().fit"]
+    for case in c["cases"]:
+        ms = case["cpu_ms"]
+        assert set(ms) == set(case["wall_ms"]) == {"numpy", "numpy_dispatch", "npu_emu"}
+        assert all(_positive(v) for v in [*ms.values(), *case["wall_ms"].values()])
+        assert case["ratio"] == pytest.approx(ms["npu_emu"] / ms["numpy"])
+        assert case["met"] == (case["ratio"] <= c["goal"] == 2.0)
+        assert f"client: {case['what']} on 300 x 8 float64" in r.stdout
+
+
+def test_the_client_benchmark_without_scikit_learn_says_so(cpu_backend, monkeypatch):
+    b = bench.Bench(bench.Settings(["array_api"], {}, {}, bench.TimingPolicy(), quick=True),
+                    bench.Output(0, quiet=True))
+    monkeypatch.setitem(sys.modules, "sklearn", None)     # import sklearn: ImportError
+    c = b.clients()
+    assert c["skipped"].startswith("scikit-learn is not installed")
+    assert report.client_lines({"clients": c}) == [f"not measured: {c['skipped']}"]
 
 
 def test_report_renders_the_run(quick, tmp_path):

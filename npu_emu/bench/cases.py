@@ -547,34 +547,40 @@ def matmul_build(b: "Bench", s: CaseSpec) -> Built:
 @dataclass(frozen=True)
 class ArrayApiCase:
     """One variant of the array_api op: a namespace function of `arity` arrays; `reduces`:
-    a reduction over every axis (a 0-d result)."""
+    a reduction over every axis (a 0-d result); `index`: the result is an index (int64)."""
     function: str
     arity: int
     reduces: bool = False
+    index: bool = False
 
 
 ARRAY_API_CASES = {c.function: c for c in [
     ArrayApiCase("add", 2), ArrayApiCase("multiply", 2), ArrayApiCase("exp", 1),
-    ArrayApiCase("sqrt", 1), ArrayApiCase("sum", 1, True), ArrayApiCase("mean", 1, True),
-    ArrayApiCase("max", 1, True),
+    ArrayApiCase("log", 1), ArrayApiCase("sin", 1), ArrayApiCase("tanh", 1),
+    ArrayApiCase("pow", 2), ArrayApiCase("sqrt", 1), ArrayApiCase("sum", 1, True),
+    ArrayApiCase("mean", 1, True), ArrayApiCase("max", 1, True), ArrayApiCase("min", 1, True),
+    ArrayApiCase("argmax", 1, True, index=True),
 ]}
 
 
 # Mantissa bits of the floats: one unit in the last place, relative.
 _MANTISSA_BITS = {"f64": 52, "f32": 23, "f16": 10, "bf16": 7, "fp8e4m3fn": 3, "fp8e5m2": 2}
 # What the namespace promises (docs/math.md, docs/reductions.md), so what the check holds it
-# to: + * sqrt max correctly rounded (equal bits); exp within 1 ulp of the exact result (our
-# own math library, not NumPy's, which differs by up to an ulp); sum and mean in our fixed
-# order, within its error bound of the exact sum.
-_WITHIN_AN_ULP = {"exp"}
+# to: + * sqrt max min argmax correctly rounded or exact (equal bits); exp log sin tanh pow
+# within 1 ulp of the exact result (our own math library, not NumPy's, which differs by up to
+# an ulp); sum and mean in our fixed order, within its error bound of the exact sum.
+_WITHIN_AN_ULP = {"exp", "log", "sin", "tanh", "pow"}
 _SUMS = {"sum", "mean"}
+# Inputs inside the functions' real domains: |x| for sqrt and log, |x| ** (y / 8) for pow
+# (results of moderate size: no overflow to compare).
+_POSITIVE_FIRST = {"sqrt", "log", "pow"}
 
 
 def array_api_spec(variant: str, dt, numel: int) -> CaseSpec:
     case = ARRAY_API_CASES[variant]
     rows, cols = _rows_cols(numel)
     n, it = rows * cols, _item(dt)
-    out = it if case.reduces else n * it
+    out = (8 if case.index else it) if case.reduces else n * it
     shapes = {name: (rows, cols) for name in ("x1", "x2")[:case.arity]}
     shapes["out"] = () if case.reduces else (rows, cols)
     return CaseSpec("array_api", variant, dt, n, shapes, traffic=case.arity * n * it + out,
@@ -619,15 +625,21 @@ def array_api_build(b: "Bench", s: CaseSpec) -> Built:
     shape = s.shapes["x1"]
     raws = [random_storage(s.dtype, math.prod(shape), seed=9 + k) for k in range(case.arity)]
     values = [host_values(r, s.dtype).reshape(shape) for r in raws]
-    if s.variant == "sqrt":
-        values = [np.abs(v) for v in values]
+    if s.variant in _POSITIVE_FIRST:
+        values[0] = np.abs(values[0])
+    if s.variant == "pow":
+        raws[1] = dtypes.encode(host_values(raws[1], s.dtype) / np.float32(8), s.dtype)
+        values[1] = host_values(raws[1], s.dtype).reshape(shape)
+    if s.variant in ("sqrt", "log", "pow"):
+        raws[0] = dtypes.encode(values[0].reshape(-1), s.dtype)     # the peers' inputs too
     dtype = {d.acl_dtype: d for d in vars(xp).values() if isinstance(d, xp.DType)}[s.dtype]
     args = [xp.asarray(v, dtype=dtype, copy=True) for v in values]   # our pool, not shared
     fn = getattr(xp, case.function)
     ufunc = getattr(np, case.function)         # the same name in NumPy, CuPy and PyTorch
     narrow = info.bits < 32
     calc = [v.astype(np.float32) for v in values] if narrow else values
-    last = _LastResult(s.dtype)
+    out_dtype = dtypes.aclDataType.ACL_INT64 if case.index else s.dtype
+    last = _LastResult(out_dtype)
     whole: list[np.ndarray] = []
 
     def run() -> None:
@@ -642,8 +654,9 @@ def array_api_build(b: "Bench", s: CaseSpec) -> Built:
         with np.errstate(all="ignore"):
             if case.reduces:
                 if not whole:
-                    whole.append(dtypes.encode(np.asarray(ufunc(wide[0])).astype(calc[0].dtype)
-                                               .reshape(1), s.dtype))
+                    value = np.asarray(ufunc(wide[0])).reshape(1)
+                    whole.append(value.astype(np.int64) if case.index else
+                                 dtypes.encode(value.astype(calc[0].dtype), s.dtype))
                 return whole[0][idx]
             return dtypes.encode(ufunc(*(v.reshape(-1)[idx] for v in wide)).astype(calc[0].dtype),
                                  s.dtype)
@@ -664,9 +677,9 @@ def array_api_build(b: "Bench", s: CaseSpec) -> Built:
         close = (np.abs(g - w) <= bound) | (g == w)
         return ~(close | (np.isnan(g) & np.isnan(w)))
 
-    built = Built(run, last, s.dtype, 1 if case.reduces else s.numel, expected,
-                  compare=within_bound if exact or (case.reduces and narrow) else None,
-                  on_bench_stream=False)
+    built = Built(run, last, out_dtype, 1 if case.reduces else s.numel, expected,
+                  compare=within_bound if exact or (case.reduces and narrow and not case.index)
+                  else None, on_bench_stream=False)
     b._scope.append(last)
 
     def xp_work(xp_lib, asarray):
@@ -683,8 +696,6 @@ def array_api_build(b: "Bench", s: CaseSpec) -> Built:
 
     def torch_work(torch, tensor):
         inputs = [tensor(r, s.dtype).reshape(shape) for r in raws]
-        if s.variant == "sqrt":
-            inputs = [t.abs() for t in inputs]
         f = getattr(torch, case.function)
         return lambda: f(*inputs)
     built.xp_work, built.torch_work = xp_work, torch_work

@@ -220,6 +220,9 @@ def _main(args: argparse.Namespace) -> int:
     # Pinned OpenMP threads: unpinned runs of the cpu backend swing 2-3x. Must be set before
     # the first kernel library (and libgomp) loads.
     os.environ.setdefault("OMP_PROC_BIND", "close")
+    # The client benchmark's scikit-learn dispatches only with SciPy's array API support,
+    # which SciPy reads at its first import (a peer library may import it early).
+    os.environ.setdefault("SCIPY_ARRAY_API", "1")
     os.environ.setdefault("OMP_PLACES", "cores")
     from npu_emu import runtime
     try:
@@ -235,6 +238,7 @@ def _main(args: argparse.Namespace) -> int:
         bench.run()
         overhead = bench.host_overhead() if "expand" in settings.ops else None
         layer = bench.array_layer() if "array_api" in settings.ops and not settings.stress else None
+        clients = bench.clients() if "array_api" in settings.ops and not settings.stress else None
     finally:
         out.close()
     data = bench.result()
@@ -242,6 +246,8 @@ def _main(args: argparse.Namespace) -> int:
         data["host_overhead"] = overhead
     if layer is not None:
         data["array_layer"] = layer
+    if clients is not None:
+        data["clients"] = clients
     print_summary(data)
     if args.json:
         path = Path(args.json)

@@ -201,8 +201,12 @@ def print_summary(data: dict) -> None:
         print(f"skipped: {s['op']} {s['variant']} {s['dtype']} {format_count(s['numel'])}: {s['reason']}")
     if "host_overhead" in data:
         print(f"host overhead: {_overhead_text(data['host_overhead'])}")
+    for line in tiny_lines(data):
+        print(f"tiny call: {line}")
     for line in array_layer_lines(data):
         print(f"array layer: {line}")
+    for line in client_lines(data):
+        print(f"client: {line}")
     for line in scaling_lines(data):
         print(f"scaling: {line}")
     for line in goal_lines(data):
@@ -234,6 +238,9 @@ def _overhead_text(h: dict) -> str:
     text = f"{h['median_us']:.1f} us per {h['what']}"
     if h.get("cold_median_us") is not None:
         text += f" ({h['cold_median_us']:.1f} us with the plan cache cold)"
+    if h.get("cpu_median_us") is not None:
+        text += (f"; of CPU time {h['cpu_median_us']:.1f} us "
+                 f"({h['cold_cpu_median_us']:.1f} us cold)")
     if h.get("torch_expand_contiguous_us") is not None:
         text += f"; torch expand().contiguous(): {h['torch_expand_contiguous_us']:.1f} us"
     c = h.get("c_abi")
@@ -243,6 +250,42 @@ def _overhead_text(h: dict) -> str:
     elif c:
         text += f"; from C: not measured ({c['skipped']})"
     return text
+
+
+def tiny_lines(data: dict) -> list[str]:
+    """The tiny calls' host time against their goals (host_overhead's "tiny"), one line
+    each: the goal holds when the process's CPU time per call, plan cache warm, is at most
+    the goal's."""
+    lines = []
+    for t in data.get("host_overhead", {}).get("tiny", []):
+        w, c = t["warm"], t["cold"]
+        lines.append(f"{t['what']}: {w['cpu_us']:.1f} us of CPU per call, {w['wall_us']:.1f} us "
+                     f"wall (plan cache cold: {c['cpu_us']:.1f} us of CPU, {c['wall_us']:.1f} us "
+                     f"wall); goal <= {t['goal_us']:g} us: {'met' if t['met'] else 'NOT met'}")
+    return lines
+
+
+def client_lines(data: dict) -> list[str]:
+    """The client benchmark (bench.clients), one line per estimator, or why it did not run."""
+    c = data.get("clients")
+    if not c:
+        return []
+    if "skipped" in c:
+        return [f"not measured: {c['skipped']}"]
+    lines = []
+    for case in c["cases"]:
+        ms = case["cpu_ms"]
+        lines.append(f"{case['what']} on {c['data']} (scikit-learn {c['sklearn']}): npu_emu "
+                     f"{ms['npu_emu']:.2f} ms of CPU = {_ratio_up(case['ratio'])}x NumPy's "
+                     f"{ms['numpy']:.2f} ms (wall {_ratio_up(case['wall_ratio'])}x; NumPy "
+                     f"through the same dispatch {ms['numpy_dispatch']:.2f} ms); goal <= "
+                     f"{c['goal']:g}x: {'met' if case['met'] else 'NOT met'}")
+    return lines
+
+
+def _ratio_up(v: float) -> str:
+    # Rounded up for a ceiling goal's ratio: a value over its target never reads as it.
+    return f"{math.ceil(v * 100) / 100:.2f}"
 
 
 def _md_table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
@@ -293,6 +336,10 @@ def render_report(datasets: Sequence[dict]) -> str:
         out += [_md_table(head, rows), ""]
         if d.get("host_overhead"):
             out += [f"Host overhead: {_overhead_text(d['host_overhead'])}.", ""]
+            if tiny_lines(d):
+                out += ["Tiny calls:", ""] + [f"- {line}" for line in tiny_lines(d)] + [""]
+        if client_lines(d):
+            out += ["Client benchmark:", ""] + [f"- {line}" for line in client_lines(d)] + [""]
         if d.get("array_layer"):
             out += ["The array API over the aclnn path (same work, same run):", ""]
             out += [f"- {line}" for line in array_layer_lines(d)] + [""]

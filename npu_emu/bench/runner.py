@@ -25,6 +25,14 @@ from .timing import (Timing, TimingPolicy, device_sampler, host_sampler, measure
                      stream_sampler)
 
 
+# The host-time goals of the tiny calls (host_overhead), in microseconds of the process's
+# CPU time per call with the plan cache warm: an aclnn two-phase pair plus synchronize, and
+# an eager array-API operation plus synchronize.
+TINY_GOALS_US = {"aclnn": 10.0, "array_api": 8.0}
+# The client benchmark's goal (clients): at most this many times plain NumPy's CPU time.
+CLIENT_GOAL = 2.0
+
+
 # ------------------------------------------------------------------------- checking
 
 def sample_positions(numel: int, chunk: int = 256, chunks: int = 16, seed: int = 0) -> np.ndarray:
@@ -332,40 +340,78 @@ class Bench:
         return cases
 
     def host_overhead(self) -> dict:
-        """Phase one + phase two of a (1, 4) -> (4, 4) aclnnExpand (the launch is
-        asynchronous): the host cost of one call pair, median of 15 x 200 pairs, with the
-        plan cache warm (a repeated call: the common case) and cold (every call planned
-        anew); and the same pair plus aclrtSynchronizeStream called from C through the C ABI
-        against the Python facade's (npu_emu.capi.bench)."""
+        """The host cost of tiny calls, with the plan cache warm (a repeated call: the common
+        case) and cold (every call planned anew): phase one + phase two of a (1, 4) -> (4, 4)
+        aclnnExpand without a synchronize (the launch is asynchronous), the same pair plus
+        aclrtSynchronizeStream, and xp.add of two 4-element float32 arrays plus
+        acl.rt.synchronize_device, against their goals (TINY_GOALS_US); also the pair plus
+        synchronize called from C through the C ABI against the Python facade's
+        (npu_emu.capi.bench). Each figure is the median of rounds of 200 calls, as wall time
+        and as the process's CPU time (on a shared machine the wall time also counts the
+        time the process waited for a core; the CPU time is the host work itself)."""
+        import npu_emu.array_api as xp
         from npu_emu import device
         from npu_emu.ops._core import clear_plan_cache
-        aclnn = aclnn_api()
+        aclnn, acl = aclnn_api(), acl_api()
         x = device.from_numpy(np.ones((1, 4), np.float32))
         out = device.empty([4, 4], "f32")
         size = aclnn.aclCreateIntArray([4, 4])
+        a = xp.asarray([1.0, 2.0, 3.0, 4.0], dtype=xp.float32)
+        b = xp.asarray([0.5, 0.25, 2.0, 8.0], dtype=xp.float32)
+        stream = self.stream
 
         def pair() -> None:
             ws, ex, ret = aclnn.aclnnExpandGetWorkspaceSize(x, size, out)
             ok(ret, "aclnnExpandGetWorkspaceSize")
-            ok(aclnn.aclnnExpand(None, ws, ex, self.stream), "aclnnExpand")
+            ok(aclnn.aclnnExpand(None, ws, ex, stream), "aclnnExpand")
 
-        def cold_pair() -> None:
-            clear_plan_cache()
+        def pair_sync() -> None:
             pair()
+            ok(acl.rt.synchronize_stream(stream), "aclrtSynchronizeStream")
+
+        def add_sync() -> None:
+            xp.add(a, b)
+            ok(acl.rt.synchronize_device(), "aclrtSynchronizeDevice")
+
+        def cold(fn: Callable[[], None]) -> Callable[[], None]:
+            def run() -> None:
+                clear_plan_cache()
+                fn()
+            return run
+
         reps = 15 if not self.settings.quick else 3
-        result = {"what": "aclnnExpandGetWorkspaceSize + aclnnExpand, (1,4) -> (4,4) f32"}
-        for key, fn in (("samples_us", pair), ("cold_samples_us", cold_pair)):
-            result[key] = []
+
+        def rounds(fn: Callable[[], None]) -> dict:
+            wall, cpu = [], []
             for i in range(reps + 1):
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 for _ in range(200):
                     fn()
-                dt = (time.perf_counter() - t0) / 200 * 1e6
-                ok(acl_api().rt.synchronize_stream(self.stream), "aclrtSynchronizeStream")
-                if i:
-                    result[key].append(dt)             # the first round is warm-up
-        result["median_us"] = statistics.median(result["samples_us"])
-        result["cold_median_us"] = statistics.median(result["cold_samples_us"])
+                t1, c1 = time.perf_counter(), time.process_time()
+                ok(acl.rt.synchronize_stream(stream), "aclrtSynchronizeStream")
+                if i:                              # the first round is warm-up
+                    wall.append((t1 - t0) / 200 * 1e6)
+                    cpu.append((c1 - c0) / 200 * 1e6)
+            return {"wall_samples_us": wall, "cpu_samples_us": cpu,
+                    "wall_us": statistics.median(wall), "cpu_us": statistics.median(cpu)}
+
+        pair_warm, pair_cold = rounds(pair), rounds(cold(pair))
+        result: dict[str, Any] = {
+            "what": "aclnnExpandGetWorkspaceSize + aclnnExpand, (1,4) -> (4,4) f32",
+            "samples_us": pair_warm["wall_samples_us"], "median_us": pair_warm["wall_us"],
+            "cpu_median_us": pair_warm["cpu_us"],
+            "cold_samples_us": pair_cold["wall_samples_us"], "cold_median_us": pair_cold["wall_us"],
+            "cold_cpu_median_us": pair_cold["cpu_us"]}
+        result["tiny"] = []
+        for key, what, fn in (
+                ("aclnn", "aclnnExpandGetWorkspaceSize + aclnnExpand + aclrtSynchronizeStream, "
+                          "(1,4) -> (4,4) f32", pair_sync),
+                ("array_api", "xp.add of two 4-element float32 arrays + "
+                              "acl.rt.synchronize_device", add_sync)):
+            warm = rounds(fn)
+            entry = {"key": key, "what": what, "goal_us": TINY_GOALS_US[key], "warm": warm,
+                     "cold": rounds(cold(fn)), "met": warm["cpu_us"] <= TINY_GOALS_US[key]}
+            result["tiny"].append(entry)
         try:
             from npu_emu.capi import bench as capi_bench
             result["c_abi"] = capi_bench.measure(n=200, reps=3 if self.settings.quick else 7)
@@ -378,6 +424,68 @@ class Bench:
                         TimingPolicy(repeat=15, warmup=2, min_sample_s=2e-3))
             result["torch_expand_contiguous_us"] = s.median_s * 1e6
         return result
+
+    def clients(self) -> dict:
+        """A small client benchmark: scikit-learn's StandardScaler().fit_transform and
+        LogisticRegression().fit on 300 x 8 float64 (seeded; two classes), with
+        array_api_dispatch on npu_emu.array_api, against plain NumPy (no dispatch) and NumPy
+        through the same dispatch, in turns, medians of the wall and of the process's CPU
+        time; the goal: within CLIENT_GOAL x plain NumPy's CPU time. Skipped with the reason
+        when scikit-learn is not installed or cannot dispatch (SciPy imported before
+        SCIPY_ARRAY_API=1 was set)."""
+        import os
+        os.environ.setdefault("SCIPY_ARRAY_API", "1")     # before SciPy's first import
+        try:
+            import sklearn
+            from sklearn.linear_model import LogisticRegression
+            from sklearn.preprocessing import StandardScaler
+        except ImportError as exc:
+            return {"skipped": f"scikit-learn is not installed ({exc})"}
+        import npu_emu.array_api as xp
+        rng = np.random.default_rng(17)
+        X = rng.standard_normal((300, 8))
+        y = (X @ rng.standard_normal(8) + 0.3 * rng.standard_normal(300) > 0).astype(np.float64)
+        X_ours, y_ours = xp.asarray(X), xp.asarray(y)
+        work = {"StandardScaler().fit_transform":
+                    lambda X_, y_: StandardScaler().fit_transform(X_),
+                "LogisticRegression().fit": lambda X_, y_: LogisticRegression().fit(X_, y_)}
+        reps = 3 if self.settings.quick else 7
+        out: dict[str, Any] = {"data": "300 x 8 float64, two classes", "goal": CLIENT_GOAL,
+                               "sklearn": sklearn.__version__, "cases": []}
+        # One BLAS thread on both sides (scikit-learn's threadpoolctl): an idle BLAS thread
+        # spins, and on a shared machine its CPU time would count against whichever side
+        # called BLAS last; the kernels of a 300 x 8 array run on one thread too.
+        limits = optional_import("threadpoolctl")
+        with (limits.threadpool_limits(1) if limits is not None else contextlib.nullcontext()):
+            return self._clients(sklearn, work, reps, out, X, y, X_ours, y_ours)
+
+    def _clients(self, sklearn: Any, work: dict, reps: int, out: dict, X: np.ndarray,
+                 y: np.ndarray, X_ours: Any, y_ours: Any) -> dict:
+        sides = (("numpy", X, y, False), ("numpy_dispatch", X, y, True),
+                 ("npu_emu", X_ours, y_ours, True))
+        for name, fn in work.items():
+            wall: dict[str, list[float]] = {k: [] for k, *_ in sides}
+            cpu: dict[str, list[float]] = {k: [] for k, *_ in sides}
+            try:
+                for i in range(reps + 1):
+                    for key, X_, y_, dispatch in sides:     # in turns: load falls on all alike
+                        with sklearn.config_context(array_api_dispatch=dispatch):
+                            t0, c0 = time.perf_counter(), time.process_time()
+                            fn(X_, y_)
+                            t1, c1 = time.perf_counter(), time.process_time()
+                        if i:                               # the first round is warm-up
+                            wall[key].append((t1 - t0) * 1e3)
+                            cpu[key].append((c1 - c0) * 1e3)
+            except RuntimeError as exc:     # sklearn: SciPy's array API support is off
+                return {"skipped": f"scikit-learn cannot dispatch: {str(exc).splitlines()[0]}"}
+            case = {"what": name, "wall_ms": {k: statistics.median(v) for k, v in wall.items()},
+                    "cpu_ms": {k: statistics.median(v) for k, v in cpu.items()}}
+            case["ratio"] = case["cpu_ms"]["npu_emu"] / case["cpu_ms"]["numpy"]
+            case["wall_ratio"] = case["wall_ms"]["npu_emu"] / case["wall_ms"]["numpy"]
+            case["dispatch_ratio"] = case["cpu_ms"]["npu_emu"] / case["cpu_ms"]["numpy_dispatch"]
+            case["met"] = case["ratio"] <= CLIENT_GOAL
+            out["cases"].append(case)
+        return out
 
     def array_layer(self) -> dict:
         """What the array API adds over the aclnn path doing the same work, on 64 MiB of

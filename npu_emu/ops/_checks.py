@@ -97,6 +97,8 @@ def check_private_offset(t: Tensor, name: str) -> None:
 def broadcast_shapes(a: Sequence[int], b: Sequence[int], name_a: str = "self",
                      name_b: str = "other") -> tuple[int, ...]:
     """docs/views.md#broadcasting: right-aligned; a 1 stretches; otherwise sizes must match."""
+    if type(a) is tuple and a == b:       # equal shapes (the common case) broadcast to themselves
+        return a
     n = max(len(a), len(b))
     pa = (1,) * (n - len(a)) + tuple(a)
     pb = (1,) * (n - len(b)) + tuple(b)

@@ -20,7 +20,7 @@ import functools
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from ..dtypes import RuleSet, current_rules
 from ..runtime.base import Backend, Launch, Stream
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR
 from ..fractal import LayoutSpec
-from ..tensor import Handle, IntArray, Scalar, Tensor, check_geometry, contiguous_strides
+from ..tensor import IntArray, Scalar, Tensor, check_geometry, contiguous_strides
 
 IN, OUT, INOUT, ATTR = "in", "out", "inout", "attr"
 EXACT_OVERLAP_LIMIT = 1 << 20   # outputs up to this many elements get an exact alias check
@@ -45,20 +45,34 @@ class Context:
     soc: SocInfo
     rules: RuleSet
 
+    @functools.cached_property
+    def plan_key(self) -> tuple:
+        """The part of a plan-cache key this context gives (kept on the context: the eager
+        layers and current_context reuse one object per switch setting)."""
+        return (id(self.backend), self.soc.name, self.rules.name)
 
-_last_context: "Context | None" = None
+
+# One Context per (backend, SoC, rule set) in use, by identity: a frozen dataclass costs a
+# microsecond to build, and a tiny operation is a few microseconds in all. Each entry keeps
+# its three objects alive, so their ids are not reused while they key it.
+_contexts: dict[tuple[int, int, int], Context] = {}
+_CONTEXTS_KEPT = 64
+
+
+def context_of(be: Backend, soc: SocInfo, rules: RuleSet) -> Context:
+    """The Context of these three (the same object for the same three)."""
+    key = (id(be), id(soc), id(rules))
+    ctx = _contexts.get(key)
+    if ctx is None:
+        if len(_contexts) >= _CONTEXTS_KEPT:     # SoCs or rule sets made on the fly: start over
+            _contexts.clear()
+        ctx = _contexts[key] = Context(be, soc, rules)
+    return ctx
 
 
 def current_context() -> Context:
-    """The context the user's switches select now (NPU_EMU_DEVICE, set_soc, set_promotion_rules).
-    The same object while the switches stay as they are (a frozen dataclass costs a
-    microsecond to build, on every call)."""
-    global _last_context
-    be, soc, rules = runtime.current(), current_soc(), current_rules()
-    ctx = _last_context
-    if ctx is None or ctx.backend is not be or ctx.soc is not soc or ctx.rules is not rules:
-        ctx = _last_context = Context(be, soc, rules)
-    return ctx
+    """The context the user's switches select now (NPU_EMU_DEVICE, set_soc, set_promotion_rules)."""
+    return context_of(runtime.current(), current_soc(), current_rules())
 
 
 @dataclass(frozen=True)
@@ -145,6 +159,9 @@ class Plan:
     generation: int = -1
     op: "OpDef | None" = None        # set by prepare: whose parameters the touches name
     checked: Any = field(default=None, repr=False, compare=False)   # the sanitizer's cache
+    # (touches of at least one byte, their (ptr, nbytes) ranges): made once from `touches`
+    # and shared with the plans the cache hands out, which check those ranges on every call
+    ranges: tuple | None = field(default=None, repr=False, compare=False)
 
 
 # ------------------------------------------------------------------- shared checks
@@ -196,9 +213,6 @@ def check_pointer(t: Tensor, name: str) -> None:
 def resolve_memory(plan: Plan, ctx: Context) -> None:
     """Check every range the plan touches (null pointer -> 161001; misaligned, or not inside
     one live allocation -> 161002) and record the block serials for phase two."""
-    alloc = ctx.backend.allocator
-    plan.generation = alloc.generation
-    plan.memory = []
     for touch in plan.touches:
         if touch.nbytes <= 0:
             continue
@@ -210,29 +224,46 @@ def resolve_memory(plan: Plan, ctx: Context) -> None:
             raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                              f"Tensor {touch.name}'s first element at 0x{touch.ptr:x} is not "
                              f"aligned to {touch.align} bytes, as its elements must be.")
-        serial = alloc.block_id(touch.ptr, touch.nbytes)
-        if serial is None:
-            raise AclnnError(ACLNN_ERR_PARAM_INVALID,
-                             f"Tensor {touch.name}'s memory ({touch.nbytes} bytes at "
-                             f"0x{touch.ptr:x}) is not inside one live allocation from "
-                             f"acl.rt.malloc on the {ctx.backend.name} backend.")
-        plan.memory.append((touch, serial))
+    _record_blocks(plan, ctx)
+
+
+def _record_blocks(plan: Plan, ctx: Context) -> None:
+    """The live block of every range the plan touches (161002 for one outside any), its
+    pointers and alignment already checked (by resolve_memory, or for the cached plan whose
+    touches these are)."""
+    alloc = ctx.backend.allocator
+    generation = alloc.generation
+    if plan.ranges is None:
+        touches = tuple(t for t in plan.touches if t.nbytes > 0)
+        plan.ranges = (touches, tuple((t.ptr, t.nbytes) for t in touches))
+    touches, ranges = plan.ranges
+    serials = alloc.block_ids(ranges)
+    if None in serials:
+        touch = touches[serials.index(None)]
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"Tensor {touch.name}'s memory ({touch.nbytes} bytes at "
+                         f"0x{touch.ptr:x}) is not inside one live allocation from "
+                         f"acl.rt.malloc on the {ctx.backend.name} backend.")
+    plan.memory = list(zip(touches, serials))
+    plan.generation = generation
 
 
 def check_still_live(plan: Plan, ctx: Context) -> None:
     """Before a run: every block the plan checked at phase one is still the same live block
     (cheap when nothing was freed since: the allocator's generation is unchanged)."""
     alloc = ctx.backend.allocator
-    if alloc.generation == plan.generation:
+    generation = alloc.generation
+    if generation == plan.generation:
         return
-    for touch, serial in plan.memory:
-        if alloc.block_id(touch.ptr, touch.nbytes) != serial:
+    serials = alloc.block_ids([(t.ptr, t.nbytes) for t, _ in plan.memory])
+    for (touch, serial), now in zip(plan.memory, serials):
+        if now != serial:
             raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                              f"Tensor {touch.name}'s memory ({touch.nbytes} bytes at "
                              f"0x{touch.ptr:x}) was freed after the first phase; the executor "
                              f"would write memory it no longer owns. Rebind it "
                              f"(aclSetInputTensorAddr/aclSetOutputTensorAddr) or plan again.")
-    plan.generation = alloc.generation
+    plan.generation = generation
 
 
 # Plans by everything they depend on (the operator, the context, every tensor's geometry and
@@ -244,15 +275,38 @@ _plan_cache: "OrderedDict[tuple, Plan]" = OrderedDict()
 _plan_cache_lock = threading.Lock()
 
 
+# Other plan caches over the same planners (the array API's, of the kernel families), emptied
+# with this one.
+_other_plan_caches: list[Callable[[], None]] = []
+
+
+def also_clear(clear: Callable[[], None]) -> None:
+    """Have clear_plan_cache call `clear` too (another cache of plans)."""
+    _other_plan_caches.append(clear)
+
+
 def clear_plan_cache() -> None:
     """Forget every cached plan (tests that patch the planners, or after changing them)."""
     with _plan_cache_lock:
         _plan_cache.clear()
+    for clear in _other_plan_caches:
+        clear()
+
+
+_PLAIN_ATTRS = (bool, int, str, type(None))
 
 
 def _attr_key(value: Any) -> Any:
-    if isinstance(value, (bool, int, str, enum.Enum)) or value is None:
-        return (type(value), value)
+    cls = type(value)
+    if cls is IntArray or cls is Scalar:       # immutable handles: the key is kept on them
+        key = value.plan_key
+        if key is None:
+            raise TypeError("not a cacheable attribute")
+        return key
+    if cls in _PLAIN_ATTRS or isinstance(value, enum.Enum):
+        return (cls, value)
+    if isinstance(value, (bool, int, str)):    # their subclasses (IntEnum is caught above)
+        return (cls, value)
     if isinstance(value, IntArray):
         return ("IntArray", value.values)
     if isinstance(value, Scalar) and isinstance(value.value, np.generic):
@@ -262,54 +316,56 @@ def _attr_key(value: Any) -> Any:
     raise TypeError("not a cacheable attribute")
 
 
+def _tensor_keys(tensors: Sequence) -> tuple:
+    keys = []
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise TypeError("not a tensor")
+        key = t.plan_key
+        if key is None:                        # destroyed (Handle.mark_destroyed)
+            raise TypeError("a destroyed tensor")
+        keys.append(key)
+    return tuple(keys)
+
+
 def _plan_key(op: OpDef, ins: Sequence, outs: Sequence, attrs: dict, ctx: Context) -> tuple | None:
-    """The cache key of a call, or None when it has no key (an argument that is not a
-    Tensor, or an attribute of no cacheable kind: the full checks then report it)."""
+    """The cache key of a call, or None when it has no key (an argument that is not a live
+    Tensor, or an attribute of no cacheable kind or destroyed: the full checks then report
+    it). Hashable unless an attribute holds something unhashable (the lookup says so)."""
     try:
-        key = (op.name, id(op), id(ctx.backend), ctx.soc.name, ctx.rules.name,
-               tuple([t.plan_key if isinstance(t, Tensor) else _no_key() for t in ins]),
-               tuple([t.plan_key if isinstance(t, Tensor) else _no_key() for t in outs]),
-               tuple([(k, _attr_key(v)) for k, v in attrs.items()]))
-        hash(key)
+        return (op.name, id(op), ctx.plan_key, _tensor_keys(ins), _tensor_keys(outs),
+                tuple([(k, _attr_key(v)) for k, v in attrs.items()]) if attrs else ())
     except TypeError:
         return None
-    return key
-
-
-def _no_key() -> Any:
-    raise TypeError("not a tensor")
-
-
-def _any_destroyed(*groups: Iterable[Any]) -> bool:
-    for group in groups:
-        for v in group:
-            if isinstance(v, Handle) and getattr(v, "_destroyed", False):
-                return True
-    return False
 
 
 def prepare(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dict[str, Any],
             ctx: Context) -> Plan:
     """Phase one's work for any operator: CANN's checks, the checks every operator shares,
     the plan, and the memory it touches (from the plan cache for a call seen before). Raises
-    AclnnError."""
+    AclnnError. The caller owns the Plan (an executor keeps it)."""
+    return _planned(op, ins, outs, attrs, ctx, False)
+
+
+def _planned(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dict[str, Any],
+             ctx: Context, shared: bool) -> Plan:
+    """prepare's work; `shared`: a plan from the cache is returned itself, not a copy (for a
+    caller that executes it at once and keeps nothing: run)."""
     key = _plan_key(op, ins, outs, attrs, ctx)
-    if key is not None and not _any_destroyed(ins, outs, attrs.values()):
-        with _plan_cache_lock:
+    if key is not None:
+        try:
             cached = _plan_cache.get(key)
-            if cached is not None:
-                _plan_cache.move_to_end(key)
+        except TypeError:               # an attribute's value is unhashable: no key
+            cached = key = None
         if cached is not None:
-            plan = Plan(cached.launches, cached.workspace_size, cached.touches, op=op)
-            if plan.launches:
-                memory, generation = cached.memory, cached.generation
-                if generation == ctx.backend.allocator.generation:
-                    # Nothing was freed since those blocks were checked: each is still the
-                    # same live block (serials change only through a free).
-                    plan.memory, plan.generation = memory, generation
-                else:
-                    resolve_memory(plan, ctx)
-            return plan
+            try:
+                # One C call, atomic under the GIL like the read above: no lock (a plan
+                # evicted meanwhile by another thread is simply not moved).
+                _plan_cache.move_to_end(key)
+            except KeyError:
+                pass
+            _refresh(cached, ctx)
+            return cached if shared else _copy(cached, op)
     plan = _prepare(op, ins, outs, attrs, ctx)
     plan.op = op
     if key is not None:
@@ -317,6 +373,26 @@ def prepare(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dic
             _plan_cache[key] = plan
             if len(_plan_cache) > PLAN_CACHE_SIZE:
                 _plan_cache.popitem(last=False)
+    return plan
+
+
+def _refresh(cached: Plan, ctx: Context) -> None:
+    """A cached plan's memory checked live now: its serials stand while nothing was freed
+    since they were taken (a serial changes only through a free); else they are taken again
+    (161002 for a range no longer inside a live block). The cache keeps the fresh serials, so
+    the next call of a loop that frees and allocates between calls finds them current."""
+    if cached.launches and cached.generation != ctx.backend.allocator.generation:
+        _record_blocks(cached, ctx)
+
+
+def _copy(cached: Plan, op: OpDef) -> Plan:
+    """A caller's own Plan of a cached one (the launches, workspace, touches and checked
+    memory shared; the sanitizer's cache not)."""
+    plan = object.__new__(Plan)    # the dataclass's __init__ and default factories: too slow here
+    plan.launches, plan.workspace_size, plan.touches = cached.launches, cached.workspace_size, \
+        cached.touches
+    plan.op, plan.checked, plan.ranges = op, None, cached.ranges
+    plan.memory, plan.generation = cached.memory, cached.generation
     return plan
 
 
@@ -355,7 +431,9 @@ def run(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dict[st
     """Prepare and execute in one call, the workspace taken from the pool and given back in
     stream order (the eager layers: npu_emu.format_cast, cube_matmul, the array API)."""
     ctx = ctx or current_context()
-    plan = prepare(op, ins, outs, attrs, ctx)
+    # The cached plan itself, nothing copied (run keeps no plan), unless the sanitizer is on:
+    # it keeps a cache of its own on each plan it sees.
+    plan = _planned(op, ins, outs, attrs, ctx, not check.ON)
     if not plan.launches:
         return
     be = ctx.backend

@@ -195,6 +195,8 @@ def refuse_default_destroy(stream: Stream) -> None:
 def size_class(nbytes: int) -> int:
     """Round a request up to its size class: 512-byte steps up to 1 MiB, then eight classes
     per power of two (at most 12.5% slack)."""
+    if type(nbytes) is int and 0 < nbytes <= 1 << 20:   # the common case, no conversion
+        return (nbytes + 511) & ~511
     n = max(int(nbytes), 1)
     if n <= 1 << 20:
         return (n + 511) & ~511
@@ -202,7 +204,7 @@ def size_class(nbytes: int) -> int:
     return (n + step - 1) // step * step
 
 
-@dataclass
+@dataclass(slots=True)
 class _Cached:
     """A freed block waiting in its size class: `fences` are (stream, token) pairs of the
     work that may still use it."""
@@ -260,6 +262,10 @@ class Allocator:
     def _raw_release(self, ptr: int, handle: Any) -> None:
         raise NotImplementedError
 
+    # Whether _handed_out does anything (a subclass that overrides it says so): the hot
+    # path of malloc skips the call otherwise.
+    _poisons = False
+
     def _handed_out(self, ptr: int, nbytes: int, rounded: int, handle: Any) -> None:
         """Called for every block handed out (the cpu pool poisons the slack under ASan)."""
 
@@ -273,12 +279,25 @@ class Allocator:
         if stream is not None:
             stream._check_live("allocate memory for")
         rounded = size_class(nbytes)
+        with self._lock:
+            # The common case first: the block freed last in this class, its work done when
+            # it was freed (no fences); anything else takes the full search below.
+            bucket = self._free.get(rounded)
+            if bucket and not bucket[-1].fences:
+                block = bucket.pop()
+                self.bytes_cached -= rounded
+                self._add_locked(block.ptr, nbytes, rounded, block.handle)
+                if self._poisons:
+                    self._handed_out(block.ptr, nbytes, rounded, block.handle)
+                return block.ptr
         for attempt in range(2):
             with self._lock:
                 block = self._take_cached(rounded, stream)
                 if block is not None:
                     self.bytes_cached -= rounded
-                    self._add(block.ptr, nbytes, rounded, block.handle)
+                    self._add_locked(block.ptr, nbytes, rounded, block.handle)
+                    if self._poisons:
+                        self._handed_out(block.ptr, nbytes, rounded, block.handle)
                     return block.ptr
                 pending = []
                 for bucket in self._free.values():
@@ -292,8 +311,7 @@ class Allocator:
                 for s, token in b.fences:
                     s._fence_wait(token)
         ptr, handle = self._fresh(rounded, nbytes)
-        with self._lock:
-            self._add(ptr, nbytes, rounded, handle)
+        self._add(ptr, nbytes, rounded, handle)
         return ptr
 
     def _take_cached(self, rounded: int, stream: Stream | None) -> _Cached | None:
@@ -302,10 +320,12 @@ class Allocator:
             return None
         for i in range(len(bucket) - 1, -1, -1):   # most recently freed first
             block = bucket[i]
-            block.fences = [(s, t) for s, t in block.fences if not s._fence_passed(t)]
-            if all(s is stream for s, _ in block.fences):
-                del bucket[i]
-                return block
+            if block.fences:                       # none: freed after its work (the common case)
+                block.fences = [(s, t) for s, t in block.fences if not s._fence_passed(t)]
+                if not all(s is stream for s, _ in block.fences):
+                    continue
+            del bucket[i]
+            return block
         return None
 
     def _fresh(self, rounded: int, nbytes: int) -> tuple[int, Any]:
@@ -342,20 +362,18 @@ class Allocator:
             stream._check_live("free memory on")
             candidates: Iterable[Stream] = (stream,)
         else:
-            candidates = list(self._streams())
-        with self._lock:
-            if ptr not in self._blocks:
-                raise AclnnError(ACL_ERROR_INVALID_PARAM,
-                                 f"devPtr=0x{ptr:x} was not allocated by acl.rt.malloc "
-                                 f"(or was already freed)")
+            candidates = self._streams()
         fences = []
         for s in candidates:
             token = s._fence()
             if token is not None:
                 fences.append((s, token))
         with self._lock:
-            _, rounded, handle = self._remove(ptr)
-            self._free.setdefault(rounded, []).append(_Cached(ptr, rounded, handle, fences))
+            _, rounded, handle = self._remove(ptr)   # refuses a foreign pointer, a double free
+            bucket = self._free.get(rounded)
+            if bucket is None:
+                bucket = self._free[rounded] = []
+            bucket.append(_Cached(ptr, rounded, handle, fences))
             self.bytes_cached += rounded
 
     def empty_cache(self) -> None:
@@ -386,14 +404,18 @@ class Allocator:
     # -- live blocks
     def _add(self, ptr: int, nbytes: int, rounded: int, handle: Any) -> None:
         with self._lock:
-            bisect.insort(self._starts, ptr)
-            self._blocks[ptr] = (nbytes, rounded, handle)
-            self._serials[ptr] = self._next_serial
-            self._next_serial += 1
-            self.bytes_in_use += rounded
-            self.peak_bytes_in_use = max(self.peak_bytes_in_use, self.bytes_in_use)
-            self.allocation_count += 1
+            self._add_locked(ptr, nbytes, rounded, handle)
         self._handed_out(ptr, nbytes, rounded, handle)
+
+    def _add_locked(self, ptr: int, nbytes: int, rounded: int, handle: Any) -> None:
+        bisect.insort(self._starts, ptr)
+        self._blocks[ptr] = (nbytes, rounded, handle)
+        self._serials[ptr] = self._next_serial
+        self._next_serial += 1
+        self.bytes_in_use += rounded
+        if self.bytes_in_use > self.peak_bytes_in_use:
+            self.peak_bytes_in_use = self.bytes_in_use
+        self.allocation_count += 1
 
     def _remove(self, ptr: int) -> tuple[int, int, Any]:
         with self._lock:
@@ -444,6 +466,26 @@ class Allocator:
                 if ptr + nbytes <= start + self._external[start][0]:
                     return self._serials[-start - 1]
         return None
+
+    def block_ids(self, ranges: Iterable[tuple[int, int]]) -> list[int | None]:
+        """block_id of each (ptr, nbytes), under one lock (a plan's ranges, checked per call)."""
+        out: list[int | None] = []
+        blocks, starts, serials = self._blocks, self._starts, self._serials
+        with self._lock:
+            for ptr, nbytes in ranges:
+                entry = blocks.get(ptr)          # a block's own start: the common case
+                if entry is not None and 0 <= nbytes <= entry[0]:
+                    out.append(serials[ptr])
+                    continue
+                found = None
+                if nbytes >= 0 and ptr >= 0:
+                    i = bisect.bisect_right(starts, ptr) - 1
+                    if i >= 0 and ptr + nbytes <= starts[i] + blocks[starts[i]][0]:
+                        found = serials[starts[i]]
+                    else:
+                        found = self.block_id(ptr, nbytes)   # a registered region
+                out.append(found)
+        return out
 
     def contains(self, ptr: int, nbytes: int) -> bool:
         """Whether [ptr, ptr + nbytes) lies inside one live block or registered region."""

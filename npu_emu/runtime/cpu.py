@@ -114,6 +114,7 @@ class HostPool(Allocator):
     def __init__(self, streams: Callable[[], Any] = tuple) -> None:
         super().__init__(streams)
         self._asan = _AsanPoison() if sanitize_flags() else None
+        self._poisons = self._asan is not None and self._asan.poison is not None
 
     def _raw_alloc(self, nbytes: int) -> tuple[int, np.ndarray]:
         buf = np.empty(nbytes + ALIGN, dtype=np.uint8)   # MemoryError when the host has none
@@ -139,7 +140,10 @@ class CpuStream(Stream):
     def __init__(self, on_destroy: Callable[["CpuStream"], None] = lambda s: None,
                  name: str = "npu_emu-stream") -> None:
         self._tasks: deque[tuple[Callable[[], None], bool]] = deque()
-        self._cv = threading.Condition()
+        # The condition's lock, taken directly on the hot paths (a `with self._cv` costs a
+        # Python-level __enter__/__exit__ pair on top of the lock's own).
+        self._mutex = threading.RLock()
+        self._cv = threading.Condition(self._mutex)
         self._submitted = 0
         self._completed = 0
         self._error: BaseException | None = None
@@ -167,7 +171,7 @@ class CpuStream(Stream):
         queued or running, no failure pending): a small launch then skips the hand-off to the
         worker, which is most of a tiny operator's cost. The worker starts nothing while it
         runs. False (nothing done) when the stream is busy: submit it instead."""
-        with self._cv:
+        with self._mutex:
             if self._closed:
                 raise stream_destroyed("enqueue work on")
             if self._tasks or self._inline or self._completed != self._submitted \
@@ -180,7 +184,7 @@ class CpuStream(Stream):
         except BaseException as exc:  # reported by synchronize(), as from the worker
             self._error = exc
         finally:
-            with self._cv:
+            with self._mutex:
                 self._completed += 1
                 self._inline = False
                 # Wake the worker only for work queued meanwhile, and synchronizers: waking an
@@ -213,6 +217,8 @@ class CpuStream(Stream):
         return self._completed == self._submitted
 
     def _wait_for(self, target: int) -> None:
+        if self._completed >= target:   # done already (the count only grows): no lock
+            return
         with self._cv:
             self._waiters += 1
             try:
@@ -266,8 +272,12 @@ class CpuStream(Stream):
         self._raise_error()
 
     def _fence(self) -> int | None:
-        with self._cv:
-            return None if self._completed == self._submitted else self._submitted
+        # No lock: _completed is read first and never passes _submitted, so equal counts mean
+        # the stream was idle at that read (work submitted later by another thread is not
+        # ordered before this fence's caller anyway).
+        completed = self._completed
+        submitted = self._submitted
+        return None if completed == submitted else submitted
 
     def _fence_passed(self, token: int) -> bool:
         return self._completed >= token
@@ -439,6 +449,7 @@ class CpuBackend(Backend):
     def __init__(self) -> None:
         self._streams: set[CpuStream] = set()
         self._streams_lock = threading.Lock()
+        self._stream_snapshot: tuple[CpuStream, ...] = ()   # _streams, read without the lock
         self.allocator = HostPool(self._live_streams)
         self._modules = CpuModuleCache()
         self._kernels: dict[tuple[str, str], CpuKernel] = {}
@@ -461,7 +472,11 @@ class CpuBackend(Backend):
             return
         if not isinstance(stream, CpuStream):
             raise AclnnError(ACL_ERROR_INVALID_PARAM, f"stream={stream!r} is not a cpu stream")
-        stream.submit(task)
+        # On an idle stream the copy runs here, in order, as a launch does (enqueue): queued
+        # behind the worker instead, a small upload (a scalar beside an array) made the next
+        # launch find the stream busy and every later call wait on the worker's wake-up.
+        if not stream.try_inline(task):
+            stream.submit(task)
 
     def copy_from_host(self, dst: int, src: np.ndarray, stream: Stream | None = None) -> None:
         # On a stream the source is taken now (a pageable upload: the caller may reuse it).
@@ -479,18 +494,21 @@ class CpuBackend(Backend):
         self._ordered(stream, lambda: ctypes.memset(ptr, value, nbytes))
 
     # -- streams, events
-    def _live_streams(self) -> list[CpuStream]:
-        with self._streams_lock:
-            return list(self._streams)
+    def _live_streams(self) -> tuple[CpuStream, ...]:
+        # A tuple replaced whole under the lock: every free and synchronize reads it, so the
+        # read takes no lock and copies nothing.
+        return self._stream_snapshot
 
     def _forget(self, stream: CpuStream) -> None:
         with self._streams_lock:
             self._streams.discard(stream)
+            self._stream_snapshot = tuple(self._streams)
 
     def create_stream(self) -> CpuStream:
         stream = CpuStream(self._forget)
         with self._streams_lock:
             self._streams.add(stream)
+            self._stream_snapshot = tuple(self._streams)
         return stream
 
     def create_event(self, timing: bool = False) -> CpuEvent:
@@ -585,9 +603,16 @@ class CpuBackend(Backend):
         lib = self._lib("strided_copy.cu")
         return max(1, int(lib.npu_emu_max_threads()))
 
+    # The least work of one block of an elementwise grid, in bytes of one operand: a grid of
+    # one block runs without a parallel region. Waking the OpenMP team costs microseconds on
+    # an idle host, and on a loaded one the region's end waits for a thread the scheduler
+    # has parked (1.4 ms for a 2400-element float64 multiply on the shared 2-core machine,
+    # 20 us on one thread), so work this small stays on the calling thread.
+    MIN_BLOCK_BYTES = 1 << 16
+
     def elementwise_geometry(self, numel: int, itemsize: int) -> tuple[int, int, int]:
         chunks = self.parallelism * 4            # a few per worker, for load balance
-        run = max(16384 // max(itemsize, 1), -(-numel // chunks))
+        run = max(self.MIN_BLOCK_BYTES // max(itemsize, 1), -(-numel // chunks))
         return -(-numel // run), 1, run
 
     def info(self) -> dict[str, str]:

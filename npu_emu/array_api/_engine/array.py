@@ -67,8 +67,8 @@ if os.environ.get(API_VERSION_ENV):
 
 def trusted_tensor(shape: tuple, dtype: DT, strides: tuple, offset: int, storage_shape: tuple,
             data: int, owner: object) -> Tensor:
-    # Trusted values (derived from a valid view): the dataclass directly, no re-validation.
-    return Tensor(shape, dtype, strides, offset, ND, storage_shape, data, owner)
+    # Trusted values (derived from a valid view): no re-validation.
+    return Tensor.trusted(shape, dtype, strides, offset, ND, storage_shape, data, owner)
 
 
 class Array:
@@ -585,7 +585,7 @@ def empty_array(shape: Sequence[int], dtype: DT, be: Backend) -> Array:
     """A new contiguous array from the pool (uninitialized)."""
     shape = tuple(shape)
     st = Storage.allocate(math.prod(shape) * INFO[dtype].itemsize, be)
-    t = trusted_tensor(shape, dtype, contiguous_strides(shape), 0, shape, st.ptr, st)
+    t = Tensor.trusted(shape, dtype, contiguous_strides(shape), 0, ND, shape, st.ptr, st)
     return Array._new(t, st)
 
 

@@ -17,7 +17,6 @@ import numpy as np
 
 from ... import runtime
 from ..._state import ensure_started
-from ...device import DeviceBuffer
 from ...runtime.base import Backend
 
 # DLPack device types (dlpack.h): kDLCPU, kDLCUDA.
@@ -182,7 +181,8 @@ def regions(be: Backend) -> _Regions:
 
 class Storage:
     """The memory behind one or more arrays: `nbytes` from `ptr` on `backend`, kept alive by
-    `owner` (a pool DeviceBuffer, or the object owning imported memory). `shared`: a user
+    `owner` (the object owning imported memory, or a DeviceBuffer; None for a block of the
+    pool the storage owns itself, from `allocate`). `shared`: a user
     can reach this memory outside npu_emu (an import from NumPy/DLPack, or a host view we
     handed out), so on the cpu backend operations touching it finish before they return.
     `readonly`: imported read-only memory, or a view that must not be written."""
@@ -198,8 +198,10 @@ class Storage:
 
     @classmethod
     def allocate(cls, nbytes: int, be: Backend) -> "Storage":
-        buf = DeviceBuffer(nbytes, be)
-        return cls(buf.ptr, buf.nbytes, be, buf)
+        """A block of `be`'s pool (at least one byte), given back when the storage goes."""
+        ensure_started()
+        nbytes = max(nbytes, 1)
+        return _PoolStorage(be.malloc(nbytes), nbytes, be, None)
 
     @classmethod
     def external(cls, ptr: int, nbytes: int, be: Backend, owner: Any, readonly: bool = False,
@@ -216,6 +218,21 @@ class Storage:
         token, self._token = getattr(self, "_token", None), None
         if token is not None:
             _pending.append((token[0], token[1], getattr(self, "owner", None)))
+
+
+class _PoolStorage(Storage):
+    """A pool block that the storage itself owns (no owner object: one finalizer, not two,
+    on the path of every eager result)."""
+
+    __slots__ = ()
+
+    def __del__(self) -> None:
+        ptr, self.ptr = getattr(self, "ptr", 0), 0
+        if ptr:
+            try:
+                self.backend.free(ptr)
+            except Exception:
+                pass  # interpreter shutdown: the pool is going away too
 
 
 # --------------------------------------------------------------- the backend library

@@ -10,14 +10,16 @@ operator for an elementwise function, which the operator answers (OpDef.supports
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections import OrderedDict
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from ...arch import current_soc
 from ...dtypes import COMPLEX, INFO, RULE_SETS, UNSIGNED, aclDataType as DT
 from ...ops._checks import MAX_DIMS
-from ...ops._core import Context, OpDef, check_no_internal_overlap, run
+from ...ops._core import (Context, OpDef, also_clear, check_no_internal_overlap, context_of,
+                          run)
 from ...ops.add import ADD, INPLACE_ADD
 from ...ops.inplace_copy import INPLACE_COPY
 from ...ops.mul import INPLACE_MUL, MUL
@@ -32,7 +34,7 @@ RULES = RULE_SETS["array_api"]
 
 
 def context(be: Backend) -> Context:
-    return Context(be, current_soc(), RULES)
+    return context_of(be, current_soc(), RULES)
 
 
 def check_writable(x: Array, what: str = "the destination") -> None:
@@ -56,15 +58,25 @@ def call(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Array], attrs: dict[st
     for o in outs:
         check_writable(o)
     run(op, ins, [o._t for o in outs], attrs, ctx or context(be))
-    if be.is_cpu and any(x._st.shared for x in (*touched, *outs)):
+    if be.is_cpu and _any_shared(touched, outs):
         synchronize(be)
 
 
-def call_new(op: OpDef, inputs: Sequence[Array], attrs: dict[str, Any]) -> Array:
-    """Run `op` on `inputs` into a new array shaped and typed by the op's infer."""
+def _any_shared(*groups: Sequence[Array]) -> bool:
+    for group in groups:
+        for x in group:
+            if x._st.shared:
+                return True
+    return False
+
+
+def call_new(op: OpDef, inputs: Sequence[Array], attrs: dict[str, Any],
+             ctx: Context | None = None) -> Array:
+    """Run `op` on `inputs` into a new array shaped and typed by the op's infer (in `ctx`,
+    default the context of the inputs' backend)."""
     be = inputs[0]._st.backend
-    ctx = context(be)
-    ins = tuple(x._kernel_tensor() for x in inputs)
+    ctx = ctx or context(be)
+    ins = tuple([x._kernel_tensor() for x in inputs])
     shape, dtype = op.infer(ins, attrs, ctx)
     out = empty_array(shape, dtype, be)
     call(op, ins, (out,), attrs, be, inputs, ctx)
@@ -78,6 +90,48 @@ def kernel_view(x: Array, drop: Sequence[int] = ()) -> View:
     keep = [k for k in range(len(shape)) if k not in drop]
     return View(x._ptr0(), tuple(shape[k] for k in keep), tuple(strides[k] for k in keep),
                 x._t.itemsize)
+
+
+# Plans of our kernel families (ufunc, reduce) by what they depend on: the family's call (its
+# name and parameters), every array's view (address, geometry, dtype, reversed axes) and the
+# backend with its thread count (the grids follow it). A repeated call, as in a client's
+# loop, skips the planning (a tiny call's largest host cost), as the operators' plan cache
+# does for theirs. Least recently used out first.
+FAMILY_PLANS_KEPT = 512
+_family_plans: "OrderedDict[tuple, Any]" = OrderedDict()
+
+
+def family_plan(call: tuple, arrays: Sequence[Array], be: Backend, make: Callable[[], Any]) -> Any:
+    """make() (a kernel family's plan for `arrays`, of the family's `call`: a tuple of
+    immutable values), or the plan it gave for the same call on the same views before."""
+    key = (call, id(be), be.parallelism, tuple([(x._t.plan_key, x._flip) for x in arrays]))
+    try:
+        found = _family_plans.get(key)
+    except TypeError:                    # a parameter that is not hashable: no cache
+        return make()
+    if found is not None and found[0] is be:
+        try:
+            _family_plans.move_to_end(key)
+        except KeyError:                 # evicted meanwhile by another thread
+            pass
+        return found[1]
+    plan = make()
+    _family_plans[key] = (be, plan)      # the backend kept: its id stays its own
+    while len(_family_plans) > FAMILY_PLANS_KEPT:
+        try:
+            _family_plans.popitem(last=False)
+        except KeyError:
+            break
+    return plan
+
+
+def clear_family_plans() -> None:
+    """Forget the kernel families' cached plans (tests that patch the planners; also done
+    by npu_emu.ops._core.clear_plan_cache)."""
+    _family_plans.clear()
+
+
+also_clear(clear_family_plans)
 
 
 def launch(be: Backend, launches: Sequence[Launch], touched: Sequence[Array],
@@ -201,15 +255,34 @@ _BINARY_OPERATORS = {"add": (ADD, INPLACE_ADD, 1), "subtract": (ADD, INPLACE_ADD
                      "multiply": (MUL, INPLACE_MUL, None)}
 
 
+# The answers of binary_operator, by everything they depend on (immutable: the function, the
+# dtypes, in place or not, and the context, whose SoC and rule set decide `supports`): keyed
+# by the context's id, the context kept with the answer (an id reused by a later context
+# does not match it).
+_CHOSEN: dict[tuple, tuple[Context, tuple[OpDef, dict[str, Any]] | None]] = {}
+
+
 def binary_operator(kernel: str | None, dtypes: tuple[DT, DT], compute: DT, be: Backend,
-                    inplace: bool = False) -> tuple[OpDef, dict[str, Any]] | None:
+                    inplace: bool = False,
+                    ctx: Context | None = None) -> tuple[OpDef, dict[str, Any]] | None:
     """Our operator (and its attrs) for an elementwise binary function on inputs of `dtypes`
-    computed in `compute`, when the operator supports them on the current SoC; None: the
-    function takes the library path."""
+    computed in `compute`, when the operator supports them in `ctx` (default: `be`'s context
+    now); None: the function takes the library path. The attrs dict is shared: callers only
+    read it."""
     if kernel is None:
         return None
+    ctx = ctx or context(be)
+    key = (kernel, dtypes, compute, inplace, id(ctx))
+    known = _CHOSEN.get(key)
+    if known is not None and known[0] is ctx:
+        return known[1]
     op, inplace_op, a = _BINARY_OPERATORS[kernel]
     chosen = inplace_op if inplace else op
-    if not chosen.supports(dtypes, context(be), {} if a is None else {"alpha": a}):
-        return None
-    return chosen, ({} if a is None else {"alpha": alpha(a, compute)})
+    if not chosen.supports(dtypes, ctx, {} if a is None else {"alpha": a}):
+        found = None
+    else:
+        found = chosen, ({} if a is None else {"alpha": alpha(a, compute)})
+    if len(_CHOSEN) > 4096:          # contexts made on the fly: start over
+        _CHOSEN.clear()
+    _CHOSEN[key] = (ctx, found)
+    return found

@@ -29,8 +29,8 @@ from . import dtypes as _dtypes
 from .array import Array, empty_array, external_array, library_dtype
 from .device import library, library_memory, library_order
 from .dtypes import VIA_FLOAT32
-from .kernel import convert, copy, kernel_view, launch
-from .scalars import PyScalar, scalar_array, scalar_storage
+from .kernel import convert, copy, family_plan, kernel_view, launch
+from .scalars import PyScalar, scalar_constant, scalar_storage
 
 
 def compute_dtype(dt: DT) -> DT:
@@ -171,12 +171,13 @@ def _kernel_operand(x: Array | PyScalar, dtype: DT, be: Backend) -> Array:
     """An operand of a ufunc kernel: an array of `dtype` (a Python scalar becomes a 0-d
     array of its own dtype first, then is converted, as the NPU would)."""
     if isinstance(x, PyScalar):
-        x = scalar_array(x.value, x.dtype, be)
+        x = scalar_constant(x.value, x.dtype, be)
     return x if x._t.dtype == dtype else convert(x, dtype)
 
 
 def _ufunc(name: str, kdt: DT, ins: list[Array], out: Array, be: Backend) -> None:
-    launches = ufunc_family.plan(be, name, kernel_view(out), [kernel_view(x) for x in ins], kdt)
+    launches = family_plan(("ufunc", name, kdt), [out, *ins], be, lambda: ufunc_family.plan(
+        be, name, kernel_view(out), [kernel_view(x) for x in ins], kdt))
     launch(be, launches, [*ins, out])
 
 
@@ -247,8 +248,9 @@ def _reduce(fname: str, src: Array, kdt: DT, out: Array, drop: tuple[int, ...],
             axes: tuple[int, ...], **kw: Any) -> None:
     be = src._st.backend
     x = src if src._t.dtype == kdt else convert(src, kdt)
-    p = reduce_family.plan(be, _REDUCTIONS[fname], kernel_view(x), kdt, kernel_view(out, drop),
-                           out._t.dtype, axes, **kw)
+    p = family_plan(("reduce", fname, kdt, drop, axes, tuple(sorted(kw.items()))), [x, out], be,
+                    lambda: reduce_family.plan(be, _REDUCTIONS[fname], kernel_view(x), kdt,
+                                               kernel_view(out, drop), out._t.dtype, axes, **kw))
     launch(be, p.launches, [x, out], p.workspace_size)
 
 

@@ -112,6 +112,37 @@ def scalar_array(value: bool | int | float | complex, dtype: DT, be: Backend) ->
     return out
 
 
+# Read-only 0-d arrays of the Python scalars operations read (x / 2.0, x - 1), by dtype, bits
+# and backend: made and uploaded once, then shared (a new 0-d array per call, allocated and
+# uploaded, was most of a scalar operation's host cost). The backend is kept with each: an
+# id reused by another backend does not match.
+_CONSTANTS: dict[tuple, tuple[Backend, Array]] = {}
+CONSTANTS_KEPT = 1024
+
+
+def _bits_key(value: bool | int | float | complex) -> object:
+    if type(value) is float:
+        return value.hex()                 # -0.0 apart from 0.0; a NaN equal to itself
+    if type(value) is complex:
+        return (value.real.hex(), value.imag.hex())
+    return value
+
+
+def scalar_constant(value: bool | int | float | complex, dtype: DT, be: Backend) -> Array:
+    """The read-only 0-d device array holding `value` in `dtype` (as scalar_array), shared by
+    every operation that reads the same scalar: for operands only, never a result."""
+    key = (dtype, id(be), type(value), _bits_key(value))
+    found = _CONSTANTS.get(key)
+    if found is not None and found[0] is be:
+        return found[1]
+    out = scalar_array(value, dtype, be)
+    out._st.readonly = True
+    if len(_CONSTANTS) >= CONSTANTS_KEPT:
+        _CONSTANTS.clear()
+    _CONSTANTS[key] = (be, out)
+    return out
+
+
 def dtype_of(x: Array | PyScalar) -> DT:
     return x._t.dtype if isinstance(x, Array) else x.dtype
 

@@ -31,15 +31,16 @@ import numpy as np
 
 from ...dtypes import BOOL, FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT
 from ...ops._checks import broadcast_shapes
+from ...ops._core import Context
 from ...runtime.base import Backend
 from . import dtypes as _dtypes, library
 from .array import Array, is_scalar
 from .dtypes import VIA_FLOAT32, real_of
 from .kernel import (assign, binary_operator, call, call_new, check_library_destination,
-                     check_writable, copy)
+                     check_writable, context, copy)
 from .matmul import matmul
-from .scalars import (PyScalar, check_kind, dtype_of, promote, python_value, scalar_array,
-                      scalar_dtype)
+from .scalars import (PyScalar, check_kind, dtype_of, promote, python_value,
+                      scalar_constant, scalar_dtype)
 from .views import aligned
 
 
@@ -253,6 +254,11 @@ UNARY = {f.name: f for f in [
 
 def operands(name: str, x1: object, x2: object) -> tuple[Array | PyScalar, Array | PyScalar]:
     """Both operands as Arrays or typed Python scalars; at least one must be an array."""
+    if type(x1) is Array and type(x2) is Array:     # the common case, first
+        if x1._st.backend is not x2._st.backend:
+            raise ValueError(f"{name}: the arrays are on different devices ({x1.device} and "
+                             f"{x2.device})")
+        return x1, x2
     from .asarray import asarray
     ops = []
     for x in (x1, x2):
@@ -286,7 +292,7 @@ def result_dtype(spec: Binary, compute: DT) -> DT:
 
 
 def _as_array(x: Array | PyScalar, be: Backend) -> Array:
-    return x if isinstance(x, Array) else scalar_array(x.value, x.dtype, be)
+    return x if isinstance(x, Array) else scalar_constant(x.value, x.dtype, be)
 
 
 def _backend(a: Array | PyScalar, b: Array | PyScalar) -> Backend:
@@ -295,6 +301,29 @@ def _backend(a: Array | PyScalar, b: Array | PyScalar) -> Backend:
 
 def _shape(x: Array | PyScalar) -> tuple[int, ...]:
     return x.shape if isinstance(x, Array) else ()
+
+
+# What a binary function decides from its operands' dtypes alone (the promoted dtype, its
+# category checked, our operator or None), by the function, the dtypes and the context's id
+# (the context kept with the answer: a reused id does not match). Refusals are not kept:
+# they raise from the checks each time.
+_DECISIONS: dict[tuple, tuple[Context, DT, tuple | None]] = {}
+
+
+def _decision(name: str, spec: Binary, da: DT, db: DT,
+              be: Backend) -> tuple[Context, DT, tuple | None]:
+    ctx = context(be)
+    key = (name, da, db, id(ctx))
+    known = _DECISIONS.get(key)
+    if known is not None and known[0] is ctx:
+        return known
+    compute = promote(name, da, db)
+    check_kind(name, spec.category, compute)
+    known = (ctx, compute, binary_operator(spec.kernel, (da, db), compute, be, ctx=ctx))
+    if len(_DECISIONS) > 4096:      # contexts made on the fly: start over
+        _DECISIONS.clear()
+    _DECISIONS[key] = known
+    return known
 
 
 # --------------------------------------------------------------------- entries
@@ -308,12 +337,10 @@ def binary(name: str, x1: object, x2: object) -> Array:
         check_kind(name, spec.category, da, db)
         shape = broadcast_shapes(_shape(a), _shape(b), "x1", "x2")
         return library.elementwise(spec, [a, b], shape, DT.ACL_BOOL, DT.ACL_BOOL, be)
-    compute = promote(name, da, db)
-    check_kind(name, spec.category, compute)
+    ctx, compute, chosen = _decision(name, spec, da, db, be)
     result = result_dtype(spec, compute)
-    chosen = binary_operator(spec.kernel, (da, db), compute, be)
     if chosen is not None:
-        return call_new(chosen[0], [_as_array(a, be), _as_array(b, be)], chosen[1])
+        return call_new(chosen[0], [_as_array(a, be), _as_array(b, be)], chosen[1], ctx)
     shape = broadcast_shapes(_shape(a), _shape(b), "x1", "x2")
     return library.elementwise(spec, [a, b], shape,
                                result if spec.result == "float" else compute, result, be)

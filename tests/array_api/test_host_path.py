@@ -1,0 +1,102 @@
+"""The array layer's caches on the host path give what planning afresh gives: the kernel
+families' plans by the views they run on, the shared read-only scalar constants, and the
+memo of a binary function's dtype decision (refusals are raised every time). References:
+NumPy 2.x's results for the same float64 inputs (add, divide, multiply are correctly
+rounded in both)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import npu_emu.array_api as xp
+from npu_emu.array_api._engine import kernel, scalars
+from npu_emu.ops._core import clear_plan_cache
+
+
+def _data(seed: int = 3) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal((30, 8))
+
+
+def test_a_repeated_kernel_family_call_takes_its_plan_from_the_cache(cpu_backend):
+    a, b = _data(1), _data(2) + 3.0
+    x, y = xp.asarray(a), xp.asarray(b)
+    clear_plan_cache()
+    assert not kernel._family_plans
+    first = np.asarray(x / y)
+    kept = len(kernel._family_plans)
+    assert kept >= 1
+    for _ in range(3):                 # new results each call, at recycled addresses
+        np.testing.assert_array_equal(np.asarray(x / y), a / b)
+    np.testing.assert_array_equal(first, a / b)
+    assert len(kernel._family_plans) <= kept + 2     # the same views: no new plans
+    # Other views of the same memory are planned for themselves, not taken from the cache.
+    np.testing.assert_array_equal(np.asarray(x[::2] / y[1::2]), a[::2] / b[1::2])
+    np.testing.assert_array_equal(np.asarray(x[:, ::-1] / y), a[:, ::-1] / b)
+    np.testing.assert_array_equal(np.asarray(xp.sum(x, axis=0)), np.asarray(xp.sum(x, axis=0)))
+    clear_plan_cache()                 # emptied with the operators' cache
+    assert not kernel._family_plans
+    np.testing.assert_array_equal(np.asarray(x / y), a / b)
+
+
+def test_a_reduction_plan_is_reused_only_for_the_same_call(cpu_backend):
+    a = _data(4)
+    x = xp.asarray(a)
+    want0, want1 = np.asarray(xp.sum(x, axis=0)), np.asarray(xp.sum(x, axis=1))
+    assert want0.shape == (8,) and want1.shape == (30,)
+    for _ in range(2):
+        np.testing.assert_array_equal(np.asarray(xp.sum(x, axis=0)), want0)
+        np.testing.assert_array_equal(np.asarray(xp.sum(x, axis=1)), want1)
+        assert np.asarray(xp.max(x)) == a.max() and np.asarray(xp.min(x)) == a.min()
+    np.testing.assert_allclose(want0, a.sum(axis=0), rtol=1e-15, atol=1e-13)
+
+
+def test_scalar_operands_are_shared_read_only_constants(cpu_backend):
+    a = _data(5)
+    x = xp.asarray(a)
+    np.testing.assert_array_equal(np.asarray(x / 2.0), a / 2.0)
+    np.testing.assert_array_equal(np.asarray(x / 2.0), a / 2.0)
+    c = scalars.scalar_constant(2.0, x._t.dtype, x._st.backend)
+    assert c is scalars.scalar_constant(2.0, x._t.dtype, x._st.backend)
+    assert c._st.readonly
+    with pytest.raises(ValueError, match="read-only"):
+        kernel.check_writable(c)
+    r = x + 1.0
+    assert not r._st.readonly           # results are never the constants
+    r[0, 0] = 5.0
+    assert float(r[0, 0]) == 5.0 and float(x[0, 0] + 1.0) == a[0, 0] + 1.0
+
+
+def test_signed_zeros_and_nans_are_constants_of_their_own(cpu_backend):
+    x = xp.asarray(np.array([1.0, -2.0, 0.0]))
+    plus, minus = np.asarray(x * 0.0), np.asarray(x * -0.0)
+    assert np.signbit(plus).tolist() == [False, True, False]
+    assert np.signbit(minus).tolist() == [True, False, True]
+    for _ in range(2):
+        assert np.isnan(np.asarray(x + float("nan"))).all()
+    be = x._st.backend
+    assert scalars.scalar_constant(0.0, x._t.dtype, be) is not \
+        scalars.scalar_constant(-0.0, x._t.dtype, be)
+    assert scalars.scalar_constant(1, x._t.dtype, be) is not \
+        scalars.scalar_constant(True, x._t.dtype, be)
+
+
+def test_a_refused_binary_call_is_refused_every_time(cpu_backend):
+    t = xp.asarray([True, False])
+    for _ in range(3):                   # the decision memo keeps no refusal
+        with pytest.raises(TypeError, match="numeric"):
+            xp.add(t, t)
+    i = xp.asarray([1, 2], dtype=xp.int32)
+    for _ in range(2):
+        np.testing.assert_array_equal(np.asarray(xp.add(i, i)), [2, 4])
+        with pytest.raises(ValueError):
+            xp.add(i, xp.asarray([1, 2, 3], dtype=xp.int32))
+
+
+def test_the_tiny_eager_path_gives_numpys_results(cpu_backend):
+    a = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    b = np.array([0.5, 0.25, 2.0, 8.0], np.float32)
+    x, y = xp.asarray(a), xp.asarray(b)
+    for _ in range(3):
+        np.testing.assert_array_equal(np.asarray(xp.add(x, y)), a + b)
+        np.testing.assert_array_equal(np.asarray(xp.multiply(x, y)), a * b)
+        np.testing.assert_array_equal(np.asarray(x - y), a - b)
