@@ -29,15 +29,25 @@ DEMO_ORDER = ["core_model.py", "aclnn_expand.py", "walkthrough.py", "inplace_cop
               "add_mixed_dtypes.py", "low_precision.py", "fractal_formats.py", "array_api_tour.py"]
 
 
+def demo_modules() -> list[str]:
+    """The kernel modules the examples load, and no other (tests/test_docs_and_examples.py
+    traces the examples' loads against this list)."""
+    from .dtypes import aclDataType as DT
+    from .kernels import elementwise, ufunc
+    arithmetic = [elementwise.kernel("add", dt, "i32")[0]
+                  for dt in (DT.ACL_FLOAT, DT.ACL_DOUBLE, DT.ACL_INT32)]
+    return ["strided_copy.cu", "cast.cu", "layout.cu", "matmul.cu", *arithmetic,
+            ufunc.lookup("subtract").module(DT.ACL_INT32)]   # array_api_tour: uint16 - int32
+
+
 def prebuild_demo() -> None:
     """On a cold cache, build what the examples will need before they run, in parallel (the
-    kernel modules of the operators they call, and the C ABI's libraries beside them), rather
-    than one module at a time inside each example's interpreter. A module the list misses is
-    still built when an example needs it; a failure here is left to that example to report."""
+    kernel modules they load, and the C ABI's libraries beside them), rather than one module
+    at a time inside each example's interpreter. A module the list misses is still built
+    when an example needs it; a failure here is left to that example to report."""
     import threading
 
     from . import runtime
-    from .kernels import elementwise
 
     def c_libraries() -> None:
         try:
@@ -51,8 +61,7 @@ def prebuild_demo() -> None:
     try:
         be = runtime.current()
         if be.is_cpu:
-            be._modules.build_all(["strided_copy.cu", "cast.cu", "layout.cu", "matmul.cu",
-                                   *elementwise.UNITS])
+            be._modules.build_all(demo_modules())
     except Exception:
         pass
     libraries.join()
