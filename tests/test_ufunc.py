@@ -483,8 +483,8 @@ def test_units_split_by_function_family_and_dtype_group_and_read_only_their_math
         ("pow", DT.ACL_DOUBLE), ("hypot", DT.ACL_BF16), ("less", DT.ACL_UINT16),
         ("logical_and", DT.ACL_BOOL))] == [
         "ufunc_unary_basic_f32.cu", "ufunc_binary_basic_int.cu", "ufunc_binary_basic_complex.cu",
-        "ufunc_unary_exp_half.cu", "ufunc_unary_trig_f32.cu", "ufunc_binary_exp_f64.cu",
-        "ufunc_binary_trig_half.cu", "ufunc_compare_int.cu", "ufunc_compare_int.cu"]
+        "ufunc_unary_exp_f16.cu", "ufunc_unary_trig_f32.cu", "ufunc_binary_exp_f64.cu",
+        "ufunc_binary_trig_bf16.cu", "ufunc_compare_int.cu", "ufunc_compare_int.cu"]
     for unit, module in U.MODULES.items():
         read = {p.name for p in module_sources(module)}
         calls = {U.MATH_HEADERS[u.math] for u in U.UFUNCS if u.math and unit.startswith(u.family + "_")}
@@ -503,7 +503,7 @@ def test_an_expression_entry_becomes_a_functor(monkeypatch):
     """The shape a new function takes: one entry with an expression."""
     entry = U.Ufunc("twice", 1, U.FLOATS, expr="x + x")
     monkeypatch.setattr(U, "UFUNCS", U.UFUNCS + (entry,))
-    text = U.unit_source("unary_basic_half")
+    text = U.unit_source("unary_basic_bf16")
     assert "NPU_EMU_UFUNC_EXPR1(op_twice, x + x)" in text
     assert "NPU_EMU_UFUNC1_KERNEL(ufunc_twice_bf16, op_twice, npu_emu::bf16, npu_emu::bf16)" in text
 

@@ -54,9 +54,11 @@ _WIDTH_TAG = {1: "u8", 2: "u16", 4: "u32", 8: "u64"}
 SAME, TO_BOOL, TO_REAL = "same", "bool", "real"   # result dtype rules
 # The math library's headers, by the family name a catalog entry gives in `math`.
 MATH_HEADERS = {"exp": "npu_emu_math_exp.cuh", "trig": "npu_emu_math_trig.cuh"}
-# Storage type -> dtype group of the build units (the groups of the arithmetic units,
-# kernels/elementwise.py): a call builds the kernels of its own group only.
-GROUP_OF = {"f32": "f32", "f64": "f64", "f16": "half", "bf16": "half", "c64": "complex",
+# Storage type -> dtype group of the build units: a call builds the kernels of its own group
+# only. Each float type apart (a float16 kernel costs g++ twice a float32 one: the
+# conversions), the integers and bool together (by width, the signed ones share the unsigned
+# kernels), complex together.
+GROUP_OF = {"f32": "f32", "f64": "f64", "f16": "f16", "bf16": "bf16", "c64": "complex",
             "c128": "complex", **{t: "int" for t in ("bool", "s8", "s16", "s32", "s64", "u8",
                                                      "u16", "u32", "u64")}}
 WIDE_INDEX = 1   # IterParams::flags (ufunc.cuh): take the 64-bit body

@@ -1,6 +1,6 @@
 // Generated from the catalog UFUNCS of npu_emu/kernels/ufunc.py by
 // `python -m npu_emu.kernels.ufunc`; do not edit (tests/test_ufunc.py checks it is fresh).
-// Build unit unary_trig_half: sin, cos, tan, asin, acos, atan.
+// Build unit unary_trig_f16: sin, cos, tan, asin, acos, atan.
 #include "ufunc.cuh"
 #include "npu_emu_math_trig.cuh"
 NPU_EMU_UFUNC_MATH1(op_sin, sin)
@@ -10,14 +10,8 @@ NPU_EMU_UFUNC_MATH1(op_asin, asin)
 NPU_EMU_UFUNC_MATH1(op_acos, acos)
 NPU_EMU_UFUNC_MATH1(op_atan, atan)
 NPU_EMU_UFUNC1_KERNEL(ufunc_sin_f16, op_sin, npu_emu::f16, npu_emu::f16)
-NPU_EMU_UFUNC1_KERNEL(ufunc_sin_bf16, op_sin, npu_emu::bf16, npu_emu::bf16)
 NPU_EMU_UFUNC1_KERNEL(ufunc_cos_f16, op_cos, npu_emu::f16, npu_emu::f16)
-NPU_EMU_UFUNC1_KERNEL(ufunc_cos_bf16, op_cos, npu_emu::bf16, npu_emu::bf16)
 NPU_EMU_UFUNC1_KERNEL(ufunc_tan_f16, op_tan, npu_emu::f16, npu_emu::f16)
-NPU_EMU_UFUNC1_KERNEL(ufunc_tan_bf16, op_tan, npu_emu::bf16, npu_emu::bf16)
 NPU_EMU_UFUNC1_KERNEL(ufunc_asin_f16, op_asin, npu_emu::f16, npu_emu::f16)
-NPU_EMU_UFUNC1_KERNEL(ufunc_asin_bf16, op_asin, npu_emu::bf16, npu_emu::bf16)
 NPU_EMU_UFUNC1_KERNEL(ufunc_acos_f16, op_acos, npu_emu::f16, npu_emu::f16)
-NPU_EMU_UFUNC1_KERNEL(ufunc_acos_bf16, op_acos, npu_emu::bf16, npu_emu::bf16)
 NPU_EMU_UFUNC1_KERNEL(ufunc_atan_f16, op_atan, npu_emu::f16, npu_emu::f16)
-NPU_EMU_UFUNC1_KERNEL(ufunc_atan_bf16, op_atan, npu_emu::bf16, npu_emu::bf16)
