@@ -42,21 +42,25 @@ def demo_modules() -> list[str]:
 
 def prebuild_demo() -> None:
     """On a cold cache, build what the examples will need before they run, in parallel (the
-    kernel modules they load, and the C ABI's libraries beside them), rather than one module
-    at a time inside each example's interpreter. A module the list misses is still built
-    when an example needs it; a failure here is left to that example to report."""
+    kernel modules they load; beside them the C ABI's libraries, then the C++ examples'
+    programs), rather than one module at a time inside each example's interpreter. A module
+    the list misses is still built when an example needs it; a failure here is left to that
+    example to report."""
     import threading
 
     from . import runtime
 
-    def c_libraries() -> None:
+    def c_programs() -> None:
         try:
-            from .capi import build, cxx_compiler
+            from .capi import build, compile_example, cxx_compiler, examples_dir as c_examples
             if cxx_compiler() is not None:
                 build()
+                folder = c_examples()
+                for source in sorted(folder.glob("*.cpp")) if folder else ():
+                    compile_example(source)   # cached: run_examples finds it built
         except Exception:
             pass
-    libraries = threading.Thread(target=c_libraries, daemon=True)
+    libraries = threading.Thread(target=c_programs, daemon=True)
     libraries.start()
     try:
         be = runtime.current()
