@@ -31,13 +31,22 @@ DEMO_ORDER = ["core_model.py", "aclnn_expand.py", "walkthrough.py", "inplace_cop
 
 def demo_modules() -> list[str]:
     """The kernel modules the examples load, and no other (tests/test_docs_and_examples.py
-    traces the examples' loads against this list)."""
+    traces the Python examples' loads against this list)."""
     from .dtypes import aclDataType as DT
     from .kernels import elementwise, ufunc
     arithmetic = [elementwise.kernel("add", dt, "i32")[0]
                   for dt in (DT.ACL_FLOAT, DT.ACL_DOUBLE, DT.ACL_INT32)]
     return ["strided_copy.cu", "cast.cu", "layout.cu", "matmul.cu", *arithmetic,
-            ufunc.lookup("subtract").module(DT.ACL_INT32)]   # array_api_tour: uint16 - int32
+            ufunc.lookup("subtract").module(DT.ACL_INT32),   # array_api_tour: uint16 - int32
+            *c_example_modules()]
+
+
+def c_example_modules() -> list[str]:
+    """The modules only the C++ examples load (examples/c/add_mixed_dtypes.cpp: the float16
+    Axpy of aclnnAdd's alpha)."""
+    from .dtypes import aclDataType as DT
+    from .kernels import elementwise
+    return [elementwise.kernel("axpy", DT.ACL_FLOAT16, "i32")[0]]
 
 
 def prebuild_demo() -> None:
