@@ -1,7 +1,7 @@
 """The array API's elementwise functions on our own kernels (kernels_cuda/ufunc.cuh): the one
-catalog of every function's name, arity and dtypes, the generator of the build units'
-sources from it (kernels_cuda/ufunc_<unit>.cu), and the host side: plans over tensor views, and `apply_numpy`, a function run eagerly on
-NumPy arrays.
+catalog of every function's name, arity and dtypes, the generator of the build units' sources
+from it (kernels_cuda/ufunc_<unit>.cu), and the host side: plans over tensor views, and
+`apply_numpy`, a function run eagerly on NumPy arrays.
 
 Rules where the standard leaves a choice (NumPy 2's result unless said otherwise):
 - integer floor_divide and remainder by zero give 0; MIN // -1 == MIN (wraps), MIN % -1 == 0;
@@ -100,16 +100,16 @@ class Ufunc:
 
     @property
     def family(self) -> str:
-        """Its functions' part of the build units: by arity, then by the math header it calls
-        (so no unit compiles a header it does not call); binary functions with a bool or
-        bitwise result apart from the arithmetic ones."""
+        """The family of build units its kernels go to: by arity, then by the math header it
+        calls (so no unit compiles a header it does not call); binary functions with a bool
+        or bitwise result apart from the arithmetic ones."""
         if self.arity == 2 and not self.math and (self.result == TO_BOOL or self.name.startswith("bitwise_")):
             return "compare"
         return f"{'unary' if self.arity == 1 else 'binary'}_{self.math or 'basic'}"
 
     def unit(self, dtype: DT) -> str:
-        """The build unit of its kernel for `dtype`: its family and the dtype's group."""
-        return f"{self.family}_{GROUP_OF[self.kernel_tag(dtype)]}"
+        """The build unit of its kernel for `dtype`."""
+        return unit_name(self.family, self.kernel_tag(dtype))
 
     def module(self, dtype: DT) -> str:
         return unit_module(self.unit(dtype))
@@ -185,6 +185,11 @@ UFUNCS: tuple[Ufunc, ...] = (
 BY_NAME: dict[str, Ufunc] = {u.name: u for u in UFUNCS}
 
 
+def unit_name(family: str, tag: str) -> str:
+    """The build unit of a family's kernel on storage type `tag`: the family and the tag's group."""
+    return f"{family}_{GROUP_OF[tag]}"
+
+
 def unit_module(unit: str) -> str:
     return f"ufunc_{unit}.cu"
 
@@ -194,7 +199,7 @@ def units() -> dict[str, list[tuple[Ufunc, str]]]:
     made: dict[str, list[tuple[Ufunc, str]]] = {}
     for u in UFUNCS:
         for tag in u.kernel_tags():
-            made.setdefault(f"{u.family}_{GROUP_OF[tag]}", []).append((u, tag))
+            made.setdefault(unit_name(u.family, tag), []).append((u, tag))
     return made
 
 
