@@ -1,8 +1,8 @@
 // The array API's elementwise functions (docs/ufunc.md): one functor per function, applied by
 // the row-walking unary and binary kernels over the broadcast iteration space of
 // npu_emu_index.cuh (operand 0 = out). The kernel list is generated from the catalog in
-// npu_emu/kernels/ufunc.py into ufunc_catalog.inc; ufunc_unary.cu, ufunc_binary.cu and
-// ufunc_compare.cu each instantiate their part of it (three units: each build stays short).
+// npu_emu/kernels/ufunc.py into one build unit per arity, math header and dtype group
+// (ufunc_<unit>.cu): each build stays short, and a call builds only its own unit.
 //
 // Types: a functor sees the compute type of the storage type (f16 / bf16 -> float, boolean ->
 // bool, the rest as stored) and its result is rounded back once (npu_emu_convert.cuh), so a
@@ -22,13 +22,12 @@
 //
 // Adding a function: one entry in the catalog; either with a C expression of `x` (or `a`, `b`)
 // that the generator wraps in a functor (a transcendental: `npu_emu::math::exp(x)`, whose
-// header is included below), or with a functor op_<name> written here.
+// header its unit's .cu includes), or with a functor op_<name> written here.
 #pragma once
 #include "npu_emu_common.cuh"
 #include "npu_emu_index.cuh"
 #include "npu_emu_convert.cuh"
-#include "npu_emu_math_exp.cuh"    // the transcendental functions (catalog expr entries)
-#include "npu_emu_math_trig.cuh"
+#include "npu_emu_math_split.cuh"  // the math headers themselves: only the units that call them
 #if defined(NPU_EMU_CPU) && defined(__SSE2__) && !defined(__NO_MATH_ERRNO__)
 #include <immintrin.h>   // sqrt_rn
 #define NPU_EMU_UFUNC_SSE_SQRT 1

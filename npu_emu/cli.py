@@ -29,30 +29,52 @@ DEMO_ORDER = ["core_model.py", "aclnn_expand.py", "walkthrough.py", "inplace_cop
               "add_mixed_dtypes.py", "low_precision.py", "fractal_formats.py", "array_api_tour.py"]
 
 
+def demo_modules() -> list[str]:
+    """The kernel modules the examples load, and no other (tests/test_docs_and_examples.py
+    traces the Python examples' loads against this list)."""
+    from .dtypes import aclDataType as DT
+    from .kernels import elementwise, ufunc
+    arithmetic = [elementwise.kernel("add", dt, "i32")[0]
+                  for dt in (DT.ACL_FLOAT, DT.ACL_DOUBLE, DT.ACL_INT32)]
+    return ["strided_copy.cu", "cast.cu", "layout.cu", "matmul.cu", *arithmetic,
+            ufunc.lookup("subtract").module(DT.ACL_INT32),   # array_api_tour: uint16 - int32
+            *c_example_modules()]
+
+
+def c_example_modules() -> list[str]:
+    """The modules only the C++ examples load (examples/c/add_mixed_dtypes.cpp: the float16
+    Axpy of aclnnAdd's alpha)."""
+    from .dtypes import aclDataType as DT
+    from .kernels import elementwise
+    return [elementwise.kernel("axpy", DT.ACL_FLOAT16, "i32")[0]]
+
+
 def prebuild_demo() -> None:
     """On a cold cache, build what the examples will need before they run, in parallel (the
-    kernel modules of the operators they call, and the C ABI's libraries beside them), rather
-    than one module at a time inside each example's interpreter. A module the list misses is
-    still built when an example needs it; a failure here is left to that example to report."""
+    kernel modules they load; beside them the C ABI's libraries, then the C++ examples'
+    programs), rather than one module at a time inside each example's interpreter. A module
+    the list misses is still built when an example needs it; a failure here is left to that
+    example to report."""
     import threading
 
     from . import runtime
-    from .kernels import elementwise
 
-    def c_libraries() -> None:
+    def c_programs() -> None:
         try:
-            from .capi import build, cxx_compiler
+            from .capi import build, compile_example, cxx_compiler, examples_dir as c_examples
             if cxx_compiler() is not None:
                 build()
+                folder = c_examples()
+                for source in sorted(folder.glob("*.cpp")) if folder else ():
+                    compile_example(source)   # cached: run_examples finds it built
         except Exception:
             pass
-    libraries = threading.Thread(target=c_libraries, daemon=True)
+    libraries = threading.Thread(target=c_programs, daemon=True)
     libraries.start()
     try:
         be = runtime.current()
         if be.is_cpu:
-            be._modules.build_all(["strided_copy.cu", "cast.cu", "layout.cu", "matmul.cu",
-                                   *elementwise.UNITS])
+            be._modules.build_all(demo_modules())
     except Exception:
         pass
     libraries.join()

@@ -135,8 +135,8 @@ def test_the_checks_see_what_cupys_forced_flag_does():
 @needs_nvrtc
 # (elementwise_complex.cu is not here: a complex element is 8 or 16 bytes, loaded as parts.)
 @pytest.mark.parametrize("source", ["strided_copy.cu", "elementwise_f32.cu", "elementwise_int.cu",
-                                    "cast.cu", "layout.cu", "ufunc_unary.cu", "ufunc_binary.cu",
-                                    "ufunc_compare.cu"])
+                                    "cast.cu", "layout.cu", "ufunc_unary_basic_f32.cu",
+                                    "ufunc_binary_basic_int.cu", "ufunc_compare_int.cu"])
 def test_row_kernels_move_16_byte_vectors(built, source):
     """The GPU geometry's runs are one 16-byte load and store per operand (coalesced)."""
     _, ptx = built[source]

@@ -2,7 +2,7 @@
 function x dtype of the catalog against NumPy 2.4 (bf16: ml_dtypes 0.7, computed in float32
 and rounded back), bit for bit with NaN compared as NaN (ours are canonical); special values;
 broadcast, strided and negative-stride views; the GPU's launch geometry run on the CPU; the
-generated catalog fresh; the modules built by NVRTC with no flush-to-zero, approximation or
+generated unit sources fresh; the modules built by NVRTC with no flush-to-zero, approximation or
 fused multiply-add."""
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ import pytest
 from npu_emu.dtypes import INFO, aclDataType as DT
 from npu_emu.kernels import ufunc as U
 from npu_emu.kernels.copy import View
+from npu_emu.runtime.base import kernels_dir, module_sources
 
 from test_gpu_geometry import gpu_shaped  # noqa: F401  (fixture)
 from test_kernels_compile import FMA, FTZ, built, needs_nvrtc  # noqa: F401  (fixture)
@@ -462,9 +463,13 @@ def test_gpu_geometry(gpu_shaped, name, dt):
 
 
 # --------------------------------------------------------------------- the catalog
-def test_catalog_file_is_fresh():
-    assert U.catalog_path().read_text() == U.catalog_source(), \
-        "kernels_cuda/ufunc_catalog.inc is stale: run python -m npu_emu.kernels.ufunc"
+def test_unit_sources_are_fresh():
+    folder = kernels_dir()
+    assert U.unit_files_in(folder) == sorted(U.MODULES.values()), \
+        "kernels_cuda/ufunc_*.cu are not the catalog's units: run python -m npu_emu.kernels.ufunc"
+    for unit, module in U.MODULES.items():
+        assert (folder / module).read_text() == U.unit_source(unit), \
+            f"kernels_cuda/{module} is stale: run python -m npu_emu.kernels.ufunc"
 
 
 def test_catalog_names_every_kernel_once_and_the_modules_export_them(cpu_backend):
@@ -473,34 +478,54 @@ def test_catalog_names_every_kernel_once_and_the_modules_export_them(cpu_backend
     assert len(names) == len(set(names))
     for u in U.UFUNCS:
         for dt in u.dtypes:
-            assert (U.catalog_macro(u.unit), U.kernel_name(u.name, u.kernel_tag(dt)), u.functor) in lines
-    units = {U.catalog_macro(unit): unit for unit in U.MODULES}
-    for macro, name, _ in lines[::17]:   # a sample: the kernel is in the module the plan asks
-        assert cpu_backend.function(U.MODULES[units[macro]], name).name == name
+            assert (u.unit(dt), U.kernel_name(u.name, u.kernel_tag(dt)), u.functor) in lines
+    for unit, name, _ in lines[::17]:   # a sample: the kernel is in the module the plan asks
+        assert cpu_backend.function(U.MODULES[unit], name).name == name
 
 
 def catalog_lines() -> list[tuple[str, str, str]]:
-    """(macro, kernel name, functor) of each kernel line of the generated catalog."""
-    return re.findall(r"^(NPU_EMU_UFUNC_[A-Z]+)\((\w+), (\w+),", U.catalog_source(), re.M)
+    """(unit, kernel name, functor) of each kernel line of the generated unit sources."""
+    return [(unit, name, functor) for unit in U.MODULES for name, functor in
+            re.findall(r"^NPU_EMU_UFUNC[12]_KERNEL\((\w+), (\w+),", U.unit_source(unit), re.M)]
+
+
+def test_units_split_by_function_family_and_dtype_group_and_read_only_their_math_header():
+    """The cold-start rule: a call builds the unit of its function's family (arity, math
+    header) and dtype group only, and a unit compiles no math header its functions do not call
+    (the basic units none)."""
+    f32, f16, s64, c64 = DT.ACL_FLOAT, DT.ACL_FLOAT16, DT.ACL_INT64, DT.ACL_COMPLEX64
+    assert [U.lookup(n).module(dt) for n, dt in (
+        ("sqrt", f32), ("add", s64), ("subtract", c64), ("exp", f16), ("sin", f32),
+        ("pow", DT.ACL_DOUBLE), ("hypot", DT.ACL_BF16), ("less", DT.ACL_UINT16),
+        ("logical_and", DT.ACL_BOOL))] == [
+        "ufunc_unary_basic_f32.cu", "ufunc_binary_basic_int.cu", "ufunc_binary_basic_complex.cu",
+        "ufunc_unary_exp_f16.cu", "ufunc_unary_trig_f32.cu", "ufunc_binary_exp_f64.cu",
+        "ufunc_binary_trig_bf16.cu", "ufunc_compare_int.cu", "ufunc_compare_int.cu"]
+    for unit, module in U.MODULES.items():
+        read = {p.name for p in module_sources(module)}
+        calls = {U.MATH_HEADERS[u.math] for u in U.UFUNCS if u.math and unit.startswith(u.family + "_")}
+        assert read & set(U.MATH_HEADERS.values()) == calls, unit
 
 
 def test_a_math_entry_becomes_a_functor_with_the_split_form():
-    text = U.catalog_source()
-    assert "NPU_EMU_UFUNC_MATH1(op_exp, exp)" in text and "NPU_EMU_UFUNC_MATH2(op_pow, pow)" in text
-    assert "NPU_EMU_UFUNC_UNARY(ufunc_exp_f32, op_exp, float, float)" in text
+    text = U.unit_source("unary_exp_f32")
+    assert '#include "npu_emu_math_exp.cuh"' in text and "npu_emu_math_trig.cuh" not in text
+    assert "NPU_EMU_UFUNC_MATH1(op_exp, exp)" in text
+    assert "NPU_EMU_UFUNC1_KERNEL(ufunc_exp_f32, op_exp, float, float)" in text
+    assert "NPU_EMU_UFUNC_MATH2(op_pow, pow)" in U.unit_source("binary_exp_f64")
 
 
 def test_an_expression_entry_becomes_a_functor(monkeypatch):
-    """The shape a transcendental takes: one entry with an expression."""
+    """The shape a new function takes: one entry with an expression."""
     entry = U.Ufunc("twice", 1, U.FLOATS, expr="x + x")
     monkeypatch.setattr(U, "UFUNCS", U.UFUNCS + (entry,))
-    text = U.catalog_source()
+    text = U.unit_source("unary_basic_bf16")
     assert "NPU_EMU_UFUNC_EXPR1(op_twice, x + x)" in text
-    assert "NPU_EMU_UFUNC_UNARY(ufunc_twice_bf16, op_twice, npu_emu::bf16, npu_emu::bf16)" in text
+    assert "NPU_EMU_UFUNC1_KERNEL(ufunc_twice_bf16, op_twice, npu_emu::bf16, npu_emu::bf16)" in text
 
 
 @needs_nvrtc
-@pytest.mark.parametrize("module", sorted(set(U.MODULES.values())))
+@pytest.mark.parametrize("module", sorted(U.MODULES.values()))
 def test_nvrtc_builds_the_modules_without_ftz_approx_or_fma(built, module):
     """The cuda backend's own build (test_kernels_compile's, shared through the cache)."""
     _, ptx = built[module]
@@ -508,7 +533,7 @@ def test_nvrtc_builds_the_modules_without_ftz_approx_or_fma(built, module):
     assert ".approx" not in ptx
     entries = re.findall(r"^\.visible \.entry (\w+)", ptx, re.M)
     unit = next(unit for unit, m in U.MODULES.items() if m == module)
-    assert sorted(entries) == sorted(n for macro, n, _ in catalog_lines() if macro == U.catalog_macro(unit))
+    assert sorted(entries) == sorted(n for u, n, _ in catalog_lines() if u == unit)
 
 
 # ------------------------------------------------------------------------ thread counts

@@ -357,8 +357,8 @@ def render_report(datasets: Sequence[dict]) -> str:
             out += ["Peers not compared: " + "; ".join(f"{k}: {val}" for k, val in notes.items()) + ".", ""]
     if legacy:
         out += ["## History", "",
-                "Measured before `npu-emu bench` existed, with the scripts of that time; kept as "
-                "they were recorded.", ""]
+                "Measured with scripts rather than `npu-emu bench` (before it existed, or what it "
+                "does not measure); kept as they were recorded.", ""]
         for d in legacy:
             out += [f"### {d['title']}", "", d["machine"], ""]
             for s in d["sections"]:

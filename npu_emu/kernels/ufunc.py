@@ -1,6 +1,6 @@
 """The array API's elementwise functions on our own kernels (kernels_cuda/ufunc.cuh): the one
-catalog of every function's name, arity and dtypes, the generator of the kernels' instantiation
-list (kernels_cuda/ufunc_catalog.inc) from it, and the host side: plans over tensor views, and
+catalog of every function's name, arity and dtypes, the generator of the build units' sources
+from it (kernels_cuda/ufunc_<unit>.cu), and the host side: plans over tensor views, and
 `apply_numpy`, a function run eagerly on NumPy arrays.
 
 Rules where the standard leaves a choice (NumPy 2's result unless said otherwise):
@@ -24,7 +24,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..dtypes import INFO, aclDataType as DT, as_dtype
+from ..dtypes import BY_SHORT, INFO, aclDataType as DT, as_dtype
 from ..runtime import backend as get_backend
 from ..runtime.base import Backend, Launch, kernels_dir
 from .copy import View, plan_copy, pointer_arg
@@ -52,10 +52,15 @@ _PART = {DT.ACL_COMPLEX64: DT.ACL_FLOAT, DT.ACL_COMPLEX128: DT.ACL_DOUBLE}
 _WIDTH_TAG = {1: "u8", 2: "u16", 4: "u32", 8: "u64"}
 
 SAME, TO_BOOL, TO_REAL = "same", "bool", "real"   # result dtype rules
-# Build units: binary functions with a bool or bitwise result build apart from the arithmetic
-# ones, so each unit's build stays short and the units build in parallel.
-MODULES = {"unary": "ufunc_unary.cu", "binary": "ufunc_binary.cu", "compare": "ufunc_compare.cu"}
-CATALOG_FILE = "ufunc_catalog.inc"
+# The math library's headers, by the family name a catalog entry gives in `math`.
+MATH_HEADERS = {"exp": "npu_emu_math_exp.cuh", "trig": "npu_emu_math_trig.cuh"}
+# Storage type -> dtype group of the build units: a call builds the kernels of its own group
+# only. Each float type apart (a float16 kernel costs g++ twice a float32 one: the
+# conversions), the integers and bool together (by width, the signed ones share the unsigned
+# kernels), complex together.
+GROUP_OF = {"f32": "f32", "f64": "f64", "f16": "f16", "bf16": "bf16", "c64": "complex",
+            "c128": "complex", **{t: "int" for t in ("bool", "s8", "s16", "s32", "s64", "u8",
+                                                     "u16", "u32", "u64")}}
 WIDE_INDEX = 1   # IterParams::flags (ufunc.cuh): take the 64-bit body
 
 
@@ -65,8 +70,9 @@ class Ufunc:
     inputs of that dtype); `copy`: input dtypes for which it is the identity (planned as a
     copy); `by_width`: integers share the kernel of their width (the result's bits do not
     depend on signedness); `expr`: a C expression of x (a, b) to make the functor from,
-    instead of op_<name> in ufunc.cuh; `math`: the functor is npu_emu::math::<name> of the
-    math library, with its split form where it has one (npu_emu_math_split.cuh)."""
+    instead of op_<name> in ufunc.cuh; `math`: the family of MATH_HEADERS whose header has
+    npu_emu::math::<name> (the functor, with its split form where it has one,
+    npu_emu_math_split.cuh; an `expr` calling the library names its family too)."""
     name: str
     arity: int
     dtypes: frozenset
@@ -74,7 +80,7 @@ class Ufunc:
     copy: frozenset = frozenset()
     by_width: bool = False
     expr: str = ""
-    math: bool = False
+    math: str = ""
 
     def kernel_tag(self, dtype: DT) -> str:
         if self.by_width and dtype in INTS:
@@ -93,14 +99,24 @@ class Ufunc:
         return f"op_{self.name}"
 
     @property
-    def unit(self) -> str:
-        if self.arity == 1:
-            return "unary"
-        return "compare" if self.result == TO_BOOL or self.name.startswith("bitwise_") else "binary"
+    def family(self) -> str:
+        """The family of build units its kernels go to: by arity, then by the math header it
+        calls (so no unit compiles a header it does not call); binary functions with a bool
+        or bitwise result apart from the arithmetic ones."""
+        if self.arity == 2 and not self.math and (self.result == TO_BOOL or self.name.startswith("bitwise_")):
+            return "compare"
+        return f"{'unary' if self.arity == 1 else 'binary'}_{self.math or 'basic'}"
 
-    @property
-    def module(self) -> str:
-        return MODULES[self.unit]
+    def unit(self, dtype: DT) -> str:
+        """The build unit of its kernel for `dtype`."""
+        return unit_name(self.family, self.kernel_tag(dtype))
+
+    def module(self, dtype: DT) -> str:
+        return unit_module(self.unit(dtype))
+
+    def kernel_tags(self) -> list[str]:
+        """The storage types it has a kernel for, each once (by_width integers share theirs)."""
+        return list(dict.fromkeys(self.kernel_tag(dt) for dt in sorted(self.dtypes)))
 
 
 def kernel_name(name: str, tag: str) -> str:
@@ -109,8 +125,8 @@ def kernel_name(name: str, tag: str) -> str:
 
 
 # ----------------------------------------------------------------------------- catalog
-# Every function, declared once. (A transcendental: Ufunc("exp", 1, FLOATS, math=True),
-# npu_emu::math::exp in a math header that ufunc.cuh includes.)
+# Every function, declared once. (A transcendental: Ufunc("exp", 1, FLOATS, math="exp"),
+# npu_emu::math::exp of npu_emu_math_exp.cuh, which its unit includes.)
 UFUNCS: tuple[Ufunc, ...] = (
     Ufunc("abs", 1, SIGNED | FLOATS, copy=UNSIGNED),
     Ufunc("negative", 1, INTS | FLOATS | COMPLEX, by_width=True),
@@ -159,12 +175,36 @@ UFUNCS: tuple[Ufunc, ...] = (
     Ufunc("bitwise_right_shift", 2, INTS),
     # The transcendental functions: our math library (npu_emu_math_exp.cuh,
     # npu_emu_math_trig.cuh), float and double; f16 / bf16 through float.
-    *(Ufunc(n, 1, FLOATS, math=True) for n in (
+    *(Ufunc(n, 1, FLOATS, math="exp") for n in (
         "exp", "expm1", "log", "log1p", "log2", "log10", "sinh", "cosh", "tanh", "asinh",
-        "acosh", "atanh", "sin", "cos", "tan", "asin", "acos", "atan")),
-    *(Ufunc(n, 2, FLOATS, math=True) for n in ("pow", "atan2", "hypot", "logaddexp")),
+        "acosh", "atanh")),
+    *(Ufunc(n, 1, FLOATS, math="trig") for n in ("sin", "cos", "tan", "asin", "acos", "atan")),
+    *(Ufunc(n, 2, FLOATS, math="exp") for n in ("pow", "logaddexp")),
+    *(Ufunc(n, 2, FLOATS, math="trig") for n in ("atan2", "hypot")),
 )
 BY_NAME: dict[str, Ufunc] = {u.name: u for u in UFUNCS}
+
+
+def unit_name(family: str, tag: str) -> str:
+    """The build unit of a family's kernel on storage type `tag`: the family and the tag's group."""
+    return f"{family}_{GROUP_OF[tag]}"
+
+
+def unit_module(unit: str) -> str:
+    return f"ufunc_{unit}.cu"
+
+
+def units() -> dict[str, list[tuple[Ufunc, str]]]:
+    """Build unit -> its (function, storage type) kernels, in catalog order."""
+    made: dict[str, list[tuple[Ufunc, str]]] = {}
+    for u in UFUNCS:
+        for tag in u.kernel_tags():
+            made.setdefault(unit_name(u.family, tag), []).append((u, tag))
+    return made
+
+
+# Build unit -> its module (a generated kernels_cuda/ufunc_<unit>.cu each).
+MODULES: dict[str, str] = {unit: unit_module(unit) for unit in units()}
 
 
 def lookup(name: str) -> Ufunc:
@@ -195,43 +235,45 @@ def _check_dtype(u: Ufunc, dt: DT) -> None:
 
 
 # --------------------------------------------------------------------------- generator
-def catalog_source() -> str:
-    """The text of kernels_cuda/ufunc_catalog.inc: one kernel per (function, storage type)."""
+def unit_source(unit: str) -> str:
+    """The text of kernels_cuda/ufunc_<unit>.cu: the templates (ufunc.cuh), the math header
+    its functions call and no other, the functors its catalog entries make, then one kernel
+    per (function, storage type) of the unit."""
+    kernels = units()[unit]
+    functions = list(dict.fromkeys(u for u, _ in kernels))
     lines = ["// Generated from the catalog UFUNCS of npu_emu/kernels/ufunc.py by",
              "// `python -m npu_emu.kernels.ufunc`; do not edit (tests/test_ufunc.py checks it is fresh).",
-             "// Each unit (ufunc_<unit>.cu) defines the macro of its own lines and empties the others."]
-    for u in UFUNCS:
+             f"// Build unit {unit}: {', '.join(u.name for u in functions)}.",
+             '#include "ufunc.cuh"']
+    lines += [f'#include "{h}"' for h in sorted({MATH_HEADERS[u.math] for u in functions if u.math})]
+    for u in functions:
         if u.expr:
             lines.append(f"NPU_EMU_UFUNC_EXPR{u.arity}({u.functor}, {u.expr})")
         elif u.math:
             lines.append(f"NPU_EMU_UFUNC_MATH{u.arity}({u.functor}, {u.name})")
-    for u in UFUNCS:
-        seen: set[str] = set()
-        for dt in sorted(u.dtypes):
-            tag = u.kernel_tag(dt)
-            if tag in seen:
-                continue
-            seen.add(tag)
-            out_tag = tag if u.result == SAME else INFO[u.result_dtype(dt)].short
-            lines.append(f"{catalog_macro(u.unit)}({kernel_name(u.name, tag)}, {u.functor}, "
-                         f"{C_TYPES[tag]}, {C_TYPES[out_tag]})")
+    for u, tag in kernels:
+        out_tag = tag if u.result == SAME else INFO[u.result_dtype(BY_SHORT[tag])].short
+        lines.append(f"NPU_EMU_UFUNC{u.arity}_KERNEL({kernel_name(u.name, tag)}, {u.functor}, "
+                     f"{C_TYPES[tag]}, {C_TYPES[out_tag]})")
     return "\n".join(lines) + "\n"
 
 
-def catalog_macro(unit: str) -> str:
-    """The macro a catalog line of `unit` calls (the unit's .cu defines it, the others empty)."""
-    return f"NPU_EMU_UFUNC_{unit.upper()}"
+def unit_files_in(folder: Path) -> list[str]:
+    """The unit sources in `folder` (kernels_cuda/ufunc_*.cu): what the generator owns."""
+    return sorted(p.name for p in folder.glob("ufunc_*.cu"))
 
 
-def catalog_path() -> Path:
-    return kernels_dir() / CATALOG_FILE
-
-
-def write_catalog() -> Path:
-    """Regenerate kernels_cuda/ufunc_catalog.inc from UFUNCS."""
-    path = catalog_path()
-    path.write_text(catalog_source())
-    return path
+def write_units(folder: Path | None = None) -> list[Path]:
+    """Rewrite every unit's .cu file (in kernels_cuda/ by default), and remove those of units
+    the catalog no longer has; the paths written."""
+    folder = kernels_dir() if folder is None else folder
+    for old in set(unit_files_in(folder)) - set(MODULES.values()):
+        (folder / old).unlink()
+    paths = []
+    for unit, module in MODULES.items():
+        (folder / module).write_text(unit_source(unit))
+        paths.append(folder / module)
+    return paths
 
 
 # ------------------------------------------------------------------------------- plans
@@ -263,7 +305,7 @@ def plan(be: Backend, name: str, out: View, ins: Sequence[View], dtype: object) 
     item = max(out.itemsize, ins[0].itemsize)
     pointers = [(0, out.ptr, out.itemsize)] + [(k + 1, v.ptr, v.itemsize) for k, v in enumerate(ins)]
     grid, block, run = be.space_geometry(space, item, pointers=pointers)
-    kernel = be.function(u.module, kernel_name(u.name, u.kernel_tag(dt)))
+    kernel = be.function(u.module(dt), kernel_name(u.name, u.kernel_tag(dt)))
     params = pack_params(space, run, flags=WIDE_INDEX if wide else 0)
     args = (params, *(pointer_arg(v.ptr) for v in ins), pointer_arg(out.ptr))
     return [Launch(kernel, (grid, 1, 1), (block, 1, 1), args)]
@@ -321,4 +363,5 @@ def apply_numpy(name: str, *arrays: np.ndarray, backend: str = "cpu") -> np.ndar
 
 
 if __name__ == "__main__":
-    print(write_catalog())
+    for p in write_units():
+        print(f"wrote {p}")

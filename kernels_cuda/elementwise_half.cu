@@ -1,4 +1,0 @@
-// The arithmetic kernels (elementwise.cuh) for f16, bf16; the list of kernels is
-// generated from the catalog in npu_emu/kernels/elementwise.py.
-#include "elementwise.cuh"
-#include "elementwise_half.inc"

@@ -1,0 +1,8 @@
+// Generated from the catalog UFUNCS of npu_emu/kernels/ufunc.py by
+// `python -m npu_emu.kernels.ufunc`; do not edit (tests/test_ufunc.py checks it is fresh).
+// Build unit binary_basic_complex: subtract, divide.
+#include "ufunc.cuh"
+NPU_EMU_UFUNC2_KERNEL(ufunc_subtract_c64, op_subtract, npu_emu::c64, npu_emu::c64)
+NPU_EMU_UFUNC2_KERNEL(ufunc_subtract_c128, op_subtract, npu_emu::c128, npu_emu::c128)
+NPU_EMU_UFUNC2_KERNEL(ufunc_divide_c64, op_divide, npu_emu::c64, npu_emu::c64)
+NPU_EMU_UFUNC2_KERNEL(ufunc_divide_c128, op_divide, npu_emu::c128, npu_emu::c128)

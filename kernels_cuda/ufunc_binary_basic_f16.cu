@@ -1,0 +1,14 @@
+// Generated from the catalog UFUNCS of npu_emu/kernels/ufunc.py by
+// `python -m npu_emu.kernels.ufunc`; do not edit (tests/test_ufunc.py checks it is fresh).
+// Build unit binary_basic_f16: add, multiply, subtract, divide, floor_divide, remainder, maximum, minimum, copysign, nextafter.
+#include "ufunc.cuh"
+NPU_EMU_UFUNC2_KERNEL(ufunc_add_f16, op_add, npu_emu::f16, npu_emu::f16)
+NPU_EMU_UFUNC2_KERNEL(ufunc_multiply_f16, op_multiply, npu_emu::f16, npu_emu::f16)
+NPU_EMU_UFUNC2_KERNEL(ufunc_subtract_f16, op_subtract, npu_emu::f16, npu_emu::f16)
+NPU_EMU_UFUNC2_KERNEL(ufunc_divide_f16, op_divide, npu_emu::f16, npu_emu::f16)
+NPU_EMU_UFUNC2_KERNEL(ufunc_floor_divide_f16, op_floor_divide, npu_emu::f16, npu_emu::f16)
+NPU_EMU_UFUNC2_KERNEL(ufunc_remainder_f16, op_remainder, npu_emu::f16, npu_emu::f16)
+NPU_EMU_UFUNC2_KERNEL(ufunc_maximum_f16, op_maximum, npu_emu::f16, npu_emu::f16)
+NPU_EMU_UFUNC2_KERNEL(ufunc_minimum_f16, op_minimum, npu_emu::f16, npu_emu::f16)
+NPU_EMU_UFUNC2_KERNEL(ufunc_copysign_f16, op_copysign, npu_emu::f16, npu_emu::f16)
+NPU_EMU_UFUNC2_KERNEL(ufunc_nextafter_f16, op_nextafter, npu_emu::f16, npu_emu::f16)

@@ -1,0 +1,9 @@
+// Generated from the catalog UFUNCS of npu_emu/kernels/ufunc.py by
+// `python -m npu_emu.kernels.ufunc`; do not edit (tests/test_ufunc.py checks it is fresh).
+// Build unit binary_exp_f16: pow, logaddexp.
+#include "ufunc.cuh"
+#include "npu_emu_math_exp.cuh"
+NPU_EMU_UFUNC_MATH2(op_pow, pow)
+NPU_EMU_UFUNC_MATH2(op_logaddexp, logaddexp)
+NPU_EMU_UFUNC2_KERNEL(ufunc_pow_f16, op_pow, npu_emu::f16, npu_emu::f16)
+NPU_EMU_UFUNC2_KERNEL(ufunc_logaddexp_f16, op_logaddexp, npu_emu::f16, npu_emu::f16)

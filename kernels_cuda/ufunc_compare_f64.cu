@@ -1,0 +1,10 @@
+// Generated from the catalog UFUNCS of npu_emu/kernels/ufunc.py by
+// `python -m npu_emu.kernels.ufunc`; do not edit (tests/test_ufunc.py checks it is fresh).
+// Build unit compare_f64: equal, not_equal, less, less_equal, greater, greater_equal.
+#include "ufunc.cuh"
+NPU_EMU_UFUNC2_KERNEL(ufunc_equal_f64, op_equal, double, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_not_equal_f64, op_not_equal, double, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_less_f64, op_less, double, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_less_equal_f64, op_less_equal, double, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_greater_f64, op_greater, double, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_greater_equal_f64, op_greater_equal, double, npu_emu::boolean)

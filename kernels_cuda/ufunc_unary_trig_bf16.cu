@@ -1,0 +1,17 @@
+// Generated from the catalog UFUNCS of npu_emu/kernels/ufunc.py by
+// `python -m npu_emu.kernels.ufunc`; do not edit (tests/test_ufunc.py checks it is fresh).
+// Build unit unary_trig_bf16: sin, cos, tan, asin, acos, atan.
+#include "ufunc.cuh"
+#include "npu_emu_math_trig.cuh"
+NPU_EMU_UFUNC_MATH1(op_sin, sin)
+NPU_EMU_UFUNC_MATH1(op_cos, cos)
+NPU_EMU_UFUNC_MATH1(op_tan, tan)
+NPU_EMU_UFUNC_MATH1(op_asin, asin)
+NPU_EMU_UFUNC_MATH1(op_acos, acos)
+NPU_EMU_UFUNC_MATH1(op_atan, atan)
+NPU_EMU_UFUNC1_KERNEL(ufunc_sin_bf16, op_sin, npu_emu::bf16, npu_emu::bf16)
+NPU_EMU_UFUNC1_KERNEL(ufunc_cos_bf16, op_cos, npu_emu::bf16, npu_emu::bf16)
+NPU_EMU_UFUNC1_KERNEL(ufunc_tan_bf16, op_tan, npu_emu::bf16, npu_emu::bf16)
+NPU_EMU_UFUNC1_KERNEL(ufunc_asin_bf16, op_asin, npu_emu::bf16, npu_emu::bf16)
+NPU_EMU_UFUNC1_KERNEL(ufunc_acos_bf16, op_acos, npu_emu::bf16, npu_emu::bf16)
+NPU_EMU_UFUNC1_KERNEL(ufunc_atan_bf16, op_atan, npu_emu::bf16, npu_emu::bf16)
