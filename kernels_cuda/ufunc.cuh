@@ -237,10 +237,31 @@ template <typename C> NPU_EMU_HD C make_complex(decltype(C::re) re, decltype(C::
     C c; c.re = re; c.im = im; return c;
 }
 
+// Complex division: NumPy's algorithm (Smith's, loops.c.src), step by step.
+template <typename T> NPU_EMU_UFUNC_OUTLINE T complex_divide(T a, T b) {
+    using F = decltype(T::re);
+    const F br = abs_bits(b.re), bi = abs_bits(b.im);
+    if (br >= bi) {
+        if (br == F(0) && bi == F(0)) return make_complex<T>(a.re / br, a.im / br);
+        const F rat = b.im / b.re;
+        const F scl = F(1) / (b.re + b.im * rat);
+        return make_complex<T>((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
+    }
+    const F rat = b.re / b.im;
+    const F scl = F(1) / (b.im + b.re * rat);
+    return make_complex<T>((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
+}
+}  // namespace ufunc
+}  // namespace npu_emu
+#include "npu_emu_math_complex.cuh"   // the complex functions and integer pow (math overloads)
+namespace npu_emu {
+namespace ufunc {
+
 // ------------------------------------------------------------------ unary functors
-struct op_abs {   // signed integers: abs(MIN) = MIN (wraps, as NumPy)
-    template <typename T> static NPU_EMU_HD T run(T x) {
-        if constexpr (is_float_v<T>) return abs_bits(x);
+struct op_abs {   // signed integers: abs(MIN) = MIN (wraps, as NumPy); complex: |z|, real
+    template <typename T> static NPU_EMU_HD auto run(T x) {
+        if constexpr (is_complex_v<T>) return math::abs(x);
+        else if constexpr (is_float_v<T>) return abs_bits(x);
         else return x < 0 ? static_cast<T>(typename Wide<T>::type(0) - typename Wide<T>::type(x)) : x;
     }
 };
@@ -251,9 +272,10 @@ struct op_negative {
         else return static_cast<T>(typename Wide<T>::type(0) - typename Wide<T>::type(x));
     }
 };
-struct op_sign {   // NaN -> NaN, +-0 -> +0 (NumPy 2)
+struct op_sign {   // NaN -> NaN, +-0 -> +0 (NumPy 2); complex: z / |z|
     template <typename T> static NPU_EMU_HD T run(T x) {
-        if constexpr (is_float_v<T>) return x > T(0) ? T(1) : x < T(0) ? T(-1) : x != x ? x : T(0);
+        if constexpr (is_complex_v<T>) return math::sign(x);
+        else if constexpr (is_float_v<T>) return x > T(0) ? T(1) : x < T(0) ? T(-1) : x != x ? x : T(0);
         else return static_cast<T>((x > T(0)) - (x < T(0)));
     }
 };
@@ -264,12 +286,24 @@ struct op_square {   // complex: the textbook formula, no fused multiply-add
         else return static_cast<T>(typename Wide<T>::type(x) * typename Wide<T>::type(x));
     }
 };
-struct op_sqrt { template <typename T> static NPU_EMU_HD T run(T x) { return sqrt_rn(x); } };
+struct op_sqrt {
+    template <typename T> static NPU_EMU_HD T run(T x) {
+        if constexpr (is_complex_v<T>) return math::sqrt(x); else return sqrt_rn(x);
+    }
+};
 struct op_floor { template <typename T> static NPU_EMU_HD T run(T x) { return floor_(x); } };
 struct op_ceil { template <typename T> static NPU_EMU_HD T run(T x) { return ceil_(x); } };
 struct op_trunc { template <typename T> static NPU_EMU_HD T run(T x) { return trunc_(x); } };
-struct op_round { template <typename T> static NPU_EMU_HD T run(T x) { return rint_(x); } };
-struct op_reciprocal { template <typename T> static NPU_EMU_HD T run(T x) { return T(1) / x; } };
+struct op_round {   // complex: each part
+    template <typename T> static NPU_EMU_HD T run(T x) {
+        if constexpr (is_complex_v<T>) return make_complex<T>(rint_(x.re), rint_(x.im)); else return rint_(x);
+    }
+};
+struct op_reciprocal {   // complex: divide's 1 / z
+    template <typename T> static NPU_EMU_HD T run(T x) {
+        if constexpr (is_complex_v<T>) return complex_divide(make_complex<T>(1, 0), x); else return T(1) / x;
+    }
+};
 struct op_signbit { template <typename T> static NPU_EMU_HD bool run(T x) { return sign_bit(x); } };
 struct op_isnan {
     template <typename T> static NPU_EMU_HD bool run(T x) {
@@ -324,20 +358,6 @@ struct op_subtract {
         else return static_cast<T>(typename Wide<T>::type(a) - typename Wide<T>::type(b));
     }
 };
-// Complex division: NumPy's algorithm (Smith's, loops.c.src), step by step.
-template <typename T> NPU_EMU_UFUNC_OUTLINE T complex_divide(T a, T b) {
-    using F = decltype(T::re);
-    const F br = abs_bits(b.re), bi = abs_bits(b.im);
-    if (br >= bi) {
-        if (br == F(0) && bi == F(0)) return make_complex<T>(a.re / br, a.im / br);
-        const F rat = b.im / b.re;
-        const F scl = F(1) / (b.re + b.im * rat);
-        return make_complex<T>((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
-    }
-    const F rat = b.re / b.im;
-    const F scl = F(1) / (b.im + b.re * rat);
-    return make_complex<T>((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
-}
 struct op_divide {
     template <typename T> static NPU_EMU_HD T run(T a, T b) {
         if constexpr (is_float_v<T>) return a / b; else return complex_divide(a, b);

@@ -112,17 +112,17 @@ def kernel_name(name: str, tag: str) -> str:
 # Every function, declared once. (A transcendental: Ufunc("exp", 1, FLOATS, math=True),
 # npu_emu::math::exp in a math header that ufunc.cuh includes.)
 UFUNCS: tuple[Ufunc, ...] = (
-    Ufunc("abs", 1, SIGNED | FLOATS, copy=UNSIGNED),
+    Ufunc("abs", 1, SIGNED | FLOATS | COMPLEX, TO_REAL, copy=UNSIGNED),
     Ufunc("negative", 1, INTS | FLOATS | COMPLEX, by_width=True),
     Ufunc("positive", 1, frozenset(), copy=NUMERIC),
-    Ufunc("sign", 1, INTS | FLOATS),
+    Ufunc("sign", 1, INTS | FLOATS | COMPLEX),
     Ufunc("square", 1, INTS | FLOATS | COMPLEX, by_width=True),
-    Ufunc("sqrt", 1, FLOATS),
+    Ufunc("sqrt", 1, FLOATS | COMPLEX),
     Ufunc("floor", 1, FLOATS, copy=INTS),
     Ufunc("ceil", 1, FLOATS, copy=INTS),
     Ufunc("trunc", 1, FLOATS, copy=INTS),
-    Ufunc("round", 1, FLOATS, copy=INTS),
-    Ufunc("reciprocal", 1, FLOATS),
+    Ufunc("round", 1, FLOATS | COMPLEX, copy=INTS),
+    Ufunc("reciprocal", 1, FLOATS | COMPLEX),
     Ufunc("signbit", 1, FLOATS, TO_BOOL),
     Ufunc("isnan", 1, NUMERIC, TO_BOOL, by_width=True),
     Ufunc("isinf", 1, NUMERIC, TO_BOOL, by_width=True),
@@ -158,11 +158,13 @@ UFUNCS: tuple[Ufunc, ...] = (
     Ufunc("bitwise_left_shift", 2, INTS, by_width=True),
     Ufunc("bitwise_right_shift", 2, INTS),
     # The transcendental functions: our math library (npu_emu_math_exp.cuh,
-    # npu_emu_math_trig.cuh), float and double; f16 / bf16 through float.
-    *(Ufunc(n, 1, FLOATS, math=True) for n in (
+    # npu_emu_math_trig.cuh), float and double; f16 / bf16 through float; complex64 and
+    # complex128 from the real ones (npu_emu_math_complex.cuh, which also has integer pow).
+    *(Ufunc(n, 1, FLOATS | COMPLEX, math=True) for n in (
         "exp", "expm1", "log", "log1p", "log2", "log10", "sinh", "cosh", "tanh", "asinh",
         "acosh", "atanh", "sin", "cos", "tan", "asin", "acos", "atan")),
-    *(Ufunc(n, 2, FLOATS, math=True) for n in ("pow", "atan2", "hypot", "logaddexp")),
+    Ufunc("pow", 2, INTS | FLOATS | COMPLEX, math=True),
+    *(Ufunc(n, 2, FLOATS, math=True) for n in ("atan2", "hypot", "logaddexp")),
 )
 BY_NAME: dict[str, Ufunc] = {u.name: u for u in UFUNCS}
 
