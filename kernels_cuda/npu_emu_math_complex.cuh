@@ -31,7 +31,8 @@ struct cd { double re, im; };   // the computation type of both complex types
 
 constexpr double PI = 3.141592653589793, PI_2 = 1.5707963267948966, PI_4 = 0.7853981633974483,
                  PI3_4 = 2.356194490192345, LN2 = 0.6931471805599453,
-                 INV_LN2 = 1.4426950408889634, INV_LN10 = 0.4342944819032518;
+                 INV_LN2 = 1.4426950408889634, INV_LN10 = 0.4342944819032518,
+                 LOG10_2 = 0.30102999566398120;
 
 NPU_EMU_HD double inf() { return bits_as_double(0x7FF0000000000000ull); }
 NPU_EMU_HD double nan() { return bits_as_double(0x7FF8000000000000ull); }
@@ -69,12 +70,13 @@ NPU_EMU_HD double sum3(double a, dd p, dd q) {
 // double-double near the unit circle, else the real log of hypot (scaled past 2^1000).
 template <int Base> NPU_EMU_CPLX double log_abs(double x, double y) {
     const double k = Base == 2 ? INV_LN2 : Base == 10 ? INV_LN10 : 1.0;
-    double ax = fabs_(x), ay = fabs_(y), extra = 0.0;
+    double ax = fabs_(x), ay = fabs_(y), extra = 0.0;   // log|z| = log|z 2^-e| + e log 2
     if (max_(ax, ay) > 0x1p1000) { ax *= 0.25; ay *= 0.25; extra = 2.0; }   // hypot finite
+    else if (max_(ax, ay) < 0x1p-1000) { ax *= 0x1p600; ay *= 0x1p600; extra = -600.0; }   // exact
     const double h = hypot(ax, ay);
     if (h > 0.70703125 && h < 1.4140625) return 0.5 * log1p(sum3(-1.0, square(ax), square(ay))) * k;
     const double l = Base == 2 ? log2(h) : Base == 10 ? log10(h) : log(h);
-    return extra == 0.0 ? l : l + extra * (Base == 2 ? 1.0 : LN2 * k);
+    return extra == 0.0 ? l : l + extra * (Base == 2 ? 1.0 : Base == 10 ? LOG10_2 : LN2);
 }
 
 // ------------------------------------------------------------------ exp, log
@@ -293,7 +295,8 @@ NPU_EMU_CPLX cd sign_(double x, double y) {   // z / |z|; 0 at 0; NaN with a NaN
         return isinf_(x) ? cd{copysign_(1.0, x), 0.0} : cd{0.0, copysign_(1.0, y)};
     }
     if (x == 0.0 && y == 0.0) return {0.0, 0.0};
-    const double s = max_(fabs_(x), fabs_(y)) > 0x1p1000 ? 0.0625 : 1.0;
+    const double m = max_(fabs_(x), fabs_(y));   // scaled: hypot neither overflows nor loses digits
+    const double s = m > 0x1p1000 ? 0.0625 : m < 0x1p-1000 ? 0x1p600 : 1.0;
     const double h = hypot(x * s, y * s);
     return {(x * s) / h, (y * s) / h};
 }
