@@ -180,11 +180,14 @@ def _refuse_negative_exponent(exponent: Array | PyScalar) -> None:
     """Integer pow: a negative exponent is refused, as NumPy refuses it (the standard leaves
     the result undefined; the kernel would give 1 / x^|n| truncated)."""
     if isinstance(exponent, PyScalar):
-        negative = exponent.value < 0
-    else:
-        from ... import array_api as xp   # our own less and any kernels
-        negative = bool(xp.any(exponent < 0))
-    if negative:
+        lowest = exponent.value
+    elif exponent.size == 0:
+        return
+    else:   # the smallest exponent, by our min kernel
+        out = empty_array((), exponent._t.dtype, exponent._st.backend)
+        reduce_into("min", exponent, out, tuple(range(exponent.ndim)), False)
+        lowest = int(out)
+    if lowest < 0:
         raise ValueError("pow: x2 has a negative value; integers to negative integer powers "
                          "are not allowed")
 
