@@ -236,10 +236,42 @@ template <typename C> NPU_EMU_HD C make_complex(decltype(C::re) re, decltype(C::
     C c; c.re = re; c.im = im; return c;
 }
 
+// Complex division: NumPy's algorithm (Smith's, loops.c.src), step by step.
+template <typename T> NPU_EMU_UFUNC_OUTLINE T complex_divide(T a, T b) {
+    using F = decltype(T::re);
+    const F br = abs_bits(b.re), bi = abs_bits(b.im);
+    if (br >= bi) {
+        if (br == F(0) && bi == F(0)) return make_complex<T>(a.re / br, a.im / br);
+        const F rat = b.im / b.re;
+        const F scl = F(1) / (b.re + b.im * rat);
+        return make_complex<T>((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
+    }
+    const F rat = b.re / b.im;
+    const F scl = F(1) / (b.im + b.re * rat);
+    return make_complex<T>((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
+}
+}  // namespace ufunc
+
+// The complex functions the functors below call (npu_emu_math_complex.cuh, which the units
+// with complex or integer-pow kernels include after this header: it builds on complex_divide
+// and Wide above). Declared here so that other units need not parse it; only the units that
+// instantiate a complex functor use them.
+namespace math {
+NPU_EMU_HD float abs(c64 z);
+NPU_EMU_HD double abs(c128 z);
+NPU_EMU_HD c64 sign(c64 z);
+NPU_EMU_HD c128 sign(c128 z);
+NPU_EMU_HD c64 sqrt(c64 z);
+NPU_EMU_HD c128 sqrt(c128 z);
+}  // namespace math
+
+namespace ufunc {
+
 // ------------------------------------------------------------------ unary functors
-struct op_abs {   // signed integers: abs(MIN) = MIN (wraps, as NumPy)
-    template <typename T> static NPU_EMU_HD T run(T x) {
-        if constexpr (is_float_v<T>) return abs_bits(x);
+struct op_abs {   // signed integers: abs(MIN) = MIN (wraps, as NumPy); complex: |z|, real
+    template <typename T> static NPU_EMU_HD auto run(T x) {
+        if constexpr (is_complex_v<T>) return math::abs(x);
+        else if constexpr (is_float_v<T>) return abs_bits(x);
         else return x < 0 ? static_cast<T>(typename Wide<T>::type(0) - typename Wide<T>::type(x)) : x;
     }
 };
@@ -250,9 +282,10 @@ struct op_negative {
         else return static_cast<T>(typename Wide<T>::type(0) - typename Wide<T>::type(x));
     }
 };
-struct op_sign {   // NaN -> NaN, +-0 -> +0 (NumPy 2)
+struct op_sign {   // NaN -> NaN, +-0 -> +0 (NumPy 2); complex: z / |z|
     template <typename T> static NPU_EMU_HD T run(T x) {
-        if constexpr (is_float_v<T>) return x > T(0) ? T(1) : x < T(0) ? T(-1) : x != x ? x : T(0);
+        if constexpr (is_complex_v<T>) return math::sign(x);
+        else if constexpr (is_float_v<T>) return x > T(0) ? T(1) : x < T(0) ? T(-1) : x != x ? x : T(0);
         else return static_cast<T>((x > T(0)) - (x < T(0)));
     }
 };
@@ -263,12 +296,24 @@ struct op_square {   // complex: the textbook formula, no fused multiply-add
         else return static_cast<T>(typename Wide<T>::type(x) * typename Wide<T>::type(x));
     }
 };
-struct op_sqrt { template <typename T> static NPU_EMU_HD T run(T x) { return sqrt_rn(x); } };
+struct op_sqrt {
+    template <typename T> static NPU_EMU_HD T run(T x) {
+        if constexpr (is_complex_v<T>) return math::sqrt(x); else return sqrt_rn(x);
+    }
+};
 struct op_floor { template <typename T> static NPU_EMU_HD T run(T x) { return floor_(x); } };
 struct op_ceil { template <typename T> static NPU_EMU_HD T run(T x) { return ceil_(x); } };
 struct op_trunc { template <typename T> static NPU_EMU_HD T run(T x) { return trunc_(x); } };
-struct op_round { template <typename T> static NPU_EMU_HD T run(T x) { return rint_(x); } };
-struct op_reciprocal { template <typename T> static NPU_EMU_HD T run(T x) { return T(1) / x; } };
+struct op_round {   // complex: each part
+    template <typename T> static NPU_EMU_HD T run(T x) {
+        if constexpr (is_complex_v<T>) return make_complex<T>(rint_(x.re), rint_(x.im)); else return rint_(x);
+    }
+};
+struct op_reciprocal {   // complex: divide's 1 / z
+    template <typename T> static NPU_EMU_HD T run(T x) {
+        if constexpr (is_complex_v<T>) return complex_divide(make_complex<T>(1, 0), x); else return T(1) / x;
+    }
+};
 struct op_signbit { template <typename T> static NPU_EMU_HD bool run(T x) { return sign_bit(x); } };
 struct op_isnan {
     template <typename T> static NPU_EMU_HD bool run(T x) {
@@ -323,20 +368,6 @@ struct op_subtract {
         else return static_cast<T>(typename Wide<T>::type(a) - typename Wide<T>::type(b));
     }
 };
-// Complex division: NumPy's algorithm (Smith's, loops.c.src), step by step.
-template <typename T> NPU_EMU_UFUNC_OUTLINE T complex_divide(T a, T b) {
-    using F = decltype(T::re);
-    const F br = abs_bits(b.re), bi = abs_bits(b.im);
-    if (br >= bi) {
-        if (br == F(0) && bi == F(0)) return make_complex<T>(a.re / br, a.im / br);
-        const F rat = b.im / b.re;
-        const F scl = F(1) / (b.re + b.im * rat);
-        return make_complex<T>((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
-    }
-    const F rat = b.re / b.im;
-    const F scl = F(1) / (b.im + b.re * rat);
-    return make_complex<T>((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
-}
 struct op_divide {
     template <typename T> static NPU_EMU_HD T run(T a, T b) {
         if constexpr (is_float_v<T>) return a / b; else return complex_divide(a, b);
@@ -695,7 +726,7 @@ __device__ __forceinline__ void binary_body(const IterParams<3>& p, const TI* a,
     else npu_emu::ufunc::BODY<OP, TI, TO, uint32_t>(__VA_ARGS__)
 #endif
 
-// One kernel per catalog line (ufunc_catalog.inc, generated): NAME is the kernel's exported
+// One kernel per catalog line (the generated ufunc_<family>_<group>.cu units): NAME is the kernel's exported
 // name, OP its functor, TI / TO the input and output storage types.
 #define NPU_EMU_UFUNC1_KERNEL(NAME, OP, TI, TO)                                               \
     extern "C" __global__ void NAME(const npu_emu::IterParams<2> p, const TI* x, TO* out) {  \

@@ -1,11 +1,22 @@
 // Generated from the catalog UFUNCS of npu_emu/kernels/ufunc.py by
 // `python -m npu_emu.kernels.ufunc`; do not edit (tests/test_ufunc.py checks it is fresh).
-// Build unit unary_basic_complex: negative, square, isnan, isinf, isfinite, conj, real, imag.
+// Build unit unary_basic_complex: abs, negative, sign, square, sqrt, round, reciprocal, isnan, isinf, isfinite, conj, real, imag.
 #include "ufunc.cuh"
+#include "npu_emu_math_complex.cuh"
+NPU_EMU_UFUNC1_KERNEL(ufunc_abs_c64, op_abs, npu_emu::c64, float)
+NPU_EMU_UFUNC1_KERNEL(ufunc_abs_c128, op_abs, npu_emu::c128, double)
 NPU_EMU_UFUNC1_KERNEL(ufunc_negative_c64, op_negative, npu_emu::c64, npu_emu::c64)
 NPU_EMU_UFUNC1_KERNEL(ufunc_negative_c128, op_negative, npu_emu::c128, npu_emu::c128)
+NPU_EMU_UFUNC1_KERNEL(ufunc_sign_c64, op_sign, npu_emu::c64, npu_emu::c64)
+NPU_EMU_UFUNC1_KERNEL(ufunc_sign_c128, op_sign, npu_emu::c128, npu_emu::c128)
 NPU_EMU_UFUNC1_KERNEL(ufunc_square_c64, op_square, npu_emu::c64, npu_emu::c64)
 NPU_EMU_UFUNC1_KERNEL(ufunc_square_c128, op_square, npu_emu::c128, npu_emu::c128)
+NPU_EMU_UFUNC1_KERNEL(ufunc_sqrt_c64, op_sqrt, npu_emu::c64, npu_emu::c64)
+NPU_EMU_UFUNC1_KERNEL(ufunc_sqrt_c128, op_sqrt, npu_emu::c128, npu_emu::c128)
+NPU_EMU_UFUNC1_KERNEL(ufunc_round_c64, op_round, npu_emu::c64, npu_emu::c64)
+NPU_EMU_UFUNC1_KERNEL(ufunc_round_c128, op_round, npu_emu::c128, npu_emu::c128)
+NPU_EMU_UFUNC1_KERNEL(ufunc_reciprocal_c64, op_reciprocal, npu_emu::c64, npu_emu::c64)
+NPU_EMU_UFUNC1_KERNEL(ufunc_reciprocal_c128, op_reciprocal, npu_emu::c128, npu_emu::c128)
 NPU_EMU_UFUNC1_KERNEL(ufunc_isnan_c64, op_isnan, npu_emu::c64, npu_emu::boolean)
 NPU_EMU_UFUNC1_KERNEL(ufunc_isnan_c128, op_isnan, npu_emu::c128, npu_emu::boolean)
 NPU_EMU_UFUNC1_KERNEL(ufunc_isinf_c64, op_isinf, npu_emu::c64, npu_emu::boolean)

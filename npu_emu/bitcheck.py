@@ -192,6 +192,18 @@ def _cases() -> Iterator[tuple[str, Callable[[], str]]]:
                     outs.append(np.asarray(fn(m)))
             return _digest(*outs)
         yield f"array_api/{dtype}", array_api
+    # The complex functions (our math library's complex versions, integer pow aside).
+    complex_unary = ["abs", "sqrt", "sign", "reciprocal", "round", "exp", "expm1", "log", "log1p",
+                     "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+                     "tanh", "asinh", "acosh", "atanh"]
+    for dtype in ("complex64", "complex128"):
+        def array_api_complex(dtype=dtype) -> str:
+            z = _values(rng, DT.ACL_COMPLEX128, N).astype(dtype)
+            a, b = xp.asarray(z), xp.asarray(z[::-1].copy())
+            outs = [np.asarray(getattr(xp, name)(a)) for name in complex_unary]
+            outs += [np.asarray(xp.pow(a, b)), np.asarray(xp.divide(a, b))]
+            return _digest(*outs)
+        yield f"array_api/{dtype}", array_api_complex
 
 
 def run_battery(only: str | None = None) -> dict[str, str]:

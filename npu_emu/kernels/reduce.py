@@ -174,7 +174,7 @@ def source_with_instances(text: str, unit: str) -> str:
 
 # ------------------------------------------------------------------------------ params
 
-# Mirror of `ReduceParams` (reduce.cu): 6 counts, 5 arrays of MAX_DIMS, a double, 4 int32.
+# Mirror of `ReduceParams` (reduce.cuh): 6 counts, 5 arrays of MAX_DIMS, a double, 4 int32.
 _PARAMS = struct.Struct(f"=6q{5 * MAX_DIMS}qd4i")
 PHASE_WHOLE, PHASE_GROUPS, PHASE_COMBINE = 0, 1, 2
 FLAG_SQRT, FLAG_INITIAL = 1, 2

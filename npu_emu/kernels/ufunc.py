@@ -54,6 +54,10 @@ _WIDTH_TAG = {1: "u8", 2: "u16", 4: "u32", 8: "u64"}
 SAME, TO_BOOL, TO_REAL = "same", "bool", "real"   # result dtype rules
 # The math library's headers, by the family name a catalog entry gives in `math`.
 MATH_HEADERS = {"exp": "npu_emu_math_exp.cuh", "trig": "npu_emu_math_trig.cuh"}
+# The complex functions and integer pow: overloads of the same names, built on both headers
+# above (a unit with such a kernel includes this one instead).
+COMPLEX_MATH_HEADER = "npu_emu_math_complex.cuh"
+COMPLEX_BASIC = frozenset({"abs", "sign", "sqrt"})   # non-math functors with complex branches
 # Storage type -> dtype group of the build units: a call builds the kernels of its own group
 # only. Each float type apart (a float16 kernel costs g++ twice a float32 one: the
 # conversions), the integers and bool together (by width, the signed ones share the unsigned
@@ -128,17 +132,17 @@ def kernel_name(name: str, tag: str) -> str:
 # Every function, declared once. (A transcendental: Ufunc("exp", 1, FLOATS, math="exp"),
 # npu_emu::math::exp of npu_emu_math_exp.cuh, which its unit includes.)
 UFUNCS: tuple[Ufunc, ...] = (
-    Ufunc("abs", 1, SIGNED | FLOATS, copy=UNSIGNED),
+    Ufunc("abs", 1, SIGNED | FLOATS | COMPLEX, TO_REAL, copy=UNSIGNED),
     Ufunc("negative", 1, INTS | FLOATS | COMPLEX, by_width=True),
     Ufunc("positive", 1, frozenset(), copy=NUMERIC),
-    Ufunc("sign", 1, INTS | FLOATS),
+    Ufunc("sign", 1, INTS | FLOATS | COMPLEX),
     Ufunc("square", 1, INTS | FLOATS | COMPLEX, by_width=True),
-    Ufunc("sqrt", 1, FLOATS),
+    Ufunc("sqrt", 1, FLOATS | COMPLEX),
     Ufunc("floor", 1, FLOATS, copy=INTS),
     Ufunc("ceil", 1, FLOATS, copy=INTS),
     Ufunc("trunc", 1, FLOATS, copy=INTS),
-    Ufunc("round", 1, FLOATS, copy=INTS),
-    Ufunc("reciprocal", 1, FLOATS),
+    Ufunc("round", 1, FLOATS | COMPLEX, copy=INTS),
+    Ufunc("reciprocal", 1, FLOATS | COMPLEX),
     Ufunc("signbit", 1, FLOATS, TO_BOOL),
     Ufunc("isnan", 1, NUMERIC, TO_BOOL, by_width=True),
     Ufunc("isinf", 1, NUMERIC, TO_BOOL, by_width=True),
@@ -174,12 +178,14 @@ UFUNCS: tuple[Ufunc, ...] = (
     Ufunc("bitwise_left_shift", 2, INTS, by_width=True),
     Ufunc("bitwise_right_shift", 2, INTS),
     # The transcendental functions: our math library (npu_emu_math_exp.cuh,
-    # npu_emu_math_trig.cuh), float and double; f16 / bf16 through float.
-    *(Ufunc(n, 1, FLOATS, math="exp") for n in (
+    # npu_emu_math_trig.cuh), float and double; f16 / bf16 through float; complex64 and
+    # complex128 from the real ones (npu_emu_math_complex.cuh, which also has integer pow).
+    *(Ufunc(n, 1, FLOATS | COMPLEX, math="exp") for n in (
         "exp", "expm1", "log", "log1p", "log2", "log10", "sinh", "cosh", "tanh", "asinh",
         "acosh", "atanh")),
-    *(Ufunc(n, 1, FLOATS, math="trig") for n in ("sin", "cos", "tan", "asin", "acos", "atan")),
-    *(Ufunc(n, 2, FLOATS, math="exp") for n in ("pow", "logaddexp")),
+    *(Ufunc(n, 1, FLOATS | COMPLEX, math="trig") for n in ("sin", "cos", "tan", "asin", "acos", "atan")),
+    Ufunc("pow", 2, INTS | FLOATS | COMPLEX, math="exp"),
+    Ufunc("logaddexp", 2, FLOATS, math="exp"),
     *(Ufunc(n, 2, FLOATS, math="trig") for n in ("atan2", "hypot")),
 )
 BY_NAME: dict[str, Ufunc] = {u.name: u for u in UFUNCS}
@@ -235,6 +241,14 @@ def _check_dtype(u: Ufunc, dt: DT) -> None:
 
 
 # --------------------------------------------------------------------------- generator
+def headers_of(u: Ufunc, tag: str) -> set[str]:
+    """The math headers the kernel of `u` on storage type `tag` needs (ufunc.cuh aside)."""
+    if (tag in ("c64", "c128") and (u.math or u.name in COMPLEX_BASIC)) or \
+            (u.name == "pow" and GROUP_OF[tag] == "int"):
+        return {COMPLEX_MATH_HEADER}
+    return {MATH_HEADERS[u.math]} if u.math else set()
+
+
 def unit_source(unit: str) -> str:
     """The text of kernels_cuda/ufunc_<unit>.cu: the templates (ufunc.cuh), the math header
     its functions call and no other, the functors its catalog entries make, then one kernel
@@ -245,7 +259,7 @@ def unit_source(unit: str) -> str:
              "// `python -m npu_emu.kernels.ufunc`; do not edit (tests/test_ufunc.py checks it is fresh).",
              f"// Build unit {unit}: {', '.join(u.name for u in functions)}.",
              '#include "ufunc.cuh"']
-    lines += [f'#include "{h}"' for h in sorted({MATH_HEADERS[u.math] for u in functions if u.math})]
+    lines += [f'#include "{h}"' for h in sorted({h for u, tag in kernels for h in headers_of(u, tag)})]
     for u in functions:
         if u.expr:
             lines.append(f"NPU_EMU_UFUNC_EXPR{u.arity}({u.functor}, {u.expr})")

@@ -149,6 +149,7 @@ def apply(be: Backend, spec: Any, inputs: list, out: Any, ct: np.dtype, dtype: D
 # Functions whose narrow-float results are not float32's rounded back (nextafter steps in the
 # type's own precision): no float32 kernel for the float8 types and HiFloat8.
 _OWN_PRECISION = frozenset({"nextafter"})
+SIGNED_INTS = ufunc_family.SIGNED
 
 
 def own_elementwise(name: str, compute: DT, ndim: int) -> DT | None:
@@ -175,7 +176,25 @@ def _kernel_operand(x: Array | PyScalar, dtype: DT, be: Backend) -> Array:
     return x if x._t.dtype == dtype else convert(x, dtype)
 
 
+def _refuse_negative_exponent(exponent: Array | PyScalar) -> None:
+    """Integer pow: a negative exponent is refused, as NumPy refuses it (the standard leaves
+    the result undefined; the kernel would give 1 / x^|n| truncated)."""
+    if isinstance(exponent, PyScalar):
+        lowest = exponent.value
+    elif exponent.size == 0:
+        return
+    else:   # the smallest exponent, by our min kernel
+        out = empty_array((), exponent._t.dtype, exponent._st.backend)
+        reduce_into("min", exponent, out, tuple(range(exponent.ndim)), False)
+        lowest = int(out)
+    if lowest < 0:
+        raise ValueError("pow: x2 has a negative value; integers to negative integer powers "
+                         "are not allowed")
+
+
 def _ufunc(name: str, kdt: DT, ins: list[Array], out: Array, be: Backend) -> None:
+    if name == "pow" and kdt in SIGNED_INTS:
+        _refuse_negative_exponent(ins[1])
     launches = family_plan(("ufunc", name, kdt), [out, *ins], be, lambda: ufunc_family.plan(
         be, name, kernel_view(out), [kernel_view(x) for x in ins], kdt))
     launch(be, launches, [*ins, out])

@@ -12,13 +12,12 @@ Which path a call takes (docs/array-api.md):
   on both backends: float16 / bfloat16 compute in float32 inside the kernel and round once,
   the float8 types and HiFloat8 are converted to float32 and back by our cast kernels
   (library.own_elementwise decides, in library.elementwise / elementwise_into).
-- what the catalog lacks (complex transcendentals, abs, sign, reciprocal and round of
-  complex, integer pow, nextafter of the float8 types, more than 8 dims) runs on the
+- what the catalog lacks (nextafter of the float8 types, more than 8 dims) runs on the
   backend's array library (NumPy on cpu, CuPy on cuda) over the same memory, in stream order,
   in the NPU's computation type (the narrow floats in float32, rounded back by our bit-exact
   conversion). Its special cases are the library's IEEE results, corrected where NumPy/CuPy
   differ from the standard (complex expm1 and tanh at infinities, floor_divide with an
-  infinite operand past 8 dims): `fix` below.
+  infinite operand, all past 8 dims): `fix` below.
 Promotion and the result dtype follow the "array_api" rule set in every case.
 """
 from __future__ import annotations
