@@ -4,7 +4,8 @@ float64, each within 1 ulp of the correctly rounded result, measured against mpm
 
 A shim (tests/kernels/math_shim_trig.cu) is built with the cpu backend's exact flags and
 loaded with ctypes; the same shim is compiled by NVRTC and its PTX checked for anything that
-would let the GPU's bits differ. NPU_EMU_MATH_SWEEP=1 runs a much larger sample.
+would let the GPU's bits differ. NPU_EMU_MATH_SWEEP=1 runs a much larger sample;
+NPU_EMU_MATH_EXHAUSTIVE=1 runs the float32 sweep over all 2^32 inputs (tens of CPU minutes).
 """
 from __future__ import annotations
 
