@@ -68,3 +68,17 @@ def _fresh_runtime_state():
     clear_plan_cache()
     yield
     _state.reset()
+
+
+def pytest_collection_finish(session):
+    """A run over many test files (the README's whole-suite command) builds every cpu kernel
+    module first, in parallel: on a cold cache the tests would otherwise build them one at a
+    time as each is first called (minutes of g++ on 2 cores, one core busy). A module that
+    fails to build is left for its own tests to report, with the compiler's message."""
+    if len({item.path for item in session.items}) < 20:
+        return
+    from npu_emu.runtime.base import KernelBuildError
+    try:
+        runtime.backend("cpu")._modules.build_all()
+    except KernelBuildError:
+        pass
