@@ -89,9 +89,12 @@ def test_strided_copy_matches_numpy(backend, case):
 
 
 @pytest.mark.parametrize("itemsize", [1, 2, 4, 8, 16])
-@pytest.mark.parametrize("shape", [(33, 47), (3, 64, 17), (16, 16), (2, 40, 3, 50)])
+@pytest.mark.parametrize("shape", [(33, 47), (3, 64, 17), (16, 16), (2, 40, 3, 50), (290, 130),
+                                   (2, 70, 150)])
 def test_transposes_take_the_tiled_kernel(backend, itemsize, shape):
-    """Reversed-axes source views: the shared-memory tile path, including partial tiles."""
+    """Reversed-axes source views: the shared-memory tile path, including partial tiles and
+    blocks of several tiles (a cpu block spans 128 elements of the destination's fast axis:
+    (290, 130) and (2, 70, 150) end in a partial one)."""
     rng = np.random.default_rng(1)
     n = int(np.prod(shape))
     src_buf = _random_storage(rng, n, itemsize)

@@ -15,7 +15,6 @@ from .indexing import IterSpace, broadcast_strides, coalesce, pack_params
 
 MODULE = "strided_copy.cu"
 UNITS = {1: "b1", 2: "b2", 4: "b4", 8: "b8"}
-TILE = 32
 TILE_MIN = 16   # both axes at least this long before a tile pays
 
 
@@ -101,7 +100,8 @@ def _copy_geometry(be: Backend, geometry: tuple, align: tuple, dst_shape: tuple,
     order = tile_order(space)
     if order is not None:
         space = space.permuted(order)
-        tiles = -(-space.sizes[0] // TILE) * -(-space.sizes[1] // TILE)
+        span0, span1 = be.tile_span
+        tiles = -(-space.sizes[0] // span0) * -(-space.sizes[1] // span1)
         grid = tiles * (space.numel // (space.sizes[0] * space.sizes[1]))
         if grid < 2**31:
             bx, by = be.tile_block

@@ -767,6 +767,9 @@ class Backend(ABC):
 
     # Threads of a block for tiled kernels (32x33 shared tiles): (x, y).
     tile_block: tuple[int, int] = (1, 1)
+    # The elements one block of tiled_copy covers along the destination's and the source's
+    # fast axes (strided_copy.cu's TILE0 and TILE, per backend): four tiles on the CPU.
+    tile_span: tuple[int, int] = (128, 32)
 
 
 def row_geometry(geometry: tuple[int, int, int], space: Any, operands: Sequence[int] | None = None,

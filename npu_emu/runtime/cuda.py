@@ -657,6 +657,7 @@ class CudaBackend(Backend):
         return gpu_geometry(numel, itemsize)
 
     tile_block = (32, 8)
+    tile_span = (32, 32)
 
     def info(self) -> dict[str, str]:
         cupy = self._cupy
