@@ -158,6 +158,27 @@ inline void transpose8x8(float* d, int64_t dstride, const float* s, int64_t sstr
     _mm256_storeu_ps(d + 6 * dstride, _mm256_permute2f128_ps(u2, u6, 0x31));
     _mm256_storeu_ps(d + 7 * dstride, _mm256_permute2f128_ps(u3, u7, 0x31));
 }
+
+// The same for 2-byte elements (float16, bfloat16, int16): three rounds of unpacks in SSE2
+// registers, 16-, 32- then 64-bit, bits moved only.
+inline void transpose8x8(uint16_t* d, int64_t dstride, const uint16_t* s, int64_t sstride) {
+    auto row = [&](int r) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + r * sstride)); };
+    const __m128i a0 = row(0), a1 = row(1), a2 = row(2), a3 = row(3);
+    const __m128i a4 = row(4), a5 = row(5), a6 = row(6), a7 = row(7);
+    const __m128i b0 = _mm_unpacklo_epi16(a0, a1), b1 = _mm_unpackhi_epi16(a0, a1);
+    const __m128i b2 = _mm_unpacklo_epi16(a2, a3), b3 = _mm_unpackhi_epi16(a2, a3);
+    const __m128i b4 = _mm_unpacklo_epi16(a4, a5), b5 = _mm_unpackhi_epi16(a4, a5);
+    const __m128i b6 = _mm_unpacklo_epi16(a6, a7), b7 = _mm_unpackhi_epi16(a6, a7);
+    const __m128i c0 = _mm_unpacklo_epi32(b0, b2), c1 = _mm_unpackhi_epi32(b0, b2);
+    const __m128i c2 = _mm_unpacklo_epi32(b1, b3), c3 = _mm_unpackhi_epi32(b1, b3);
+    const __m128i c4 = _mm_unpacklo_epi32(b4, b6), c5 = _mm_unpackhi_epi32(b4, b6);
+    const __m128i c6 = _mm_unpacklo_epi32(b5, b7), c7 = _mm_unpackhi_epi32(b5, b7);
+    auto put = [&](int r, __m128i v) { _mm_storeu_si128(reinterpret_cast<__m128i*>(d + r * dstride), v); };
+    put(0, _mm_unpacklo_epi64(c0, c4)); put(1, _mm_unpackhi_epi64(c0, c4));
+    put(2, _mm_unpacklo_epi64(c1, c5)); put(3, _mm_unpackhi_epi64(c1, c5));
+    put(4, _mm_unpacklo_epi64(c2, c6)); put(5, _mm_unpackhi_epi64(c2, c6));
+    put(6, _mm_unpacklo_epi64(c3, c7)); put(7, _mm_unpackhi_epi64(c3, c7));
+}
 #endif
 
 }  // namespace npu_emu_cpu

@@ -9,7 +9,7 @@
 //   element, so consecutive threads touch consecutive addresses (npu_emu_index.cuh).
 // tiled_copy_*: when the source's fastest axis is not the destination's (a transpose), a
 //   32x33 tile is read along the source's fast axis and written along the destination's. On
-//   the CPU, 4-byte elements with both fast axes unit-strided skip the tile buffer: 8x8
+//   the CPU, 4- and 2-byte elements with both fast axes unit-strided skip the tile buffer: 8x8
 //   blocks are transposed in AVX registers (npu_emu_cpu.h transpose8x8).
 // On the CPU, an output of 16 MiB or more is written with non-temporal stores (stream_row).
 #include "npu_emu_common.cuh"
@@ -67,15 +67,20 @@ __device__ __forceinline__ void strided_copy_body(const IterParams<2>& p, const 
 }
 
 constexpr int TILE = 32;
-// A block's extent along the destination's fast axis: one tile on the GPU; on the CPU four,
-// so that a thread finishes the destination's cache lines it starts (a 32-element segment
-// of a row need not start on a line) and touches 4x fewer pages per element it writes.
-// kernels/copy.py sizes the grid with the backend's tile_span, which must equal these.
+// A block's extent along the destination's fast axis: one tile on the GPU; on the CPU four
+// for the register-transposed 2- and 4-byte elements, so that a thread finishes the
+// destination's cache lines it starts (a 32-element segment of a row need not start on a
+// line) and touches 4x fewer pages per element it writes. kernels/copy.py sizes the grid
+// with the backend's tile_span(unit), which must agree (tests/test_strided_copy.py's
+// transposes end in partial blocks of every unit).
+template <typename T>
+constexpr int tile_span0() {
 #if defined(NPU_EMU_CPU)
-constexpr int TILE0 = 4 * TILE;
+    return sizeof(T) == 4 || sizeof(T) == 2 ? 4 * TILE : TILE;
 #else
-constexpr int TILE0 = TILE;
+    return TILE;
 #endif
+}
 
 #if defined(NPU_EMU_CPU)
 // The part of a tile outside its full 8x8 blocks ([full0, m0) x [0, m1) and
@@ -99,6 +104,7 @@ __device__ __forceinline__ void tiled_copy_body(const IterParams<2>& p, const T*
                                                 T* __restrict__ dst) {
     __shared__ T tile[TILE][TILE + 1];
     const I n0 = static_cast<I>(p.size[0]), n1 = static_cast<I>(p.size[1]);
+    constexpr int TILE0 = tile_span0<T>();
     const I tiles0 = (n0 + TILE0 - 1) / TILE0, tiles1 = (n1 + TILE - 1) / TILE;
     // Consecutive blocks step along dim 1: they write different destination rows. Stepping
     // along dim 0 put neighbouring tiles of one row on different CPU threads (blocks are
@@ -124,13 +130,14 @@ __device__ __forceinline__ void tiled_copy_body(const IterParams<2>& p, const T*
     const I m0 = min(static_cast<I>(TILE0), n0 - base0), m1 = min(static_cast<I>(TILE), n1 - base1);
 
 #if defined(NPU_EMU_CPU) && defined(__AVX__)
-    // CPU, 4-byte elements, both fast axes unit-strided: 8x8 blocks transposed in registers
-    // (the shuffles move bits, never values), the tile's edges element by element.
-    if constexpr (sizeof(T) == 4) {
+    // CPU, 4- or 2-byte elements, both fast axes unit-strided: 8x8 blocks transposed in
+    // registers (the shuffles move bits, never values), the tile's edges element by element.
+    if constexpr (sizeof(T) == 4 || sizeof(T) == 2) {
         if (ds0 == 1 && ss1 == 1) {
+            using U = std::conditional_t<sizeof(T) == 4, float, uint16_t>;
             const I full0 = m0 & ~static_cast<I>(7), full1 = m1 & ~static_cast<I>(7);
-            const float* sb = reinterpret_cast<const float*>(src + soff + base0 * ss0 + base1);
-            float* db = reinterpret_cast<float*>(dst + doff + base0 + base1 * ds1);
+            const U* sb = reinterpret_cast<const U*>(src + soff + base0 * ss0 + base1);
+            U* db = reinterpret_cast<U*>(dst + doff + base0 + base1 * ds1);
             for (I i = 0; i < full0; i += 8)
                 for (I j = 0; j < full1; j += 8)
                     npu_emu_cpu::transpose8x8(db + i + j * ds1, static_cast<int64_t>(ds1),

@@ -100,7 +100,7 @@ def _copy_geometry(be: Backend, geometry: tuple, align: tuple, dst_shape: tuple,
     order = tile_order(space)
     if order is not None:
         space = space.permuted(order)
-        span0, span1 = be.tile_span
+        span0, span1 = be.tile_span(UNITS[unit])
         tiles = -(-space.sizes[0] // span0) * -(-space.sizes[1] // span1)
         grid = tiles * (space.numel // (space.sizes[0] * space.sizes[1]))
         if grid < 2**31:

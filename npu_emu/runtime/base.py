@@ -767,9 +767,11 @@ class Backend(ABC):
 
     # Threads of a block for tiled kernels (32x33 shared tiles): (x, y).
     tile_block: tuple[int, int] = (1, 1)
-    # The elements one block of tiled_copy covers along the destination's and the source's
-    # fast axes (strided_copy.cu's TILE0 and TILE, per backend): four tiles on the CPU.
-    tile_span: tuple[int, int] = (128, 32)
+    def tile_span(self, unit: str) -> tuple[int, int]:
+        """The elements one block of tiled_copy_<unit> covers along the destination's and the
+        source's fast axes (strided_copy.cu tile_span0 and TILE, which must agree): on the CPU
+        four tiles for the register-transposed 2- and 4-byte units, one for the others."""
+        return (128, 32) if unit in ("b2", "b4") else (32, 32)
 
 
 def row_geometry(geometry: tuple[int, int, int], space: Any, operands: Sequence[int] | None = None,

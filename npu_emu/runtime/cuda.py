@@ -657,7 +657,9 @@ class CudaBackend(Backend):
         return gpu_geometry(numel, itemsize)
 
     tile_block = (32, 8)
-    tile_span = (32, 32)
+
+    def tile_span(self, unit: str) -> tuple[int, int]:
+        return (32, 32)                  # one 32x33 shared tile per block
 
     def info(self) -> dict[str, str]:
         cupy = self._cupy
