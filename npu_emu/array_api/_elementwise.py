@@ -31,175 +31,175 @@ def multiply(x1: object, x2: object, /) -> Array:
 
 def divide(x1: object, x2: object, /) -> Array:
     """Elementwise true_divide of x1 and x2, broadcast; numeric dtypes, promoted by the
-    array_api rule set (on the backend's array library; narrow floats in float32, rounded
+    array_api rule set (on our kernels; narrow floats in float32, rounded
     back by our conversion). The operator /."""
     return binary("divide", x1, x2)
 
 
 def floor_divide(x1: object, x2: object, /) -> Array:
     """Elementwise floor_divide of x1 and x2, broadcast; real numeric dtypes, promoted by
-    the array_api rule set (on the backend's array library; narrow floats in float32,
+    the array_api rule set (on our kernels; narrow floats in float32,
     rounded back by our conversion). The operator //."""
     return binary("floor_divide", x1, x2)
 
 
 def remainder(x1: object, x2: object, /) -> Array:
     """Elementwise remainder of x1 and x2, broadcast; real numeric dtypes, promoted by the
-    array_api rule set (on the backend's array library; narrow floats in float32, rounded
+    array_api rule set (on our kernels; narrow floats in float32, rounded
     back by our conversion). The operator %."""
     return binary("remainder", x1, x2)
 
 
 def pow(x1: object, x2: object, /) -> Array:
     """Elementwise power of x1 and x2, broadcast; numeric dtypes, promoted by the array_api
-    rule set (on the backend's array library; narrow floats in float32, rounded back by our
+    rule set (on our kernels; narrow floats in float32, rounded back by our
     conversion). The operator **."""
     return binary("pow", x1, x2)
 
 
 def atan2(x1: object, x2: object, /) -> Array:
     """Elementwise arctan2 of x1 and x2, broadcast; real floating-point dtypes, promoted by
-    the array_api rule set (on the backend's array library; narrow floats in float32,
+    the array_api rule set (on our kernels; narrow floats in float32,
     rounded back by our conversion)."""
     return binary("atan2", x1, x2)
 
 
 def copysign(x1: object, x2: object, /) -> Array:
     """Elementwise copysign of x1 and x2, broadcast; real floating-point dtypes, promoted by
-    the array_api rule set (on the backend's array library; narrow floats in float32,
+    the array_api rule set (on our kernels; narrow floats in float32,
     rounded back by our conversion)."""
     return binary("copysign", x1, x2)
 
 
 def hypot(x1: object, x2: object, /) -> Array:
     """Elementwise hypot of x1 and x2, broadcast; real floating-point dtypes, promoted by
-    the array_api rule set (on the backend's array library; narrow floats in float32,
+    the array_api rule set (on our kernels; narrow floats in float32,
     rounded back by our conversion)."""
     return binary("hypot", x1, x2)
 
 
 def logaddexp(x1: object, x2: object, /) -> Array:
     """Elementwise logaddexp of x1 and x2, broadcast; real floating-point dtypes, promoted
-    by the array_api rule set (on the backend's array library; narrow floats in float32,
+    by the array_api rule set (on our kernels; narrow floats in float32,
     rounded back by our conversion)."""
     return binary("logaddexp", x1, x2)
 
 
 def nextafter(x1: object, x2: object, /) -> Array:
     """Elementwise nextafter of x1 and x2, broadcast; real floating-point dtypes, promoted
-    by the array_api rule set (on the backend's array library; narrow floats in float32,
+    by the array_api rule set (on our kernels; narrow floats in float32,
     rounded back by our conversion)."""
     return binary("nextafter", x1, x2)
 
 
 def maximum(x1: object, x2: object, /) -> Array:
     """Elementwise maximum of x1 and x2, broadcast; real numeric dtypes, promoted by the
-    array_api rule set (on the backend's array library; narrow floats in float32, rounded
+    array_api rule set (on our kernels; narrow floats in float32, rounded
     back by our conversion)."""
     return binary("maximum", x1, x2)
 
 
 def minimum(x1: object, x2: object, /) -> Array:
     """Elementwise minimum of x1 and x2, broadcast; real numeric dtypes, promoted by the
-    array_api rule set (on the backend's array library; narrow floats in float32, rounded
+    array_api rule set (on our kernels; narrow floats in float32, rounded
     back by our conversion)."""
     return binary("minimum", x1, x2)
 
 
 def equal(x1: object, x2: object, /) -> Array:
     """Elementwise equal of x1 and x2, broadcast; all dtypes, promoted by the array_api rule
-    set (on the backend's array library; narrow floats in float32, rounded back by our
+    set (on our kernels; narrow floats in float32, rounded back by our
     conversion). The operator ==."""
     return binary("equal", x1, x2)
 
 
 def not_equal(x1: object, x2: object, /) -> Array:
     """Elementwise not_equal of x1 and x2, broadcast; all dtypes, promoted by the array_api
-    rule set (on the backend's array library; narrow floats in float32, rounded back by our
+    rule set (on our kernels; narrow floats in float32, rounded back by our
     conversion). The operator !=."""
     return binary("not_equal", x1, x2)
 
 
 def less(x1: object, x2: object, /) -> Array:
     """Elementwise less of x1 and x2, broadcast; real numeric dtypes, promoted by the
-    array_api rule set (on the backend's array library; narrow floats in float32, rounded
+    array_api rule set (on our kernels; narrow floats in float32, rounded
     back by our conversion). The operator <."""
     return binary("less", x1, x2)
 
 
 def less_equal(x1: object, x2: object, /) -> Array:
     """Elementwise less_equal of x1 and x2, broadcast; real numeric dtypes, promoted by the
-    array_api rule set (on the backend's array library; narrow floats in float32, rounded
+    array_api rule set (on our kernels; narrow floats in float32, rounded
     back by our conversion). The operator <=."""
     return binary("less_equal", x1, x2)
 
 
 def greater(x1: object, x2: object, /) -> Array:
     """Elementwise greater of x1 and x2, broadcast; real numeric dtypes, promoted by the
-    array_api rule set (on the backend's array library; narrow floats in float32, rounded
+    array_api rule set (on our kernels; narrow floats in float32, rounded
     back by our conversion). The operator >."""
     return binary("greater", x1, x2)
 
 
 def greater_equal(x1: object, x2: object, /) -> Array:
     """Elementwise greater_equal of x1 and x2, broadcast; real numeric dtypes, promoted by
-    the array_api rule set (on the backend's array library; narrow floats in float32,
+    the array_api rule set (on our kernels; narrow floats in float32,
     rounded back by our conversion). The operator >=."""
     return binary("greater_equal", x1, x2)
 
 
 def logical_and(x1: object, x2: object, /) -> Array:
     """Elementwise logical_and of x1 and x2, broadcast; all dtypes, promoted by the
-    array_api rule set (on the backend's array library; narrow floats in float32, rounded
+    array_api rule set (on our kernels; narrow floats in float32, rounded
     back by our conversion)."""
     return binary("logical_and", x1, x2)
 
 
 def logical_or(x1: object, x2: object, /) -> Array:
     """Elementwise logical_or of x1 and x2, broadcast; all dtypes, promoted by the array_api
-    rule set (on the backend's array library; narrow floats in float32, rounded back by our
+    rule set (on our kernels; narrow floats in float32, rounded back by our
     conversion)."""
     return binary("logical_or", x1, x2)
 
 
 def logical_xor(x1: object, x2: object, /) -> Array:
     """Elementwise logical_xor of x1 and x2, broadcast; all dtypes, promoted by the
-    array_api rule set (on the backend's array library; narrow floats in float32, rounded
+    array_api rule set (on our kernels; narrow floats in float32, rounded
     back by our conversion)."""
     return binary("logical_xor", x1, x2)
 
 
 def bitwise_and(x1: object, x2: object, /) -> Array:
     """Elementwise bitwise_and of x1 and x2, broadcast; integer or boolean dtypes, promoted
-    by the array_api rule set (on the backend's array library; narrow floats in float32,
+    by the array_api rule set (on our kernels; narrow floats in float32,
     rounded back by our conversion). The operator &."""
     return binary("bitwise_and", x1, x2)
 
 
 def bitwise_or(x1: object, x2: object, /) -> Array:
     """Elementwise bitwise_or of x1 and x2, broadcast; integer or boolean dtypes, promoted
-    by the array_api rule set (on the backend's array library; narrow floats in float32,
+    by the array_api rule set (on our kernels; narrow floats in float32,
     rounded back by our conversion). The operator |."""
     return binary("bitwise_or", x1, x2)
 
 
 def bitwise_xor(x1: object, x2: object, /) -> Array:
     """Elementwise bitwise_xor of x1 and x2, broadcast; integer or boolean dtypes, promoted
-    by the array_api rule set (on the backend's array library; narrow floats in float32,
+    by the array_api rule set (on our kernels; narrow floats in float32,
     rounded back by our conversion). The operator ^."""
     return binary("bitwise_xor", x1, x2)
 
 
 def bitwise_left_shift(x1: object, x2: object, /) -> Array:
     """Elementwise left_shift of x1 and x2, broadcast; integer dtypes, promoted by the
-    array_api rule set (on the backend's array library; narrow floats in float32, rounded
+    array_api rule set (on our kernels; narrow floats in float32, rounded
     back by our conversion). The operator <<."""
     return binary("bitwise_left_shift", x1, x2)
 
 
 def bitwise_right_shift(x1: object, x2: object, /) -> Array:
     """Elementwise right_shift of x1 and x2, broadcast; integer dtypes, promoted by the
-    array_api rule set (on the backend's array library; narrow floats in float32, rounded
+    array_api rule set (on our kernels; narrow floats in float32, rounded
     back by our conversion). The operator >>."""
     return binary("bitwise_right_shift", x1, x2)
 

@@ -2,8 +2,10 @@
 cumulative_prod, each a row of a table naming the dtype category it takes, the backend
 library's function and how its result dtype follows from the input's.
 
-The reductions run on the backend's array library (NumPy on cpu, CuPy on cuda) over the
-array's own memory, in stream order, into a result from the pool:
+The reductions run on our reduce kernels (npu_emu/kernels/reduce.py: a fixed, documented
+order, the same bits on both backends and at any thread count), in stream order, into a
+result from the pool; the backend's array library (NumPy on cpu, CuPy on cuda) computes
+only what those kernels lack (arrays of more dims than they take; docs/array-api.md):
 - Accumulation dtype: sum, prod and the cumulative functions of a signed integer narrower than
   the default integer give int64, of an unsigned one uint64, of bool int64 (the standard);
   floats and complex keep their dtype. mean, std and var of integers give the default float.
