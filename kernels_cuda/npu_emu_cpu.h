@@ -132,6 +132,47 @@ inline void stream_row(T* __restrict__ d, long long n, Make&& make) {
 #endif
 }
 
+// n bytes from s to d, both contiguous, for a large output: as stream_row, without the
+// staging buffer (the bytes are the source's): unaligned loads, aligned non-temporal stores
+// four 32-byte vectors at a time, the unaligned head and the tail copied plainly.
+inline void stream_copy(void* __restrict__ dst, const void* __restrict__ src, long long n) {
+#if defined(__AVX__)
+    auto* d = static_cast<unsigned char*>(dst);
+    const auto* s = static_cast<const unsigned char*>(src);
+    long long head = std::min<long long>(n, static_cast<long long>((32u - (reinterpret_cast<unsigned long long>(d) & 31u)) & 31u));
+    std::memcpy(d, s, static_cast<std::size_t>(head));
+    long long j = head;
+    // Four pages at a time, a line of each in turn (as glibc's large memcpy does): the
+    // hardware prefetcher follows four streams, none of which crosses a page boundary early.
+    constexpr long long PAGE = 4096;
+    for (; j + 4 * PAGE <= n; j += 4 * PAGE) {
+        for (long long k = 0; k < PAGE; k += 64) {
+            for (int q = 0; q < 4; ++q) {
+                const __m256i* from = reinterpret_cast<const __m256i*>(s + j + q * PAGE + k);
+                __m256i* to = reinterpret_cast<__m256i*>(d + j + q * PAGE + k);
+                const __m256i v0 = _mm256_loadu_si256(from), v1 = _mm256_loadu_si256(from + 1);
+                _mm256_stream_si256(to, v0);
+                _mm256_stream_si256(to + 1, v1);
+            }
+        }
+    }
+    for (; j + 128 <= n; j += 128) {
+        const __m256i* from = reinterpret_cast<const __m256i*>(s + j);
+        __m256i* to = reinterpret_cast<__m256i*>(d + j);
+        const __m256i v0 = _mm256_loadu_si256(from), v1 = _mm256_loadu_si256(from + 1);
+        const __m256i v2 = _mm256_loadu_si256(from + 2), v3 = _mm256_loadu_si256(from + 3);
+        _mm256_stream_si256(to, v0);
+        _mm256_stream_si256(to + 1, v1);
+        _mm256_stream_si256(to + 2, v2);
+        _mm256_stream_si256(to + 3, v3);
+    }
+    std::memcpy(d + j, s + j, static_cast<std::size_t>(n - j));
+    _mm_sfence();   // the non-temporal stores are visible before the kernel returns
+#else
+    std::memcpy(dst, src, static_cast<std::size_t>(n));
+#endif
+}
+
 #if defined(__AVX__)
 // d[c * dstride + r] = s[r * sstride + c] for r, c < 8: eight rows of eight 4-byte elements
 // transposed in registers (unpack, shuffle and lane permutes move bits only: NaN payloads

@@ -23,6 +23,10 @@ template <typename T, typename I>
 __device__ __forceinline__ void copy_row(T* __restrict__ d, const T* __restrict__ s, I n, I ds, I ss,
                                          bool stream = false) {
 #if defined(NPU_EMU_CPU)
+    if (stream && ds == 1 && ss == 1) {   // a large contiguous run: non-temporal stores
+        npu_emu_cpu::stream_copy(d, s, static_cast<long long>(n) * static_cast<long long>(sizeof(T)));
+        return;
+    }
     if (stream && ds == 1) {   // a large output: non-temporal stores (npu_emu_cpu.h)
         npu_emu_cpu::stream_row(d, static_cast<long long>(n), [&](T* out, long long j, long long k) {
             copy_row<T, I>(out, s + static_cast<I>(j) * ss, static_cast<I>(k), static_cast<I>(1), ss);

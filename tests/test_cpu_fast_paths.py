@@ -1,9 +1,9 @@
 """The cpu backend's fast paths give the bits of the plain code they replace.
 
 Large outputs of the copies and binary elementwise kernels (npu_emu_cpu.h STREAM_MIN_BYTES
-and up) are written with non-temporal stores through a staging buffer, with a plain head up to
-32-byte alignment and a plain tail: copies, broadcasts and adds past that size, at unaligned
-offsets, against NumPy (and large casts, which take the F16C path, against our codec).
+and up) are written with non-temporal stores (through a staging buffer, or straight from the
+source for a contiguous copy), with a plain head up to 32-byte alignment and a plain tail:
+copies, broadcasts and adds past that size, at unaligned offsets, against NumPy (and large casts, which take the F16C path, against our codec).
 
 On x86 with F16C, float32 -> fp16 casts use vcvtps2ph (kernels_cuda/npu_emu_convert.cuh,
 f16c_from_floats); the rule is from_float<f16>. cast.cu exports a hook that runs both on a set of
