@@ -78,13 +78,11 @@ constexpr int TILE = 32;
 // with the backend's tile_span(unit), which must agree (tests/test_strided_copy.py's
 // transposes end in partial blocks of every unit).
 template <typename T>
-constexpr int tile_span0() {
 #if defined(NPU_EMU_CPU)
-    return sizeof(T) == 4 || sizeof(T) == 2 ? 4 * TILE : TILE;
+constexpr int TILE_SPAN0 = sizeof(T) == 4 || sizeof(T) == 2 ? 4 * TILE : TILE;
 #else
-    return TILE;
+constexpr int TILE_SPAN0 = TILE;
 #endif
-}
 
 #if defined(NPU_EMU_CPU)
 // The part of a tile outside its full 8x8 blocks ([full0, m0) x [0, m1) and
@@ -108,7 +106,7 @@ __device__ __forceinline__ void tiled_copy_body(const IterParams<2>& p, const T*
                                                 T* __restrict__ dst) {
     __shared__ T tile[TILE][TILE + 1];
     const I n0 = static_cast<I>(p.size[0]), n1 = static_cast<I>(p.size[1]);
-    constexpr int TILE0 = tile_span0<T>();
+    constexpr int TILE0 = TILE_SPAN0<T>;
     const I tiles0 = (n0 + TILE0 - 1) / TILE0, tiles1 = (n1 + TILE - 1) / TILE;
     // Consecutive blocks step along dim 1: they write different destination rows. Stepping
     // along dim 0 put neighbouring tiles of one row on different CPU threads (blocks are

@@ -769,7 +769,7 @@ class Backend(ABC):
     tile_block: tuple[int, int] = (1, 1)
     def tile_span(self, unit: str) -> tuple[int, int]:
         """The elements one block of tiled_copy_<unit> covers along the destination's and the
-        source's fast axes (strided_copy.cu tile_span0 and TILE, which must agree): on the CPU
+        source's fast axes (strided_copy.cu TILE_SPAN0 and TILE, which must agree): on the CPU
         four tiles for the register-transposed 2- and 4-byte units, one for the others."""
         return (128, 32) if unit in ("b2", "b4") else (32, 32)
 
