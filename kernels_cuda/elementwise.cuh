@@ -135,6 +135,59 @@ template <typename T> struct Apply<AXPY, T> {
     static NPU_EMU_HD T run(T a, T b, T, float alpha) { return Axpy<T>::run(a, b, alpha); }
 };
 
+#if defined(NPU_EMU_CPU)
+// CPU: contiguous fp16 / bf16 rows of ADD, MUL and AXPY (each computes in float and rounds
+// once) go through L1 buffers of floats, 256 elements at a time, in loops g++ vectorizes:
+// the loads are exact (vcvtph2ps, or bf16's shift), the float operation and its canonical NaN
+// are the scalar code's, and the store is the rule's rounding (vcvtps2ph equals it on every
+// canonical value; bf16's integer rounding vectorizes as it is). MULADD rounds twice in T and
+// keeps the plain loop.
+template <Op OP, typename T> constexpr bool half_staged() {
+    return (OP == ADD || OP == MUL || OP == AXPY) &&
+           (std::is_same<T, npu_emu::f16>::value || std::is_same<T, npu_emu::bf16>::value);
+}
+
+template <typename T, typename I>
+inline void half_to_floats(float* __restrict__ d, const T* __restrict__ s, int m, I step) {
+    if (step == 0) {
+        const float v = npu_emu::convert<float>(*s);
+        for (int j = 0; j < m; ++j) d[j] = v;
+        return;
+    }
+#if defined(NPU_EMU_F16C)
+    if constexpr (std::is_same<T, npu_emu::f16>::value) {
+        npu_emu::f16c_to_floats(d, s, m);
+        return;
+    }
+#endif
+    for (int j = 0; j < m; ++j) d[j] = npu_emu::convert<float>(s[j]);
+}
+
+template <Op OP, typename T, typename I>
+inline void half_row(T* __restrict__ o, const T* __restrict__ a, const T* __restrict__ b, I n,
+                     I sa, I sb, float alpha_f) {
+    constexpr int CH = 256;
+    float A[CH], B[CH], R[CH];
+    for (I j0 = 0; j0 < n; j0 += CH) {
+        const int m = static_cast<int>(min(static_cast<I>(CH), n - j0));
+        half_to_floats(A, a + j0 * sa, m, sa);
+        half_to_floats(B, b + j0 * sb, m, sb);
+        for (int j = 0; j < m; ++j) {
+            if constexpr (OP == ADD) R[j] = canonical_nan(A[j] + B[j]);
+            else if constexpr (OP == MUL) R[j] = canonical_nan(A[j] * B[j]);
+            else R[j] = canonical_nan(A[j] + B[j] * alpha_f);   // Axpy: float product, float sum
+        }
+#if defined(NPU_EMU_F16C)
+        if constexpr (std::is_same<T, npu_emu::f16>::value) {
+            npu_emu::f16c_from_floats(o + j0, R, m);
+            continue;
+        }
+#endif
+        for (int j = 0; j < m; ++j) o[j0 + j] = npu_emu::convert<T>(R[j]);
+    }
+}
+#endif
+
 template <Op OP, typename T, typename I>
 __device__ __forceinline__ void binary_row(T* __restrict__ o, const T* __restrict__ a,
                                            const T* __restrict__ b, I n, I so, I sa, I sb,
@@ -147,6 +200,12 @@ __device__ __forceinline__ void binary_row(T* __restrict__ o, const T* __restric
                                  sa, sb, alpha, alpha_f);
         });
         return;
+    }
+    if constexpr (half_staged<OP, T>()) {
+        if (so == 1 && (sa == 1 || sa == 0) && (sb == 1 || sb == 0)) {
+            half_row<OP, T, I>(o, a, b, n, sa, sb, alpha_f);
+            return;
+        }
     }
 #endif
     constexpr int V = npu_emu::vec_elems(sizeof(T));

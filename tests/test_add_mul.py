@@ -256,3 +256,45 @@ def test_bf16_add_is_correctly_rounded(backend):
     out = device.empty([4096], DT.ACL_BF16)
     assert add(_t(a, DT.ACL_BF16), _t(b, DT.ACL_BF16), out) == ACLNN_SUCCESS
     np.testing.assert_array_equal(bits(device.to_numpy(out)), bits((a.astype(np.float64) + b.astype(np.float64)).astype(np.float32).astype(ml_dtypes.bfloat16)))
+
+
+@pytest.mark.parametrize("dt", [DT.ACL_FLOAT16, DT.ACL_BF16])
+def test_half_rows_on_every_pattern(backend, dt):
+    """fp16 / bf16 Add, Mul and Add with alpha on every 16-bit pattern, as a contiguous row,
+    beside a broadcast row and a broadcast scalar (the cpu backend stages such rows through
+    float buffers and F16C): each result is the float32 operation, a NaN made canonical,
+    rounded to nearest even (NumPy's float16 cast and ml_dtypes' bfloat16 cast, 0.7.0: both
+    round so)."""
+    host = np.float16 if dt == DT.ACL_FLOAT16 else ml_dtypes.bfloat16
+    nan_bits = 0x7E00 if dt == DT.ACL_FLOAT16 else 0x7FC0
+    rng = np.random.default_rng(11)
+    a_bits = np.arange(1 << 16, dtype=np.uint16)
+    b_bits = rng.permutation(a_bits)
+    a, b = a_bits.view(host), b_bits.view(host)
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    alpha = np.float32(0.37)
+
+    def want(r32):
+        out = r32.astype(host).view(np.uint16).copy()
+        out[np.isnan(r32)] = nan_bits
+        return out
+
+    def run(fn, other, *extra):
+        out = device.empty([a.size], dt)
+        assert fn(_t(a, dt), _t(other, dt), out, *extra) == ACLNN_SUCCESS
+        return bits(device.to_numpy(out)).view(np.uint16)
+
+    with np.errstate(all="ignore"):
+        for other, o32 in ((b, b32), (b[:1], b32[:1])):       # a row, a scalar broadcast
+            np.testing.assert_array_equal(run(add, other), want(a32 + o32))
+            np.testing.assert_array_equal(run(mul, other), want(a32 * o32))
+            # alpha: fp16 takes CANN's Axpy (float product and sum, one rounding); bf16 on
+            # this SoC multiplies by alpha in bf16, then adds, each rounded to bf16 (the
+            # plain loop)
+            got = run(add, other, float(alpha))
+            if dt == DT.ACL_FLOAT16:
+                np.testing.assert_array_equal(got, want(a32 + o32 * alpha))
+            else:
+                alpha_t = np.float32(alpha).astype(host).astype(np.float32)
+                prod = want(o32 * alpha_t).view(host).astype(np.float32)
+                np.testing.assert_array_equal(got, want(a32 + prod))
