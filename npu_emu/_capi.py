@@ -26,7 +26,14 @@ from .runtime.base import KernelBuildError, Stream
 from .status import ACL, ACLNN, AclnnError
 
 log = logging.getLogger("npu_emu")
-_depth = threading.local()
+
+
+class _Depth(threading.local):
+    """Whether this thread is inside a call of the layer (0 at the outermost level)."""
+    n = 0
+
+
+_depth = _Depth()
 
 INTERNAL_CODE = {ACLNN: status.ACLNN_ERR_INNER, ACL: status.ACL_ERROR_INTERNAL_ERROR}
 INVALID_CODE = {ACLNN: status.ACLNN_ERR_PARAM_INVALID, ACL: status.ACL_ERROR_INVALID_PARAM}
@@ -82,19 +89,25 @@ def c_function(family: str, failure: Any = None, n_values: int | None = None,
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            depth = getattr(_depth, "n", 0)
-            if depth:                      # an inner call of the layer: the outer one reports
+            depth = _depth
+            if depth.n:                    # an inner call of the layer: the outer one reports
                 return fn(*args, **kwargs)
-            _depth.n = 1
+            depth.n = 1
             try:
-                if not (plain and not kwargs and n_min <= len(args) <= n_max):
+                if kwargs or not plain or not n_min <= len(args) <= n_max:
                     try:
                         bound = sig.bind(*args, **kwargs)
                     except TypeError as exc:
                         raise AclnnError(INVALID_CODE[family],
                                          f"{where}{sig}: {exc}", TypeError) from None
                     args, kwargs = bound.args, bound.kwargs
-                return result_of(0, fn(*args, **kwargs))
+                values = fn(*args, **kwargs)
+                # result_of(0, values), inlined: this is every successful call's path
+                if n_values is None:
+                    return values
+                if n_values == 0:
+                    return 0
+                return (values, 0) if n_values == 1 else (*values, 0)
             except AclnnError as err:
                 status.set_recent_error(err.message)
                 return result_of(status.in_family(err.code, family), None)
@@ -103,7 +116,7 @@ def c_function(family: str, failure: Any = None, n_values: int | None = None,
                 status.set_recent_error(err.message)
                 return result_of(status.in_family(err.code, family), None)
             finally:
-                _depth.n = 0
+                depth.n = 0
 
         wrapper.__signature__ = sig  # type: ignore[attr-defined]
         wrapper.__wrapped_c__ = fn   # type: ignore[attr-defined]

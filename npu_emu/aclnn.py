@@ -8,6 +8,7 @@ Every operator is one row of OPERATORS below; its `aclnnXxxGetWorkspaceSize` /
 from __future__ import annotations
 
 import inspect
+import operator
 from typing import Any, Sequence
 
 import numpy as np
@@ -61,20 +62,24 @@ def _phase_one(aclnn_name: str, op: OpDef):
     fname = aclnn_name + "GetWorkspaceSize"
 
     # Where each role's arguments sit in CANN's order (computed once, not per call).
+    # Pickers, not comprehensions: each comprehension is a function call of its own (Python
+    # 3.11), and a tiny call is a few microseconds in all.
     position = {p.name: i for i, p in enumerate(op.params)}
-    in_at = [position[n] for n in op.input_names]
-    out_at = [position[n] for n in op.output_names]
-    attr_at = [(n, position[n]) for n in op.attr_names]
-    tensor_at = [(p.name, i) for i, p in enumerate(op.params) if p.role != ATTR]
+    pick_ins = _picker([position[n] for n in op.input_names])
+    pick_outs = _picker([position[n] for n in op.output_names])
+    attr_names = op.attr_names
+    pick_attrs = _picker([position[n] for n in attr_names])
+    tensor_names = tuple(p.name for p in op.params if p.role != ATTR)
+    pick_tensors = _picker([i for i, p in enumerate(op.params) if p.role != ATTR])
 
     def get_workspace_size(*args: Any) -> tuple[int, Executor]:
         _require_runtime(fname)
-        ins = tuple([args[i] for i in in_at])
-        outs = tuple([args[i] for i in out_at])
-        attrs = {n: args[i] for n, i in attr_at}
+        ins = pick_ins(args)
+        outs = pick_outs(args)
+        attrs = dict(zip(attr_names, pick_attrs(args))) if attr_names else {}
         ctx = current_context()
         plan = prepare(op, ins, outs, attrs, ctx)
-        ex = Executor(op, {n: args[i] for n, i in tensor_at}, attrs, ctx, plan)
+        ex = Executor(op, dict(zip(tensor_names, pick_tensors(args))), attrs, ctx, plan)
         if check.ON:
             check.hook.created(ex)
         return plan.workspace_size, ex
@@ -82,6 +87,16 @@ def _phase_one(aclnn_name: str, op: OpDef):
     get_workspace_size.__name__ = get_workspace_size.__qualname__ = fname
     get_workspace_size.__doc__ = _doc(aclnn_name, op)
     return c_function(ACLNN, failure=(0, None), n_values=2, name=fname, signature=sig)(get_workspace_size)
+
+
+def _picker(at: list[int]):
+    """args -> the tuple of args at these positions."""
+    if not at:
+        return lambda args: ()
+    if len(at) == 1:
+        i = at[0]
+        return lambda args: (args[i],)
+    return operator.itemgetter(*at)
 
 
 def _phase_two(aclnn_name: str):

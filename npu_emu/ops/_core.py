@@ -334,7 +334,7 @@ def _plan_key(op: OpDef, ins: Sequence, outs: Sequence, attrs: dict, ctx: Contex
     it). Hashable unless an attribute holds something unhashable (the lookup says so)."""
     try:
         return (op.name, id(op), ctx.plan_key, _tensor_keys(ins), _tensor_keys(outs),
-                tuple([(k, _attr_key(v)) for k, v in attrs.items()]) if attrs else ())
+                tuple(zip(attrs, map(_attr_key, attrs.values()))) if attrs else ())
     except TypeError:
         return None
 
