@@ -128,13 +128,13 @@ def _doc(aclnn_name: str, op: OpDef) -> str:
 
 
 def _executor(executor: object) -> Executor:
+    """The executor argument of phase two, type-checked (Executor.run checks it is live)."""
     if executor is None:
         raise status.nullptr("aclOpExecutor", "executor")
     if not isinstance(executor, Executor):
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"executor is a {type(executor).__name__}, expected an aclOpExecutor "
                          f"from an aclnnXxxGetWorkspaceSize call", TypeError)
-    check_live(executor, "executor")
     return executor
 
 
@@ -168,6 +168,7 @@ def aclSetAclOpExecutorRepeatable(executor):
 def aclDestroyAclOpExecutor(executor):
     """End an executor (a repeatable one, or one that never ran); using it later is refused."""
     ex = _executor(executor)
+    check_live(ex, "executor")
     if ex.runs and not ex.repeatable:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          "the executor already ran once and was released by its phase two; only "

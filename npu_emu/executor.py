@@ -67,8 +67,10 @@ class Executor(Handle):
     def run(self, workspace: object, workspace_size: object, stream: Stream | None) -> None:
         """Phase two: check the workspace, then enqueue on `stream` (None: default)."""
         self.check_usable()
-        ws = as_pointer(workspace, "workspace")
-        size = as_size(0 if workspace_size is None else workspace_size, "workspaceSize")
+        # None / 0 (no workspace, the common tiny call) skip the general checks.
+        ws = 0 if workspace is None else as_pointer(workspace, "workspace")
+        size = 0 if workspace_size is None or workspace_size.__class__ is int and workspace_size == 0 \
+            else as_size(workspace_size, "workspaceSize")
         need = self.plan.workspace_size
         if need > 0:
             if ws == 0:
