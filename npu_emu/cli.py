@@ -35,7 +35,7 @@ def demo_modules() -> list[str]:
     from .dtypes import aclDataType as DT
     from .kernels import elementwise, ufunc
     arithmetic = [elementwise.kernel("add", dt, "i32")[0]
-                  for dt in (DT.ACL_FLOAT, DT.ACL_DOUBLE, DT.ACL_INT32)]
+                  for dt in (DT.ACL_FLOAT, DT.ACL_DOUBLE, DT.ACL_INT16)]
     return ["strided_copy.cu", "cast.cu", "layout.cu", "matmul.cu", *arithmetic,
             ufunc.lookup("subtract").module(DT.ACL_INT32),   # array_api_tour: uint16 - int32
             *c_example_modules()]

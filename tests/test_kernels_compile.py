@@ -134,7 +134,7 @@ def test_the_checks_see_what_cupys_forced_flag_does():
 
 @needs_nvrtc
 # (elementwise_complex.cu is not here: a complex element is 8 or 16 bytes, loaded as parts.)
-@pytest.mark.parametrize("source", ["strided_copy.cu", "elementwise_f32.cu", "elementwise_int.cu",
+@pytest.mark.parametrize("source", ["strided_copy.cu", "elementwise_f32.cu", "elementwise_s32.cu",
                                     "cast.cu", "layout.cu", "ufunc_unary_basic_f32.cu",
                                     "ufunc_binary_basic_int.cu", "ufunc_compare_int.cu"])
 def test_row_kernels_move_16_byte_vectors(built, source):

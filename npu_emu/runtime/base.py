@@ -503,6 +503,29 @@ class Allocator:
 
 # ------------------------------------------------------------------------ module cache
 
+# g++ -O3 CPU seconds of the slowest modules (benchmarks/bench_cold.py, 2-core reference
+# machine): a batch builds longest first, so no core is left with one long build at the end.
+# Other modules are estimated from the bytes of their own files (module_cost).
+BUILD_COST_HINTS: dict[str, float] = {
+    "cast.cu": 9.3, "layout.cu": 6.5, "elementwise_f16_i64.cu": 5.7, "ufunc_binary_basic_int.cu": 4.3,
+    "elementwise_f16.cu": 4.0, "strided_copy.cu": 2.3, "matmul.cu": 0.9,
+    # docs/backends.md's table of the elementwise functions' units
+    "ufunc_compare_int.cu": 8.5, "ufunc_unary_exp_f16.cu": 6.9, "ufunc_unary_exp_bf16.cu": 5.4,
+    "ufunc_unary_basic_f16.cu": 4.1, "ufunc_unary_exp_f64.cu": 4.0, "ufunc_binary_basic_f16.cu": 3.9,
+    "ufunc_unary_basic_int.cu": 3.4,
+}
+
+
+def module_cost(module: str) -> float:
+    """The estimated build time of `module` (no measurement at run time): its hint, else one
+    second per 4 kB of the module's own files (the .cu and its .inc lists, not the headers
+    every module shares)."""
+    if module in BUILD_COST_HINTS:
+        return BUILD_COST_HINTS[module]
+    own = [p for p in module_sources(module) if p.suffix in (".cu", ".inc")]
+    return sum(p.stat().st_size for p in own) / 4096
+
+
 def _say(message: str) -> None:
     print(f"npu_emu: {message}", file=sys.stderr, flush=True)
 
@@ -577,7 +600,7 @@ class ModuleCache(ABC):
             if not wanted:
                 return
             module = wanted[0]
-            batch = wanted
+            batch = sorted(wanted, key=module_cost, reverse=True)   # longest first
             folder = self.path(module).parent
             folder.mkdir(parents=True, exist_ok=True)
             _say(f"compiling {len(batch)} kernel module{'s' if len(batch) > 1 else ''} for "

@@ -1,0 +1,4 @@
+// The arithmetic kernels (elementwise.cuh) for f64, i64 indexing; the list
+// of kernels is generated from the catalog in npu_emu/kernels/elementwise.py.
+#include "elementwise.cuh"
+#include "elementwise_f64_i64.inc"
