@@ -118,6 +118,15 @@ NPU_EMU_HD double round_to_int(double t) {  // nearest integer (ties to even), |
     return (t + shift) - shift;
 }
 
+// c[0] x^(N-1) + c[1] x^(N-2) + ... + c[N-1] by Horner's rule, one multiply and one add a
+// step, in that order (unrolled by the compiler: the written-out chain's bits).
+template <int N>
+NPU_EMU_HD double horner(const double (&c)[N], double x) {
+    double f = c[0];
+    for (int i = 1; i < N; ++i) f = f * x + c[i];
+    return f;
+}
+
 // ------------------------------------------------------------------ exp core
 // x = k ln2 + r, |r| <= ln2/2 (+ a little): k * LN2_HI is exact and x - k * LN2_HI exact by
 // Sterbenz's lemma, so r is known as a double-double to ~2^-100.
@@ -135,17 +144,11 @@ NPU_EMU_HD reduced exp_reduce(dd x) {
 // F(r) = (e^r - 1 - r - r^2/2) / r^3 on [-0.35, 0.35]: a degree-10 Chebyshev fit; with the
 // rounded coefficients |r^3 (F - fit)| < 2^-61.
 NPU_EMU_HD double exp_tail(double r) {
-    double f = 0x1.61b58491cefd7p-33;
-    f = f * r + 0x1.1f75a3caadff5p-29;
-    f = f * r + 0x1.ae6432edf6fafp-26;
-    f = f * r + 0x1.27e4da1e12fb1p-22;
-    f = f * r + 0x1.71de3a593c8b9p-19;
-    f = f * r + 0x1.a01a01a74077ap-16;
-    f = f * r + 0x1.a01a01a019ac3p-13;
-    f = f * r + 0x1.6c16c16c16214p-10;
-    f = f * r + 0x1.1111111111111p-7;
-    f = f * r + 0x1.5555555555556p-5;
-    return f * r + 0x1.5555555555555p-3;
+    const double c[11] = {0x1.61b58491cefd7p-33, 0x1.1f75a3caadff5p-29, 0x1.ae6432edf6fafp-26,
+                          0x1.27e4da1e12fb1p-22, 0x1.71de3a593c8b9p-19, 0x1.a01a01a74077ap-16,
+                          0x1.a01a01a019ac3p-13, 0x1.6c16c16c16214p-10, 0x1.1111111111111p-7,
+                          0x1.5555555555556p-5,  0x1.5555555555555p-3};
+    return horner(c, r);
 }
 
 // e^r - 1 - r as a double-double (r^2/2 exact, the cubic tail in double): |error| < 2^-60.
@@ -229,17 +232,11 @@ NPU_EMU_HD precise_exp exp_precise(dd x) {  // |x| < 700
 // [sqrt(1/2) - 1, sqrt(2) - 1], and P the atanh series sum 2 z^n / (2n + 3): its terms past
 // z^12 are below 2^-70 of the result.
 NPU_EMU_HD double atanh_series_tail(double z) {  // 2/7 + 2z/9 + ... + 2z^10/27
-    double q = 0x1.2f684bda12f68p-4;
-    q = q * z + 0x1.47ae147ae147bp-4;
-    q = q * z + 0x1.642c8590b2164p-4;
-    q = q * z + 0x1.8618618618618p-4;
-    q = q * z + 0x1.af286bca1af28p-4;
-    q = q * z + 0x1.e1e1e1e1e1e1ep-4;
-    q = q * z + 0x1.1111111111111p-3;
-    q = q * z + 0x1.3b13b13b13b14p-3;
-    q = q * z + 0x1.745d1745d1746p-3;
-    q = q * z + 0x1.c71c71c71c71cp-3;
-    return q * z + 0x1.2492492492492p-2;
+    const double c[11] = {0x1.2f684bda12f68p-4, 0x1.47ae147ae147bp-4, 0x1.642c8590b2164p-4,
+                          0x1.8618618618618p-4, 0x1.af286bca1af28p-4, 0x1.e1e1e1e1e1e1ep-4,
+                          0x1.1111111111111p-3, 0x1.3b13b13b13b14p-3, 0x1.745d1745d1746p-3,
+                          0x1.c71c71c71c71cp-3, 0x1.2492492492492p-2};
+    return horner(c, z);
 }
 
 NPU_EMU_HD double atanh_series(double z) {  // P(z) in double
