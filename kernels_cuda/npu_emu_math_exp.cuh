@@ -719,15 +719,46 @@ NPU_EMU_HD double log1p_f(double w) {
 namespace fn { struct exp; struct expm1; struct log; struct log2; struct log10; struct log1p; struct sinh;
                struct cosh; struct tanh; struct asinh; struct acosh; struct atanh; struct pow; struct logaddexp; }
 
-template <> struct Split<fn::exp, float> {  // x clamped to [-104, 90]: 0 and inf come out of the conversion
-    static NPU_EMU_HD bool rare(float x) { return x != x; }
-    static NPU_EMU_HD float fast(float x) {
-        return static_cast<float>(expdetail::exp_f(expdetail::clamp(x, -104.0, 90.0)));
-    }
+namespace expdetail {
+// e^x in float arithmetic (16 lanes a vector where double has 8), for -87 <= x <= 88 (the
+// result a normal float). x = k ln2 + r with ln2 = C1 + C2 + C3 (12, 9 and 24 bits): k C1 and
+// k C2 are exact for |k| <= 128, x - k C1 is exact (Sterbenz), and two_sum keeps the rounding
+// of the next step, so r = hi + lo to ~2^-46. e^r - 1 - r = hi^2 Q(hi) with Q the Taylor
+// series to r^6/8! (truncation below 2^-31 of the result) plus lo (1 + hi); 1 + hi is split
+// exactly and the small parts added before the one last rounding: the error before it stays
+// below 2^-26 of the result, so every result is within 1 ulp of the correctly rounded one
+// (NPU_EMU_MATH_EXHAUSTIVE=1 tests/test_math_exp.py checks all of them). 2^k scales exactly.
+NPU_EMU_HD float exp_lanes_f(float x) {
+    const float C1 = 0x1.62ep-1f, C2 = 0x1.0cp-15f, C3 = -0x1.05c61p-29f;
+    const float shifted = x * 0x1.715476p+0f + 0x1.8p23f;
+    const float kf = shifted - 0x1.8p23f;
+    const int32_t k = static_cast<int32_t>(float_as_bits(shifted) - 0x4B400000u);
+    const float r1 = x - kf * C1, b = -(kf * C2);
+    const float hi = r1 + b;
+    const float bb = hi - r1;
+    const float lo = ((r1 - (hi - bb)) + (b - bb)) - kf * C3;
+    float q = 0x1.a01a02p-16f;                      // 1/8!
+    q = q * hi + 0x1.a01a02p-13f;                  // 1/7!
+    q = q * hi + 0x1.6c16c2p-10f;                  // 1/6!
+    q = q * hi + 0x1.111112p-7f;                   // 1/5!
+    q = q * hi + 0x1.555556p-5f;                   // 1/4!
+    q = q * hi + 0x1.555556p-3f;                   // 1/3!
+    q = q * hi + 0.5f;
+    const float t = hi * hi * q + (lo + lo * hi);
+    const float h = 1.0f + hi;
+    const float l = (1.0f - h) + hi;               // exact: |hi| < 1
+    return (h + (l + t)) * bits_as_float(static_cast<uint32_t>(k + 127) << 23);
+}
+}  // namespace expdetail
+
+template <> struct Split<fn::exp, float> {  // outside [-87, 88]: the double path, 0 and inf from its conversion
+    static NPU_EMU_HD bool rare(float x) { return !(x >= -87.0f && x <= 88.0f); }
+    static NPU_EMU_HD float fast(float x) { return expdetail::exp_lanes_f(x); }
 };
 NPU_EMU_HD float exp(float x) {
+    using namespace expdetail;
     using S = Split<fn::exp, float>;
-    return S::rare(x) ? expdetail::nan_f() : S::fast(x);
+    return !S::rare(x) ? S::fast(x) : x != x ? nan_f() : static_cast<float>(exp_f(clamp(x, -104.0, 90.0)));
 }
 
 NPU_EMU_HD float exp2(float x) {
