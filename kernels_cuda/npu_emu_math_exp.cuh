@@ -709,9 +709,11 @@ NPU_EMU_HD double log_f(double u) {
 // log(1 + w) for w > -1 (1 + w normal): u = 1 + w rounded, log1p(w) = log(u) + c / u with c =
 // w - (u - 1) the rounding error (exact where it matters: |w| < 1); c / u is taken as c, which
 // is off by c (u - 1), below 2^-53 of the result.
+// The rounding error c of 1 + w is added back below 1 (log(u + c) = log u + c/u, u near 1);
+// from 1 on, c/u < 2^-53 and c alone could be far off (w = 2^53: u - 1 = w - 1, c = 1).
 NPU_EMU_HD double log1p_f(double w) {
     const double u = 1.0 + w;
-    return log_f(u) + (w - (u - 1.0));
+    return log_f(u) + (w < 1.0 ? w - (u - 1.0) : 0.0);
 }
 
 }  // namespace expdetail

@@ -425,6 +425,16 @@ def test_logaddexp_where_the_result_cancels(shim):
     assert d.max() <= 1, (x[keep][np.argmax(d)], y[keep][np.argmax(d)], d.max())
 
 
+def test_float32_log1p_where_one_plus_x_rounds_in_double(shim):
+    """x = 2^53: 1 + x rounds to x in double and u - 1 = x - 1 exactly, so adding back the
+    rounding error of 1 + x unscaled once gave log(x) + 1 (262,144 ulp, found by the
+    exhaustive sweep). The float32 arguments around 2^52..2^54, within 1 ulp."""
+    x = np.float32(2.0 ** 53) * np.array([0.5, 1.0, 2.0], np.float32)
+    x = np.concatenate([x, np.nextafter(x, np.float32(0)), np.nextafter(x, np.float32(np.inf))])
+    d = ulp_distance(run(shim, "log1p", np.float32, x), screened_float32_reference("log1p", x), np.float32)
+    assert d.max() <= 1, (x[np.argmax(d)], d.max())
+
+
 def test_odd_functions_keep_the_sign_of_zero(shim):
     for name in ("expm1", "log1p", "sinh", "tanh", "asinh", "atanh"):
         for dt in DTYPES.values():
