@@ -118,6 +118,15 @@ NPU_EMU_HD double round_to_int(double t) {  // nearest integer (ties to even), |
     return (t + shift) - shift;
 }
 
+// c[0] x^(N-1) + c[1] x^(N-2) + ... + c[N-1] by Horner's rule, one multiply and one add a
+// step, in that order (unrolled by the compiler: the written-out chain's bits).
+template <int N>
+NPU_EMU_HD double horner(const double (&c)[N], double x) {
+    double f = c[0];
+    for (int i = 1; i < N; ++i) f = f * x + c[i];
+    return f;
+}
+
 // ------------------------------------------------------------------ exp core
 // x = k ln2 + r, |r| <= ln2/2 (+ a little): k * LN2_HI is exact and x - k * LN2_HI exact by
 // Sterbenz's lemma, so r is known as a double-double to ~2^-100.
@@ -135,17 +144,11 @@ NPU_EMU_HD reduced exp_reduce(dd x) {
 // F(r) = (e^r - 1 - r - r^2/2) / r^3 on [-0.35, 0.35]: a degree-10 Chebyshev fit; with the
 // rounded coefficients |r^3 (F - fit)| < 2^-61.
 NPU_EMU_HD double exp_tail(double r) {
-    double f = 0x1.61b58491cefd7p-33;
-    f = f * r + 0x1.1f75a3caadff5p-29;
-    f = f * r + 0x1.ae6432edf6fafp-26;
-    f = f * r + 0x1.27e4da1e12fb1p-22;
-    f = f * r + 0x1.71de3a593c8b9p-19;
-    f = f * r + 0x1.a01a01a74077ap-16;
-    f = f * r + 0x1.a01a01a019ac3p-13;
-    f = f * r + 0x1.6c16c16c16214p-10;
-    f = f * r + 0x1.1111111111111p-7;
-    f = f * r + 0x1.5555555555556p-5;
-    return f * r + 0x1.5555555555555p-3;
+    const double c[11] = {0x1.61b58491cefd7p-33, 0x1.1f75a3caadff5p-29, 0x1.ae6432edf6fafp-26,
+                          0x1.27e4da1e12fb1p-22, 0x1.71de3a593c8b9p-19, 0x1.a01a01a74077ap-16,
+                          0x1.a01a01a019ac3p-13, 0x1.6c16c16c16214p-10, 0x1.1111111111111p-7,
+                          0x1.5555555555556p-5,  0x1.5555555555555p-3};
+    return horner(c, r);
 }
 
 // e^r - 1 - r as a double-double (r^2/2 exact, the cubic tail in double): |error| < 2^-60.
@@ -229,17 +232,11 @@ NPU_EMU_HD precise_exp exp_precise(dd x) {  // |x| < 700
 // [sqrt(1/2) - 1, sqrt(2) - 1], and P the atanh series sum 2 z^n / (2n + 3): its terms past
 // z^12 are below 2^-70 of the result.
 NPU_EMU_HD double atanh_series_tail(double z) {  // 2/7 + 2z/9 + ... + 2z^10/27
-    double q = 0x1.2f684bda12f68p-4;
-    q = q * z + 0x1.47ae147ae147bp-4;
-    q = q * z + 0x1.642c8590b2164p-4;
-    q = q * z + 0x1.8618618618618p-4;
-    q = q * z + 0x1.af286bca1af28p-4;
-    q = q * z + 0x1.e1e1e1e1e1e1ep-4;
-    q = q * z + 0x1.1111111111111p-3;
-    q = q * z + 0x1.3b13b13b13b14p-3;
-    q = q * z + 0x1.745d1745d1746p-3;
-    q = q * z + 0x1.c71c71c71c71cp-3;
-    return q * z + 0x1.2492492492492p-2;
+    const double c[11] = {0x1.2f684bda12f68p-4, 0x1.47ae147ae147bp-4, 0x1.642c8590b2164p-4,
+                          0x1.8618618618618p-4, 0x1.af286bca1af28p-4, 0x1.e1e1e1e1e1e1ep-4,
+                          0x1.1111111111111p-3, 0x1.3b13b13b13b14p-3, 0x1.745d1745d1746p-3,
+                          0x1.c71c71c71c71cp-3, 0x1.2492492492492p-2};
+    return horner(c, z);
 }
 
 NPU_EMU_HD double atanh_series(double z) {  // P(z) in double
@@ -712,9 +709,11 @@ NPU_EMU_HD double log_f(double u) {
 // log(1 + w) for w > -1 (1 + w normal): u = 1 + w rounded, log1p(w) = log(u) + c / u with c =
 // w - (u - 1) the rounding error (exact where it matters: |w| < 1); c / u is taken as c, which
 // is off by c (u - 1), below 2^-53 of the result.
+// The rounding error c of 1 + w is added back below 1 (log(u + c) = log u + c/u, u near 1);
+// from 1 on, c/u < 2^-53 and c alone could be far off (w = 2^53: u - 1 = w - 1, c = 1).
 NPU_EMU_HD double log1p_f(double w) {
     const double u = 1.0 + w;
-    return log_f(u) + (w - (u - 1.0));
+    return log_f(u) + (w < 1.0 ? w - (u - 1.0) : 0.0);
 }
 
 }  // namespace expdetail
@@ -722,15 +721,46 @@ NPU_EMU_HD double log1p_f(double w) {
 namespace fn { struct exp; struct expm1; struct log; struct log2; struct log10; struct log1p; struct sinh;
                struct cosh; struct tanh; struct asinh; struct acosh; struct atanh; struct pow; struct logaddexp; }
 
-template <> struct Split<fn::exp, float> {  // x clamped to [-104, 90]: 0 and inf come out of the conversion
-    static NPU_EMU_HD bool rare(float x) { return x != x; }
-    static NPU_EMU_HD float fast(float x) {
-        return static_cast<float>(expdetail::exp_f(expdetail::clamp(x, -104.0, 90.0)));
-    }
+namespace expdetail {
+// e^x in float arithmetic (16 lanes a vector where double has 8), for -87 <= x <= 88 (the
+// result a normal float). x = k ln2 + r with ln2 = C1 + C2 + C3 (12, 9 and 24 bits): k C1 and
+// k C2 are exact for |k| <= 128, x - k C1 is exact (Sterbenz), and two_sum keeps the rounding
+// of the next step, so r = hi + lo to ~2^-46. e^r - 1 - r = hi^2 Q(hi) with Q the Taylor
+// series to r^6/8! (truncation below 2^-31 of the result) plus lo (1 + hi); 1 + hi is split
+// exactly and the small parts added before the one last rounding: the error before it stays
+// below 2^-26 of the result, so every result is within 1 ulp of the correctly rounded one
+// (NPU_EMU_MATH_EXHAUSTIVE=1 tests/test_math_exp.py checks all of them). 2^k scales exactly.
+NPU_EMU_HD float exp_lanes_f(float x) {
+    const float C1 = 0x1.62ep-1f, C2 = 0x1.0cp-15f, C3 = -0x1.05c61p-29f;
+    const float shifted = x * 0x1.715476p+0f + 0x1.8p23f;
+    const float kf = shifted - 0x1.8p23f;
+    const int32_t k = static_cast<int32_t>(float_as_bits(shifted) - 0x4B400000u);
+    const float r1 = x - kf * C1, b = -(kf * C2);
+    const float hi = r1 + b;
+    const float bb = hi - r1;
+    const float lo = ((r1 - (hi - bb)) + (b - bb)) - kf * C3;
+    float q = 0x1.a01a02p-16f;                      // 1/8!
+    q = q * hi + 0x1.a01a02p-13f;                  // 1/7!
+    q = q * hi + 0x1.6c16c2p-10f;                  // 1/6!
+    q = q * hi + 0x1.111112p-7f;                   // 1/5!
+    q = q * hi + 0x1.555556p-5f;                   // 1/4!
+    q = q * hi + 0x1.555556p-3f;                   // 1/3!
+    q = q * hi + 0.5f;
+    const float t = hi * hi * q + (lo + lo * hi);
+    const float h = 1.0f + hi;
+    const float l = (1.0f - h) + hi;               // exact: |hi| < 1
+    return (h + (l + t)) * bits_as_float(static_cast<uint32_t>(k + 127) << 23);
+}
+}  // namespace expdetail
+
+template <> struct Split<fn::exp, float> {  // outside [-87, 88]: the double path, 0 and inf from its conversion
+    static NPU_EMU_HD bool rare(float x) { return !(x >= -87.0f && x <= 88.0f); }
+    static NPU_EMU_HD float fast(float x) { return expdetail::exp_lanes_f(x); }
 };
 NPU_EMU_HD float exp(float x) {
+    using namespace expdetail;
     using S = Split<fn::exp, float>;
-    return S::rare(x) ? expdetail::nan_f() : S::fast(x);
+    return !S::rare(x) ? S::fast(x) : x != x ? nan_f() : static_cast<float>(exp_f(clamp(x, -104.0, 90.0)));
 }
 
 NPU_EMU_HD float exp2(float x) {

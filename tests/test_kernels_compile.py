@@ -9,6 +9,7 @@ them the NVRTC tests skip, saying why, and nvcc (when present) compiles the sour
 """
 from __future__ import annotations
 
+import platform
 import re
 import shutil
 import subprocess
@@ -17,6 +18,7 @@ import pytest
 
 from npu_emu.runtime import cuda, kernels_dir
 from npu_emu.runtime.base import KernelBuildError, kernel_sources
+from npu_emu.runtime.cpu import FUSED_CPU, fused_instructions
 from npu_emu.kernels.indexing import params_dtype
 from npu_emu.kernels.layout import layout_params_dtype
 
@@ -251,24 +253,17 @@ def test_cpu_kernels_contain_no_fused_multiply_add(source):
     """The GPU compiles with --fmad=false; the CPU build must not fuse either, on any ISA:
     x86 FMA3/FMA4/AVX-512 (vfmadd..., vfmaddsub..., vfnmadd...), aarch64 (fmadd, fmla,
     fcmla, ...). GCC's complex-multiply pattern emits vfmaddsub even under
-    -ffp-contract=off, so the x86 build takes FMA3, FMA4 and AVX-512F away from the target."""
+    -ffp-contract=off, so the x86 build takes FMA3 and FMA4 away from the target, and AVX-512F
+    from modules with complex kernels and from any whose AVX-512 build fused."""
     from npu_emu import runtime
     be = runtime.backend("cpu")
     be._modules.load(source)
-    path = be._modules.library_path(source)
-    asm = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(path)], capture_output=True,
-                         text=True).stdout
-    fused = [line for line in asm.splitlines() if FUSED_CPU.search(line)]
-    assert not fused, fused[:5]
-
-
-# x86: vfmadd*, vfmsub*, vfnmadd*, vfnmsub*, vfmaddsub*, vfmsubadd*, FMA4's vfmaddps...;
-# aarch64: fmadd/fmsub/fnmadd/fnmsub (scalar), fmla/fmls (vector), fcmla (complex), bfmla.
-FUSED_CPU = re.compile(r"\t(?:vfn?m(?:add|sub)|f(?:n?m(?:add|sub)|ml[as]|cmla)\b|bfml)")
+    fused = fused_instructions(be._modules.library_path(source))
+    assert fused == [], fused[:5]
 
 
 def test_fused_pattern_recognizes_both_isas():
-    """The pattern above is what the check rests on: it must see each fused mnemonic and
+    """runtime/cpu.py's FUSED_CPU is what the checks rest on: it must see each fused mnemonic and
     none of the plain ones."""
     fused = ["\tvfmaddsub132ps %zmm3,%zmm27,%zmm0", "\tvfmadd231sd %xmm1,%xmm2,%xmm3",
              "\tvfnmsub213ps %ymm1,%ymm2,%ymm3", "\tfmadd d0, d1, d2, d3",
@@ -278,3 +273,25 @@ def test_fused_pattern_recognizes_both_isas():
              "\tfmov d0, d1", "\tfadd v0.4s, v1.4s, v2.4s", "\tvfixupimmps $0,%zmm1,%zmm2,%zmm3"]
     assert all(FUSED_CPU.search(line) for line in fused)
     assert not any(FUSED_CPU.search(line) for line in plain)
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64") or shutil.which("objdump") is None,
+                    reason="the AVX-512 build and its check are x86 with objdump")
+def test_a_module_whose_avx512_build_fuses_is_built_again_without(monkeypatch, tmp_path):
+    """Complex kernels never get AVX-512; a real-only module does, unless its machine code
+    shows a fused instruction: then it is rebuilt with -mno-avx512f under another cache key,
+    and a `.fused` file keeps the verdict for the next process."""
+    from npu_emu.runtime import cpu
+    monkeypatch.setenv("NPU_EMU_CACHE_DIR", str(tmp_path))
+    cache = cpu.CpuModuleCache()
+    assert "-mno-avx512f" in cache.module_flags("elementwise_complex.cu")
+    assert "-mno-avx512f" in cache.module_flags("reduce_prod.cu")        # complex products
+    wide = cache.path("strided_copy.cu")
+    assert "-mno-avx512f" not in cache.module_flags("strided_copy.cu")
+    monkeypatch.setattr(cpu, "fused_instructions", lambda lib: ["vfmadd231ps %zmm1,%zmm2,%zmm3"])
+    lib = cache.load("strided_copy.cu")
+    assert lib.npu_emu_max_threads() >= 1
+    assert wide.with_suffix(".fused").read_text().startswith("vfmadd231ps")
+    narrow = cache.path("strided_copy.cu")
+    assert narrow != wide and narrow.exists() and not wide.exists()
+    assert "-mno-avx512f" in cpu.CpuModuleCache().module_flags("strided_copy.cu")

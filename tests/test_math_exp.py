@@ -397,6 +397,17 @@ def test_float32_over_every_bit_pattern(shim, name):
     assert worst <= 1, f"{name}: {worst} ulp at {x!r}"
 
 
+def test_float32_exp_where_its_float_lane_path_ends(shim):
+    """float32 exp computes in float lanes on [-87, 88] and through the double path outside:
+    every float32 within 2^16 bit patterns of either end, on both sides, within 1 ulp."""
+    edges = np.array([-87.0, 88.0], np.float32).view(np.uint32).astype(np.int64)
+    bits = np.concatenate([np.arange(e - (1 << 16), e + (1 << 16)) for e in edges]).astype(np.uint32)
+    x = bits.view(np.float32)
+    got, want = run(shim, "exp", np.float32, x), screened_float32_reference("exp", x)
+    d = ulp_distance(got, want, np.float32)
+    assert d.max() <= 1, (x[np.argmax(d)], d.max())
+
+
 def test_logaddexp_where_the_result_cancels(shim):
     """float64 logaddexp(x, y) with e^x + e^y close to 1 (max in [-0.75, 0)): the result is
     far below max, and the Newton step keeps it within 1 ulp down to 2^-46 |max|; one known
@@ -412,6 +423,16 @@ def test_logaddexp_where_the_result_cancels(shim):
     assert keep.sum() > 1000
     d = ulp_distance(got[keep], want[keep], np.float64)
     assert d.max() <= 1, (x[keep][np.argmax(d)], y[keep][np.argmax(d)], d.max())
+
+
+def test_float32_log1p_where_one_plus_x_rounds_in_double(shim):
+    """x = 2^53: 1 + x rounds to x in double and u - 1 = x - 1 exactly, so adding back the
+    rounding error of 1 + x unscaled once gave log(x) + 1 (262,144 ulp, found by the
+    exhaustive sweep). The float32 arguments around 2^52..2^54, within 1 ulp."""
+    x = np.float32(2.0 ** 53) * np.array([0.5, 1.0, 2.0], np.float32)
+    x = np.concatenate([x, np.nextafter(x, np.float32(0)), np.nextafter(x, np.float32(np.inf))])
+    d = ulp_distance(run(shim, "log1p", np.float32, x), screened_float32_reference("log1p", x), np.float32)
+    assert d.max() <= 1, (x[np.argmax(d)], d.max())
 
 
 def test_odd_functions_keep_the_sign_of_zero(shim):

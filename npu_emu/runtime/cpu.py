@@ -15,8 +15,10 @@ import ctypes
 import functools
 import os
 import platform
+import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -29,33 +31,63 @@ import numpy as np
 from ..status import AclnnError, ACL_ERROR_INVALID_PARAM, ACLNN_ERR_RUNTIME_ERROR
 from .base import (ALIGN, Allocator, Backend, Event, Kernel, KernelBuildError, Launch,
                    ModuleCache, Stream, Workspace, cache_dir, host_destination, kernel_sources_hash,
-                   kernels_dir, refuse_default_destroy, size_class, stream_destroyed)
+                   kernels_dir, module_sources, refuse_default_destroy, size_class, stream_destroyed)
 
-__all__ = ["CXX_FLAGS", "CompileError", "cxx_flags", "CpuBackend", "CpuEvent", "CpuModuleCache", "CpuStream",
-           "HostPool", "cache_dir", "sanitize_flags", "size_class"]
+__all__ = ["COMPLEX_TYPE", "CXX_FLAGS", "CompileError", "CpuBackend", "CpuEvent", "CpuModuleCache",
+           "CpuStream", "FUSED_CPU", "HostPool", "cache_dir", "cxx_flags", "fused_instructions",
+           "sanitize_flags", "size_class"]
 
 _X86 = platform.machine() in ("x86_64", "AMD64", "i686")
 
 # No fused multiply-add anywhere: results must match the GPU's --fmad=false bit for bit, on
 # every host. -ffp-contract=off stops contraction; it is not enough on x86, where GCC's
 # complex-multiply pattern emits vfmaddsub regardless. So the fused instructions are taken
-# away from the target instead: -mno-fma/-mno-fma4 (FMA3, FMA4), and -mno-avx512f, because
-# AVX-512F carries FMA encodings of its own that -mno-fma leaves on. The kernels are
-# bandwidth-bound, so AVX2 is the widest vector they lose nothing by. (tests/
-# test_kernels_compile.py reads the machine code; tests/test_bits_identical.py compares the
-# outputs of builds for two ISA levels.) -fno-math-errno (sqrt is the instruction alone, no errno
-# branch) and -fno-trapping-math (no FP exception is ever unmasked, so a select may compute
-# both sides) change no result and let the math library's loops vectorize.
+# away from the target: -mno-fma/-mno-fma4 (FMA3, FMA4), and -mno-avx512f, because AVX-512F
+# carries FMA encodings of its own that -mno-fma leaves on. A module that instantiates no
+# complex kernel may keep AVX-512 (WIDE: 16 float lanes, 1.4-1.6x on the math functions):
+# after g++ builds it, its machine code is read (objdump) and any fused instruction in it, or
+# no objdump to tell, rebuilds it with NO_FUSED (a `.fused` file next to the cache entry
+# remembers the verdict). tests/test_kernels_compile.py reads the machine code of every
+# module; tests/test_bits_identical.py compares the outputs of builds for two ISA levels.
+# -fno-math-errno (sqrt is the instruction alone, no errno branch) and -fno-trapping-math (no
+# FP exception is ever unmasked, so a select may compute both sides) change no result and let
+# the math library's loops vectorize.
 NO_FUSED = ("-mno-fma", "-mno-fma4", "-mno-avx512f") if _X86 else ()
+# GCC prefers 256-bit vectors on AVX-512 hosts unless told otherwise.
+WIDE = ("-mno-fma", "-mno-fma4", "-mprefer-vector-width=512") if _X86 else ()
+# A module whose own source (its .cu and .inc files) names a complex storage type instantiates
+# complex kernels: it is built with NO_FUSED from the start.
+COMPLEX_TYPE = re.compile(rb"\bnpu_emu::c(?:32|64|128)\b")
+# Fused multiply-add mnemonics in objdump's text. x86: vfmadd*, vfmsub*, vfnmadd*, vfnmsub*,
+# vfmaddsub*, vfmsubadd*, FMA4's vfmaddps...; aarch64: fmadd/fmsub/fnmadd/fnmsub (scalar),
+# fmla/fmls (vector), fcmla (complex), bfmla.
+FUSED_CPU = re.compile(r"\t(?:vfn?m(?:add|sub)|f(?:n?m(?:add|sub)|ml[as]|cmla)\b|bfml)")
 
 
-def cxx_flags(march: str | None = None) -> tuple[str, ...]:
+def cxx_flags(march: str | None = None, wide: bool = False) -> tuple[str, ...]:
     """The cpu backend's compiler flags for `march` (default NPU_EMU_CPU_MARCH, else "native":
-    the host's own ISA, fused instructions excepted)."""
+    the host's own ISA, fused instructions excepted; `wide`: AVX-512 kept, for a module whose
+    machine code is then checked)."""
     march = march or os.environ.get("NPU_EMU_CPU_MARCH", "").strip() or "native"
     return ("-x", "c++", "-std=c++17", "-O3", "-fopenmp", "-fPIC", "-shared", f"-march={march}",
             "-ffp-contract=off", "-fno-math-errno", "-fno-trapping-math", "-fno-strict-aliasing",
-            "-DNPU_EMU_CPU=1", *NO_FUSED)
+            "-DNPU_EMU_CPU=1", *(WIDE if wide else NO_FUSED))
+
+
+def fused_instructions(library: str | os.PathLike) -> list[str] | None:
+    """The fused multiply-add instructions in a compiled library's machine code (objdump -d),
+    or None when objdump is missing or cannot read it."""
+    objdump = shutil.which("objdump")
+    if objdump is None:
+        return None
+    try:
+        result = subprocess.run([objdump, "-d", "--no-show-raw-insn", str(library)],
+                                capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if result.returncode != 0:
+        return None
+    return [line.strip() for line in result.stdout.splitlines() if FUSED_CPU.search(line)]
 
 
 CXX_FLAGS = cxx_flags("native")
@@ -343,6 +375,16 @@ def _compiler() -> str:
     return path
 
 
+_said: set[str] = set()
+
+
+def _say_once(message: str) -> None:
+    """A note on stderr, once per process."""
+    if message not in _said:
+        _said.add(message)
+        print(f"npu_emu: {message}", file=sys.stderr, flush=True)
+
+
 def _compiler_version(cxx: str) -> str:
     try:
         return subprocess.run([cxx, "--version"], capture_output=True, text=True,
@@ -370,40 +412,90 @@ class CpuModuleCache(ModuleCache):
         super().__init__()
         self._toolchain: str | None = None
         self.cxx: str | None = None
-        self.flags: tuple[str, ...] = ()
+        self.flags: tuple[str, ...] = ()   # NO_FUSED's (modules with complex kernels)
 
     def _resolve_toolchain(self) -> str:
+        """The compiler and the CPU (the flags are per module: `module_flags`)."""
         if self._toolchain is None:
             cxx = _compiler()
-            flags = cxx_flags() + sanitize_flags()
-            self.cxx, self.flags = cxx, flags
-            self._toolchain = "|".join(flags) + _compiler_version(cxx) + _cpu_model()
+            self.cxx, self.flags = cxx, cxx_flags() + sanitize_flags()
+            self._toolchain = _compiler_version(cxx) + _cpu_model()
         return self._toolchain
 
-    def path(self, module: str) -> Path:
-        key = kernel_sources_hash(module, self._resolve_toolchain())
-        tag = "-asan" if "-fsanitize=address" in self.flags else ""
+    def _entry(self, module: str, flags: tuple[str, ...]) -> Path:
+        key = kernel_sources_hash(module, "|".join(flags) + self._resolve_toolchain())
+        tag = "-asan" if "-fsanitize=address" in flags else ""
         return cache_dir() / f"{Path(module).stem}{tag}-{key}.so"
+
+    def _wide_entry(self, module: str) -> Path | None:
+        """The cache entry of `module`'s AVX-512 build, when it may have one: x86, no complex
+        kernels in its source, objdump on PATH to check the result."""
+        if not (_X86 and shutil.which("objdump")):
+            return None
+        if any(COMPLEX_TYPE.search(p.read_bytes()) for p in module_sources(module)
+               if p.suffix in (".cu", ".inc")):
+            return None
+        return self._entry(module, cxx_flags(wide=True) + sanitize_flags())
+
+    def module_flags(self, module: str) -> tuple[str, ...]:
+        """The flags `module` is built with: WIDE's where it may keep AVX-512 and its build
+        was not found to fuse, else NO_FUSED's."""
+        wide = self._wide_entry(module)
+        if wide is not None and not wide.with_suffix(".fused").exists():
+            return cxx_flags(wide=True) + sanitize_flags()
+        self._resolve_toolchain()
+        return self.flags
+
+    def path(self, module: str) -> Path:
+        return self._entry(module, self.module_flags(module))
 
     library_path = path   # the name the tests and tools use
 
     def _build(self, module: str, path: Path) -> None:
+        flags = self.module_flags(module)
+        if flags == self.flags:
+            if _X86 and shutil.which("objdump") is None:
+                _say_once("objdump (binutils) is not on PATH, so no cpu module's machine code "
+                          "can be checked for fused multiply-add: every module is built without "
+                          "AVX-512")
+            self._compile(module, path, flags)
+            return
+        fused = self._compile(module, path, flags)
+        if fused:   # not kept: remembered, and built again without AVX-512
+            path.with_suffix(".fused").write_text("\n".join(fused[:20]) + "\n")
+            _say_once(f"the AVX-512 build of {module} contains fused multiply-add "
+                      f"({fused[0]}); it is built again without AVX-512")
+            self._compile(module, self.path(module), self.flags)
+
+    def _compile(self, module: str, path: Path, flags: tuple[str, ...]) -> list[str] | None:
+        """g++ `module` into `path` with `flags` (atomically); for a WIDE build, the fused
+        instructions found in it (None when it is not one)."""
         source = kernels_dir() / module
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(suffix=".so", dir=path.parent)
         os.close(fd)
-        cmd = [self.cxx or _compiler(), *self.flags, f"-I{kernels_dir()}", str(source), "-o", tmp]
+        cmd = [self.cxx or _compiler(), *flags, f"-I{kernels_dir()}", str(source), "-o", tmp]
+        fused = None
         try:
             result = subprocess.run(cmd, capture_output=True, text=True)
             if result.returncode != 0:
                 raise CompileError(f"compiling {module} for the cpu backend failed:\n"
                                    f"{' '.join(cmd)}\n{result.stderr[-4000:]}")
+            if "-mno-avx512f" not in flags and _X86:
+                fused = fused_instructions(tmp)
+                if fused is None:
+                    fused = ["(objdump could not read the library)"]
+                if fused:
+                    return fused   # not kept: the caller builds it again without AVX-512
             os.replace(tmp, path)  # atomic: concurrent builders never see half a library
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
+        return fused
 
     def _open(self, module: str, path: Path) -> ctypes.CDLL:
+        if not path.exists():
+            path = self.path(module)   # its AVX-512 build fused: the other one
         if "-fsanitize=address" in self.flags and not hasattr(ctypes.CDLL(None), "__asan_init"):
             # Loading it anyway would end the process ("ASan runtime does not come first").
             raise CompileError(
