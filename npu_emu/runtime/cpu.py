@@ -413,6 +413,7 @@ class CpuModuleCache(ModuleCache):
         self._toolchain: str | None = None
         self.cxx: str | None = None
         self.flags: tuple[str, ...] = ()   # NO_FUSED's (modules with complex kernels)
+        self._may_widen: dict[str, bool] = {}   # per module: x86, objdump, no complex kernels
 
     def _resolve_toolchain(self) -> str:
         """The compiler and the CPU (the flags are per module: `module_flags`)."""
@@ -429,13 +430,14 @@ class CpuModuleCache(ModuleCache):
 
     def _wide_entry(self, module: str) -> Path | None:
         """The cache entry of `module`'s AVX-512 build, when it may have one: x86, no complex
-        kernels in its source, objdump on PATH to check the result."""
-        if not (_X86 and shutil.which("objdump")):
-            return None
-        if any(COMPLEX_TYPE.search(p.read_bytes()) for p in module_sources(module)
-               if p.suffix in (".cu", ".inc")):
-            return None
-        return self._entry(module, cxx_flags(wide=True) + sanitize_flags())
+        kernels in its source, objdump on PATH to check the result (the sources are read once
+        per module: a build and every load ask)."""
+        may = self._may_widen.get(module)
+        if may is None:
+            may = self._may_widen[module] = bool(_X86 and shutil.which("objdump")) and not any(
+                COMPLEX_TYPE.search(p.read_bytes()) for p in module_sources(module)
+                if p.suffix in (".cu", ".inc"))
+        return self._entry(module, cxx_flags(wide=True) + sanitize_flags()) if may else None
 
     def module_flags(self, module: str) -> tuple[str, ...]:
         """The flags `module` is built with: WIDE's where it may keep AVX-512 and its build
