@@ -130,7 +130,7 @@ def resolve_stream(stream: object):
     acl.rt)."""
     if stream is None:
         return None
-    if isinstance(stream, Stream):
+    if stream.__class__ in Stream.classes or isinstance(stream, Stream):
         if stream.destroyed:
             raise AclnnError(status.ACLNN_ERR_PARAM_INVALID,
                              "stream was destroyed (acl.rt.destroy_stream); create a new one")

@@ -64,11 +64,11 @@ def finalize() -> None:
         _device = None
 
 
-def require_initialized(what: str) -> None:
-    if _state not in (INITIALIZED, IMPLICIT):
+def require_initialized(what: str, code: int = ACL_ERROR_UNINITIALIZE) -> None:
+    """Refuse (with `code`: the aclnn layer's is 361001) unless the runtime is started."""
+    if _state is not INITIALIZED and _state is not IMPLICIT:
         hint = "call acl.init() again" if _state == FINALIZED else "call acl.init() first"
-        raise AclnnError(ACL_ERROR_UNINITIALIZE,
-                         f"{what}: the runtime is {_state}; {hint}")
+        raise AclnnError(code, f"{what}: the runtime is {_state}; {hint}")
 
 
 def set_device(device_id: int) -> None:
@@ -97,7 +97,8 @@ def current_device() -> int | None:
 def require_device(what: str) -> None:
     """What acl.rt's memory, stream and event calls need: an initialized runtime and a
     current device (acl.rt.set_device or acl.rt.create_context)."""
-    require_initialized(what)
+    if _state is not INITIALIZED and _state is not IMPLICIT:
+        require_initialized(what)
     if _device is None:
         raise AclnnError(ACL_ERROR_RT_CONTEXT_NULL,
                          f"{what}: no device is set; call acl.rt.set_device(0) first")

@@ -20,7 +20,7 @@ from .dtypes import aclDataType  # noqa: F401 (CANN's spelling: aclnn.aclDataTyp
 from .executor import Executor
 from .formats import aclFormat  # noqa: F401
 from .ops import add, cast, expand, format_cast, inplace_copy, matmul, mul
-from .ops._core import ATTR, OpDef, current_context, prepare
+from .ops._core import OpDef, cached_plan, current_context, prepare
 from .ops._checks import check_type
 from .status import ACLNN, AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_RUNTIME_ERROR
 from .tensor import (BoolArray, FloatArray, IntArray, Scalar, Tensor, TensorList, check_live,
@@ -47,13 +47,6 @@ def aclGetRecentErrMsg() -> str:
     return status.recent_error()
 
 
-def _require_runtime(what: str) -> None:
-    try:
-        _state.require_initialized(what)
-    except AclnnError as err:
-        raise AclnnError(ACLNN_ERR_RUNTIME_ERROR, err.message) from None
-
-
 # ------------------------------------------------------------------------- operators
 
 def _phase_one(aclnn_name: str, op: OpDef):
@@ -61,25 +54,24 @@ def _phase_one(aclnn_name: str, op: OpDef):
     sig = inspect.Signature(params, return_annotation=tuple[int, Executor | None, int])
     fname = aclnn_name + "GetWorkspaceSize"
 
-    # Where each role's arguments sit in CANN's order (computed once, not per call).
-    # Pickers, not comprehensions: each comprehension is a function call of its own (Python
-    # 3.11), and a tiny call is a few microseconds in all.
+    # The arguments in the plan key's order (ops._core.canonical: inputs, outputs,
+    # attributes), picked from CANN's order by one C call.
     position = {p.name: i for i, p in enumerate(op.params)}
-    pick_ins = _picker([position[n] for n in op.input_names])
-    pick_outs = _picker([position[n] for n in op.output_names])
     attr_names = op.attr_names
-    pick_attrs = _picker([position[n] for n in attr_names])
-    tensor_names = tuple(p.name for p in op.params if p.role != ATTR)
-    pick_tensors = _picker([i for i, p in enumerate(op.params) if p.role != ATTR])
+    pick = _picker([position[n] for n in (*op.input_names, *op.output_names, *attr_names)])
+    n_in, n_out = op.arity
+    n_tensors = n_in + n_out
+    require = _state.require_initialized
 
     def get_workspace_size(*args: Any) -> tuple[int, Executor]:
-        _require_runtime(fname)
-        ins = pick_ins(args)
-        outs = pick_outs(args)
-        attrs = dict(zip(attr_names, pick_attrs(args))) if attr_names else {}
+        require(fname, ACLNN_ERR_RUNTIME_ERROR)
         ctx = current_context()
-        plan = prepare(op, ins, outs, attrs, ctx)
-        ex = Executor(op, dict(zip(tensor_names, pick_tensors(args))), attrs, ctx, plan)
+        picked = pick(args)
+        plan = cached_plan(op, picked, ctx)          # a call seen before
+        if plan is None:
+            plan = prepare(op, picked[:n_in], picked[n_in:n_tensors],
+                           dict(zip(attr_names, picked[n_tensors:])), ctx)
+        ex = Executor(op, picked, ctx, plan)
         if check.ON:
             check.hook.created(ex)
         return plan.workspace_size, ex
@@ -90,7 +82,8 @@ def _phase_one(aclnn_name: str, op: OpDef):
 
 
 def _picker(at: list[int]):
-    """args -> the tuple of args at these positions."""
+    """args -> the tuple of args at these positions (one C call: a comprehension would be a
+    function call of its own, and a tiny call is a few microseconds in all)."""
     if not at:
         return lambda args: ()
     if len(at) == 1:
@@ -100,12 +93,14 @@ def _picker(at: list[int]):
 
 
 def _phase_two(aclnn_name: str):
+    require = _state.require_initialized
+
     def launch(workspace, workspaceSize, executor, stream) -> None:
-        _require_runtime(aclnn_name)
+        require(aclnn_name, ACLNN_ERR_RUNTIME_ERROR)
         if check.ON:
             check.hook.phase_two(aclnn_name, executor, workspace, workspaceSize, stream)
-        ex = _executor(executor)
-        ex.run(workspace, workspaceSize, resolve_stream(stream))
+        ex = executor if executor.__class__ is Executor else _executor(executor)
+        ex.run(workspace, workspaceSize, None if stream is None else resolve_stream(stream))
 
     launch.__name__ = launch.__qualname__ = aclnn_name
     launch.__doc__ = (f"{aclnn_name}(workspace, workspaceSize, executor, stream) -> ret\n\n"

@@ -27,15 +27,26 @@ class Executor(Handle):
 
     KIND = "aclOpExecutor"
 
-    def __init__(self, op: OpDef, tensors: dict[str, Tensor], attrs: dict[str, Any],
-                 ctx: Context, plan: Plan) -> None:
+    def __init__(self, op: OpDef, args: tuple, ctx: Context, plan: Plan) -> None:
         self.op = op
-        self.tensors = tensors
-        self.attrs = attrs
+        self.args = args      # the inputs, the outputs, the attributes (ops._core.canonical)
         self.ctx = ctx
         self.plan = plan
         self.repeatable = False
         self.runs = 0
+        self._destroyed = False   # Handle.mark_destroyed sets it; read here without the property
+
+    @property
+    def tensors(self) -> dict[str, Tensor]:
+        """The tensors by parameter name (an in-place tensor once)."""
+        n_in, n_out = self.op.arity
+        return {**dict(zip(self.op.input_names, self.args[:n_in])),
+                **dict(zip(self.op.output_names, self.args[n_in:n_in + n_out]))}
+
+    @property
+    def attrs(self) -> dict[str, Any]:
+        """The attributes by parameter name."""
+        return dict(zip(self.op.attr_names, self.args[sum(self.op.arity):]))
 
     @property
     def workspace_size(self) -> int:
@@ -43,11 +54,12 @@ class Executor(Handle):
 
     @property
     def inputs(self) -> list[Tensor]:
-        return [self.tensors[n] for n in self.op.input_names]
+        return list(self.args[:self.op.arity[0]])
 
     @property
     def outputs(self) -> list[Tensor]:
-        return [self.tensors[n] for n in self.op.output_names]
+        n_in, n_out = self.op.arity
+        return list(self.args[n_in:n_in + n_out])
 
     def __repr__(self) -> str:
         state = "destroyed" if self.destroyed else ("repeatable" if self.repeatable else "one-shot")
@@ -66,7 +78,8 @@ class Executor(Handle):
 
     def run(self, workspace: object, workspace_size: object, stream: Stream | None) -> None:
         """Phase two: check the workspace, then enqueue on `stream` (None: default)."""
-        self.check_usable()
+        if self._destroyed or self.runs and not self.repeatable:
+            self.check_usable()
         # None / 0 (no workspace, the common tiny call) skip the general checks.
         ws = 0 if workspace is None else as_pointer(workspace, "workspace")
         size = 0 if workspace_size is None or workspace_size.__class__ is int and workspace_size == 0 \
@@ -120,11 +133,11 @@ class Executor(Handle):
                 raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                                  f"tensor is not {which} {i} ({names[i]}) of this executor: its "
                                  f"shape, strides, offset, dtype or format differ")
-        tensors = dict(self.tensors)
+        tensors = self.tensors
         tensors[names[i]] = current.with_data(addr)
         ins, outs, attrs = self.op.split({**tensors, **self.attrs})
         plan = prepare(self.op, ins, outs, attrs, self.ctx)
-        self.tensors, self.plan = tensors, plan
+        self.args, self.plan = (*ins, *outs, *attrs.values()), plan
 
     def destroy(self) -> None:
         check_live(self, "executor")

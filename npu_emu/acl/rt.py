@@ -201,10 +201,14 @@ def get_context():
 # ------------------------------------------------------------------------------- streams
 
 def _stream(stream: object, what: str) -> Stream:
-    be = _backend(what)
+    _state.require_device(what)
     if check.ON:
         check.hook.stream_arg(stream, what)
-    return resolve_stream(stream) or be.default_stream
+    if stream is not None:
+        s = resolve_stream(stream)
+        if s is not None:
+            return s                 # made by a backend already: no need to ask for one
+    return _backend(what).default_stream
 
 
 @acl_call(1)

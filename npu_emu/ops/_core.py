@@ -115,6 +115,11 @@ class OpDef:
     def attr_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params if p.role == ATTR)
 
+    @functools.cached_property
+    def arity(self) -> tuple[int, int]:
+        """(inputs, outputs)."""
+        return len(self.input_names), len(self.output_names)
+
     def split(self, values: dict[str, Any]) -> tuple[tuple, tuple, dict[str, Any]]:
         """(ins, outs, attrs) from the parameters by name."""
         return (tuple(values[n] for n in self.input_names),
@@ -294,49 +299,46 @@ def clear_plan_cache() -> None:
 
 
 _PLAIN_ATTRS = (bool, int, str, type(None))
+_KEPT = (Tensor, IntArray, Scalar)   # handles that keep their own key (immutable)
 
 
 def _attr_key(value: Any) -> Any:
-    cls = type(value)
-    if cls is IntArray or cls is Scalar:       # immutable handles: the key is kept on them
+    """The plan-cache key of one argument: a tensor's, aclIntArray's or aclScalar's own (kept
+    on the handle), else the attribute's value with its type. TypeError: no key (a
+    destroyed handle, or a value of no cacheable kind: the full checks then report it)."""
+    cls = value.__class__
+    if cls in _KEPT or isinstance(value, _KEPT):
         key = value.plan_key
         if key is None:
-            raise TypeError("not a cacheable attribute")
+            raise TypeError("not a cacheable argument")
         return key
     if cls in _PLAIN_ATTRS or isinstance(value, enum.Enum):
         return (cls, value)
     if isinstance(value, (bool, int, str)):    # their subclasses (IntEnum is caught above)
         return (cls, value)
-    if isinstance(value, IntArray):
-        return ("IntArray", value.values)
-    if isinstance(value, Scalar) and isinstance(value.value, np.generic):
-        return ("Scalar", value.dtype, value.value.dtype.str, value.value.tobytes())  # -0.0 != 0.0
     if isinstance(value, LayoutSpec):
         return ("LayoutSpec", value)
-    raise TypeError("not a cacheable attribute")
+    raise TypeError("not a cacheable argument")
 
 
-def _tensor_keys(tensors: Sequence) -> tuple:
-    keys = []
-    for t in tensors:
-        if not isinstance(t, Tensor):
-            raise TypeError("not a tensor")
-        key = t.plan_key
-        if key is None:                        # destroyed (Handle.mark_destroyed)
-            raise TypeError("a destroyed tensor")
-        keys.append(key)
-    return tuple(keys)
-
-
-def _plan_key(op: OpDef, ins: Sequence, outs: Sequence, attrs: dict, ctx: Context) -> tuple | None:
-    """The cache key of a call, or None when it has no key (an argument that is not a live
-    Tensor, or an attribute of no cacheable kind or destroyed: the full checks then report
-    it). Hashable unless an attribute holds something unhashable (the lookup says so)."""
+def _plan_key(op: OpDef, args: Sequence, ctx: Context) -> tuple | None:
+    """The cache key of a call whose arguments are `args` in the canonical order (the inputs,
+    the outputs, then the attributes in op.attr_names' order: `canonical`), or None when one
+    has no key. A tensor's key starts with its class and an attribute's with its kind, so
+    no argument's key equals another kind's. Hashable unless an attribute holds something
+    unhashable (the lookup says so)."""
     try:
-        return (op.name, id(op), ctx.plan_key, _tensor_keys(ins), _tensor_keys(outs),
-                tuple(zip(attrs, map(_attr_key, attrs.values()))) if attrs else ())
+        return (id(op), ctx.plan_key, *map(_attr_key, args))
     except TypeError:
         return None
+
+
+def canonical(op: OpDef, ins: Sequence, outs: Sequence, attrs: dict[str, Any]) -> tuple | None:
+    """A call's arguments in the plan key's order, or None when `attrs` does not name
+    op.attr_names in their order (no key: the checks report what is wrong)."""
+    if (len(ins), len(outs)) != op.arity or tuple(attrs) != op.attr_names:
+        return None
+    return (*ins, *outs, *attrs.values())
 
 
 def prepare(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dict[str, Any],
@@ -348,41 +350,57 @@ def prepare(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dic
 
 
 def _planned(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dict[str, Any],
-             ctx: Context, shared: bool) -> Plan:
+             ctx: Context, shared: bool, owned: bool = False) -> Plan:
     """prepare's work; `shared`: a plan from the cache is returned itself, not a copy (for a
-    caller that executes it at once and keeps nothing: run)."""
-    key = _plan_key(op, ins, outs, attrs, ctx)
+    caller that executes it at once and keeps nothing: run); `owned`: see run."""
+    args = canonical(op, ins, outs, attrs)
+    key = None if args is None else _plan_key(op, args, ctx)
     if key is not None:
-        try:
-            cached = _plan_cache.get(key)
-        except TypeError:               # an attribute's value is unhashable: no key
-            cached = key = None
+        cached = _lookup(key, ctx, shared, owned)
         if cached is not None:
-            try:
-                # One C call, atomic under the GIL like the read above: no lock (a plan
-                # evicted meanwhile by another thread is simply not moved).
-                _plan_cache.move_to_end(key)
-            except KeyError:
-                pass
-            _refresh(cached, ctx)
-            return cached if shared else _copy(cached, op)
+            return cached
     plan = _prepare(op, ins, outs, attrs, ctx)
     plan.op = op
     if key is not None:
-        with _plan_cache_lock:
-            _plan_cache[key] = plan
-            if len(_plan_cache) > PLAN_CACHE_SIZE:
-                _plan_cache.popitem(last=False)
+        try:
+            with _plan_cache_lock:
+                _plan_cache[key] = plan
+                if len(_plan_cache) > PLAN_CACHE_SIZE:
+                    _plan_cache.popitem(last=False)
+        except TypeError:               # an attribute's value is unhashable: not kept
+            pass
     return plan
 
 
-def _refresh(cached: Plan, ctx: Context) -> None:
-    """A cached plan's memory checked live now: its serials stand while nothing was freed
-    since they were taken (a serial changes only through a free); else they are taken again
-    (161002 for a range no longer inside a live block). The cache keeps the fresh serials, so
-    the next call of a loop that frees and allocates between calls finds them current."""
-    if cached.launches and cached.generation != ctx.backend.allocator.generation:
+def cached_plan(op: OpDef, args: tuple, ctx: Context) -> Plan | None:
+    """prepare's result for a call seen before, from its arguments in the canonical order
+    (the facade picks them so in one step); None on a miss: then call prepare."""
+    key = _plan_key(op, args, ctx)
+    return None if key is None else _lookup(key, ctx, False, False)
+
+
+def _lookup(key: tuple, ctx: Context, shared: bool, owned: bool) -> Plan | None:
+    """The cached plan of a key, its memory checked live now (unless `owned`: see run), or
+    None on a miss. `shared`: the cache's own Plan, else the caller's own copy."""
+    try:
+        cached = _plan_cache.get(key)
+    except TypeError:                   # an attribute's value is unhashable: no key
+        return None
+    if cached is None:
+        return None
+    try:
+        # One C call, atomic under the GIL like the read above: no lock (a plan evicted
+        # meanwhile by another thread is simply not moved).
+        _plan_cache.move_to_end(key)
+    except KeyError:
+        pass
+    # Its memory checked live now: the serials stand while nothing was freed since they were
+    # taken (a serial changes only through a free); else they are taken again (161002 for a
+    # range no longer inside a live block). The cache keeps the fresh serials, so the next
+    # call of a loop that frees and allocates between calls finds them current.
+    if not owned and cached.launches and cached.generation != ctx.backend.allocator.generation:
         _record_blocks(cached, ctx)
+    return cached if shared else _copy(cached, cached.op)
 
 
 def _copy(cached: Plan, op: OpDef) -> Plan:
@@ -421,30 +439,43 @@ def execute(plan: Plan, ctx: Context, stream: Stream | None, workspace: int = 0)
     if not plan.launches:
         return
     check_still_live(plan, ctx)
+    _enqueue(plan, ctx, stream, workspace)
+
+
+def _enqueue(plan: Plan, ctx: Context, stream: Stream | None, workspace: int) -> None:
     if check.ON:
         check.hook.launch(plan, stream, workspace, ctx.backend)
     ctx.backend.enqueue(plan.launches, stream, workspace)
 
 
 def run(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dict[str, Any],
-        ctx: Context | None = None, stream: Stream | None = None) -> None:
+        ctx: Context | None = None, stream: Stream | None = None, owned: bool = False) -> None:
     """Prepare and execute in one call, the workspace taken from the pool and given back in
-    stream order (the eager layers: npu_emu.format_cast, cube_matmul, the array API)."""
+    stream order (the eager layers: npu_emu.format_cast, cube_matmul, the array API).
+
+    `owned`: the caller holds the memory of every tensor alive for the call (the array API,
+    whose arrays own their storage, and whose tensors are views inside it by construction),
+    so a cached plan's memory is not looked up again. The first call's plan had every check;
+    a block freed since cannot be one of these tensors'. The C-style layer never passes it:
+    its pointers are the user's."""
     ctx = ctx or current_context()
     # The cached plan itself, nothing copied (run keeps no plan), unless the sanitizer is on:
     # it keeps a cache of its own on each plan it sees.
-    plan = _planned(op, ins, outs, attrs, ctx, not check.ON)
+    plan = _planned(op, ins, outs, attrs, ctx, not check.ON, owned)
     if not plan.launches:
         return
     be = ctx.backend
     workspace = be.malloc(plan.workspace_size) if plan.workspace_size else 0
     try:
-        execute(plan, ctx, stream, workspace)
+        if owned:
+            _enqueue(plan, ctx, stream, workspace)
+        else:
+            execute(plan, ctx, stream, workspace)
     finally:
         if workspace:
             be.free(workspace)
 
 
 __all__ = ["ATTR", "Context", "IN", "INOUT", "OUT", "OpDef", "Param", "Plan", "Touch",
-           "check_no_internal_overlap", "check_still_live", "current_context", "execute",
+           "cached_plan", "canonical", "check_no_internal_overlap", "check_still_live", "current_context", "execute",
            "prepare", "run", "storage_touch", "view_touch"]

@@ -152,6 +152,13 @@ class Stream(ABC):
     """
 
     _destroyed = False
+    # Every subclass, for a class test before isinstance: isinstance against this abstract
+    # class goes through ABCMeta, a quarter of a microsecond on every tiny call's path.
+    classes: "set[type]" = set()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        Stream.classes.add(cls)
     is_default = False
 
     @property
@@ -204,14 +211,19 @@ def size_class(nbytes: int) -> int:
     return (n + step - 1) // step * step
 
 
-@dataclass(slots=True)
-class _Cached:
-    """A freed block waiting in its size class: `fences` are (stream, token) pairs of the
-    work that may still use it."""
-    ptr: int
-    rounded: int
-    handle: Any
-    fences: list
+class _Block:
+    """One block of the pool, live or cached, the same object for its whole life (a malloc
+    and a free move it; they make nothing): `nbytes` asked for while live, its size class
+    `rounded`, the backend's `handle`, the `serial` it was handed out with (a new one each
+    time), and while cached the `fences`: (stream, token) pairs of the work that may still
+    use it."""
+
+    __slots__ = ("ptr", "nbytes", "rounded", "handle", "serial", "fences")
+
+    def __init__(self, ptr: int, nbytes: int, rounded: int, handle: Any) -> None:
+        self.ptr, self.nbytes, self.rounded, self.handle = ptr, nbytes, rounded, handle
+        self.serial = 0
+        self.fences: list = []
 
 
 class Allocator:
@@ -238,12 +250,16 @@ class Allocator:
     def __init__(self, streams: Callable[[], Iterable[Stream]] = tuple) -> None:
         self._lock = threading.RLock()
         self._streams = streams              # the backend's live streams, for stream=None frees
-        self._starts: list[int] = []          # sorted start addresses of live blocks
-        self._blocks: dict[int, tuple[int, int, Any]] = {}   # ptr -> (nbytes, rounded, handle)
-        self._serials: dict[int, int] = {}                    # ptr -> serial of the live block
+        # Sorted starts of every block the pool holds, live or cached: blocks never overlap,
+        # so the nearest start at or below an address names the only block that can hold
+        # it (live when it is in _blocks). Changed only when fresh memory is taken or
+        # released, not by a malloc or free of a cached block.
+        self._starts: list[int] = []
+        self._blocks: dict[int, _Block] = {}                  # live blocks by start
         self._external: dict[int, tuple[int, Any]] = {}      # ptr -> (nbytes, owner)
+        self._ext_serials: dict[int, int] = {}                # ptr -> serial of the region
         self._ext_starts: list[int] = []
-        self._free: dict[int, list[_Cached]] = {}             # size class -> cached blocks
+        self._free: dict[int, list[_Block]] = {}              # size class -> cached blocks
         self._next_serial = 1
         # Bumped by every free and unregister: a plan that saw generation g and finds it
         # unchanged knows every block it checked is still live (phase two's cheap re-check).
@@ -278,7 +294,8 @@ class Allocator:
         """A pointer to at least nbytes (ALIGN-aligned) that `stream` (None: any) may use."""
         if stream is not None:
             stream._check_live("allocate memory for")
-        rounded = size_class(nbytes)
+        rounded = (nbytes + 511) & ~511 if nbytes.__class__ is int and 0 < nbytes <= 1 << 20 \
+            else size_class(nbytes)
         with self._lock:
             # The common case first: the block freed last in this class, its work done when
             # it was freed (no fences); anything else takes the full search below.
@@ -286,18 +303,14 @@ class Allocator:
             if bucket and not bucket[-1].fences:
                 block = bucket.pop()
                 self.bytes_cached -= rounded
-                self._add_locked(block.ptr, nbytes, rounded, block.handle)
-                if self._poisons:
-                    self._handed_out(block.ptr, nbytes, rounded, block.handle)
+                self._hand_out(block, nbytes)
                 return block.ptr
         for attempt in range(2):
             with self._lock:
                 block = self._take_cached(rounded, stream)
                 if block is not None:
                     self.bytes_cached -= rounded
-                    self._add_locked(block.ptr, nbytes, rounded, block.handle)
-                    if self._poisons:
-                        self._handed_out(block.ptr, nbytes, rounded, block.handle)
+                    self._hand_out(block, nbytes)
                     return block.ptr
                 pending = []
                 for bucket in self._free.values():
@@ -311,10 +324,27 @@ class Allocator:
                 for s, token in b.fences:
                     s._fence_wait(token)
         ptr, handle = self._fresh(rounded, nbytes)
-        self._add(ptr, nbytes, rounded, handle)
+        block = _Block(ptr, nbytes, rounded, handle)
+        with self._lock:
+            bisect.insort(self._starts, ptr)
+            self._hand_out(block, nbytes)
         return ptr
 
-    def _take_cached(self, rounded: int, stream: Stream | None) -> _Cached | None:
+    def _hand_out(self, block: _Block, nbytes: int) -> None:
+        """Make a block live (the lock held): a new serial, the statistics."""
+        block.nbytes = nbytes
+        block.fences = []
+        block.serial = self._next_serial
+        self._next_serial += 1
+        self._blocks[block.ptr] = block
+        self.bytes_in_use += block.rounded
+        if self.bytes_in_use > self.peak_bytes_in_use:
+            self.peak_bytes_in_use = self.bytes_in_use
+        self.allocation_count += 1
+        if self._poisons:
+            self._handed_out(block.ptr, nbytes, block.rounded, block.handle)
+
+    def _take_cached(self, rounded: int, stream: Stream | None) -> _Block | None:
         bucket = self._free.get(rounded)
         if not bucket:
             return None
@@ -369,16 +399,23 @@ class Allocator:
             if token is not None:
                 fences.append((s, token))
         with self._lock:
-            _, rounded, handle = self._remove(ptr)   # refuses a foreign pointer, a double free
-            bucket = self._free.get(rounded)
+            block = self._blocks.pop(ptr, None)
+            if block is None:
+                raise AclnnError(ACL_ERROR_INVALID_PARAM,
+                                 f"devPtr=0x{ptr:x} was not allocated by acl.rt.malloc "
+                                 f"(or was already freed)")
+            self.generation += 1
+            self.bytes_in_use -= block.rounded
+            block.fences = fences
+            bucket = self._free.get(block.rounded)
             if bucket is None:
-                bucket = self._free[rounded] = []
-            bucket.append(_Cached(ptr, rounded, handle, fences))
-            self.bytes_cached += rounded
+                bucket = self._free[block.rounded] = []
+            bucket.append(block)
+            self.bytes_cached += block.rounded
 
     def empty_cache(self) -> None:
         """Release every cached block whose fences have passed (the others stay cached)."""
-        release: list[_Cached] = []
+        release: list[_Block] = []
         with self._lock:
             for bucket in self._free.values():
                 keep = []
@@ -387,6 +424,8 @@ class Allocator:
                     (keep if block.fences else release).append(block)
                 bucket[:] = keep
             self.bytes_cached -= sum(b.rounded for b in release)
+            for block in release:
+                del self._starts[bisect.bisect_left(self._starts, block.ptr)]
         for block in release:
             self._raw_release(block.ptr, block.handle)
 
@@ -402,34 +441,6 @@ class Allocator:
                     "allocations": len(self._blocks), "total_allocations": self.allocation_count}
 
     # -- live blocks
-    def _add(self, ptr: int, nbytes: int, rounded: int, handle: Any) -> None:
-        with self._lock:
-            self._add_locked(ptr, nbytes, rounded, handle)
-        self._handed_out(ptr, nbytes, rounded, handle)
-
-    def _add_locked(self, ptr: int, nbytes: int, rounded: int, handle: Any) -> None:
-        bisect.insort(self._starts, ptr)
-        self._blocks[ptr] = (nbytes, rounded, handle)
-        self._serials[ptr] = self._next_serial
-        self._next_serial += 1
-        self.bytes_in_use += rounded
-        if self.bytes_in_use > self.peak_bytes_in_use:
-            self.peak_bytes_in_use = self.bytes_in_use
-        self.allocation_count += 1
-
-    def _remove(self, ptr: int) -> tuple[int, int, Any]:
-        with self._lock:
-            if ptr not in self._blocks:
-                raise AclnnError(ACL_ERROR_INVALID_PARAM,
-                                 f"devPtr=0x{ptr:x} was not allocated by acl.rt.malloc "
-                                 f"(or was already freed)")
-            entry = self._blocks.pop(ptr)
-            del self._serials[ptr]
-            del self._starts[bisect.bisect_left(self._starts, ptr)]
-            self.generation += 1
-            self.bytes_in_use -= entry[1]
-            return entry
-
     def register_external(self, ptr: int, nbytes: int, owner: Any) -> None:
         """Memory we did not allocate (a CuPy/NumPy array handed to us) but may read and write."""
         with self._lock:
@@ -438,14 +449,14 @@ class Allocator:
             else:
                 self.generation += 1
             self._external[ptr] = (nbytes, owner)
-            self._serials[-ptr - 1] = self._next_serial   # externals keyed apart from blocks
+            self._ext_serials[ptr] = self._next_serial
             self._next_serial += 1
 
     def unregister_external(self, ptr: int) -> None:
         with self._lock:
             if self._external.pop(ptr, None) is not None:
                 del self._ext_starts[bisect.bisect_left(self._ext_starts, ptr)]
-                del self._serials[-ptr - 1]
+                del self._ext_serials[ptr]
                 self.generation += 1
 
     def block_id(self, ptr: int, nbytes: int) -> int | None:
@@ -457,34 +468,27 @@ class Allocator:
         with self._lock:
             i = bisect.bisect_right(self._starts, ptr) - 1
             if i >= 0:
-                start = self._starts[i]
-                if ptr + nbytes <= start + self._blocks[start][0]:
-                    return self._serials[start]
+                block = self._blocks.get(self._starts[i])     # None: a cached block
+                if block is not None and ptr + nbytes <= block.ptr + block.nbytes:
+                    return block.serial
             i = bisect.bisect_right(self._ext_starts, ptr) - 1
             if i >= 0:
                 start = self._ext_starts[i]
                 if ptr + nbytes <= start + self._external[start][0]:
-                    return self._serials[-start - 1]
+                    return self._ext_serials[start]
         return None
 
     def block_ids(self, ranges: Iterable[tuple[int, int]]) -> list[int | None]:
         """block_id of each (ptr, nbytes), under one lock (a plan's ranges, checked per call)."""
         out: list[int | None] = []
-        blocks, starts, serials = self._blocks, self._starts, self._serials
+        blocks = self._blocks
         with self._lock:
             for ptr, nbytes in ranges:
-                entry = blocks.get(ptr)          # a block's own start: the common case
-                if entry is not None and 0 <= nbytes <= entry[0]:
-                    out.append(serials[ptr])
-                    continue
-                found = None
-                if nbytes >= 0 and ptr >= 0:
-                    i = bisect.bisect_right(starts, ptr) - 1
-                    if i >= 0 and ptr + nbytes <= starts[i] + blocks[starts[i]][0]:
-                        found = serials[starts[i]]
-                    else:
-                        found = self.block_id(ptr, nbytes)   # a registered region
-                out.append(found)
+                block = blocks.get(ptr)          # a block's own start: the common case
+                if block is not None and 0 <= nbytes <= block.nbytes:
+                    out.append(block.serial)
+                else:
+                    out.append(self.block_id(ptr, nbytes))
         return out
 
     def contains(self, ptr: int, nbytes: int) -> bool:
@@ -493,8 +497,8 @@ class Allocator:
 
     def size_of(self, ptr: int) -> int | None:
         with self._lock:
-            entry = self._blocks.get(ptr)
-            return None if entry is None else entry[0]
+            block = self._blocks.get(ptr)
+            return None if block is None else block.nbytes
 
     @property
     def live_allocations(self) -> int:
