@@ -108,6 +108,33 @@ def test_launches_on_one_stream_run_in_order(backend):
             be.free(p)
 
 
+def test_a_queued_launch_keeps_its_arguments_after_its_plan_is_gone(cpu_backend):
+    """A launch queued behind other work may run after every reference to its plan is
+    dropped: the queued task keeps the packed argument cells alive itself (their memory
+    reused meanwhile would send the kernel to other addresses)."""
+    import ctypes
+    import gc
+    be = cpu_backend
+    a = np.arange(1 << 16, dtype=np.int32)
+    pa, pout = _upload(be, a), be.malloc(a.nbytes)
+    s = be.create_stream()
+    gate = threading.Event()
+    try:
+        s.submit(gate.wait)                  # the stream is busy: the copy is queued
+        be.enqueue(plan_copy(be, View(pout, a.shape, (1,), 4), View(pa, a.shape, (1,), 4)), s)
+        gc.collect()
+        churn = [ctypes.c_uint64(0xDEAD0000 + i) for i in range(10000)]   # reuse freed cells
+        gate.set()
+        s.synchronize()
+        del churn
+        np.testing.assert_array_equal(_download(be, pout, a), a)
+    finally:
+        gate.set()
+        s.destroy()
+        be.free(pa)
+        be.free(pout)
+
+
 def test_events_order_two_streams(backend):
     be = backend
     a = np.arange(1 << 16, dtype=np.int32)

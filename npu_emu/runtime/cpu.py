@@ -518,7 +518,8 @@ _GRID = ctypes.c_uint * 3
 
 def _prepare(launch: Launch) -> tuple:
     """Arguments as cuLaunchKernel takes them: an array of pointers to each value's bytes.
-    Returns (fn, grid, pointer array, buffers kept alive, workspace cells to patch)."""
+    Returns (fn, grid, pointer array, buffers kept alive, workspace cells to patch, the call
+    itself: fn(grid, ptrs) ready to run, for a launch with no cell to patch)."""
     ptrs = (_VOIDP * max(len(launch.args), 1))()
     keep: list = []
     patches: list = []
@@ -533,7 +534,32 @@ def _prepare(launch: Launch) -> tuple:
             cell = ctypes.create_string_buffer(data, len(data))
         keep.append(cell)
         ptrs[i] = ctypes.addressof(cell)
-    return launch.kernel.fn, _GRID(*launch.grid), ptrs, keep, patches  # type: ignore[attr-defined]
+    fn, grid = launch.kernel.fn, _GRID(*launch.grid)  # type: ignore[attr-defined]
+    call = functools.partial(fn, grid, ptrs)
+    # ptrs holds the cells' addresses, not the cells: the call keeps them alive itself, as a
+    # queued task may run after the launch (and its packed form) is gone.
+    call.keep = keep  # type: ignore[attr-defined]
+    return fn, grid, ptrs, keep, patches, call
+
+
+def _task(launches: Sequence[Launch], workspace: int) -> Callable[[], None]:
+    """The launches as one task, their workspace cells set to `workspace` + offset (a launch
+    without cells is packed once and kept on it)."""
+    calls = []
+    for launch in launches:
+        prepared = launch.prepared
+        if prepared is None or prepared[4]:  # workspace cells: fresh per enqueue
+            prepared = _prepare(launch)
+            if not prepared[4]:
+                launch.prepared = prepared
+        for cell, offset in prepared[4]:
+            cell.value = workspace + offset
+        calls.append(prepared[5])
+
+    def task() -> None:
+        for call in calls:
+            call()  # ctypes releases the GIL for the call
+    return task
 
 
 class CpuBackend(Backend):
@@ -630,24 +656,14 @@ class CpuBackend(Backend):
 
     def enqueue(self, launches: Sequence[Launch], stream: Stream | None,
                 workspace: int = 0) -> None:
-        target = stream or self.default_stream
-        if not isinstance(target, CpuStream):
+        target = stream or self._default or self.default_stream
+        if target.__class__ is not CpuStream and not isinstance(target, CpuStream):
             raise AclnnError(ACL_ERROR_INVALID_PARAM, f"stream={stream!r} is not a cpu stream")
-        calls = []
-        for launch in launches:
-            prepared = launch.prepared
-            if prepared is None or prepared[4]:  # workspace cells: fresh per enqueue
-                prepared = _prepare(launch)
-                if not prepared[4]:
-                    launch.prepared = prepared
-            for cell, offset in prepared[4]:
-                cell.value = workspace + offset
-            calls.append(prepared)
-
-        def task() -> None:
-            for fn, grid, ptrs, _keep, _patches in calls:
-                fn(grid, ptrs)  # ctypes releases the GIL for the call
-
+        prepared = launches[0].prepared if len(launches) == 1 else None
+        if prepared is not None and not prepared[4]:
+            task = prepared[5]      # one launch and no workspace: its call, made once
+        else:
+            task = _task(launches, workspace)
         # On an idle stream the launches run here, in the calling thread, whatever their size:
         # handing them to the worker costs a wake-up and two GIL hand-offs (70 us measured at
         # 64K float32 adds, 8x the kernel), and a second thread would keep a second OpenMP
@@ -685,6 +701,26 @@ class CpuBackend(Backend):
     def threads(self) -> int | None:
         """The set_threads count, None when OpenMP's default applies."""
         return self._threads or None
+
+    def core_scaling(self, threads: int) -> float:
+        """What `threads` OpenMP threads deliver over one on register-only vector work (no
+        memory traffic: npu_emu_core_probe in strided_copy.cu), the median of five
+        alternating runs: about `threads` on as many real cores, about 1.1-1.3 for two SMT
+        siblings of one core or a CPU quota. No kernel scales past it; `npu-emu bench
+        --threads` reports it beside each case's scaling."""
+        if threads <= 1:
+            return 1.0
+        probe = self._lib("strided_copy.cu").npu_emu_core_probe
+        probe.argtypes, probe.restype = (ctypes.c_int, ctypes.c_longlong), ctypes.c_double
+        probe(threads, 1 << 16)             # the team started first
+        rounds = 1 << 20
+        while probe(1, rounds) < 0.02:      # about 20-40 ms on one thread
+            rounds *= 2
+        ratios = []
+        for _ in range(5):
+            one, many = probe(1, rounds), probe(threads, rounds)
+            ratios.append(threads * one / many)
+        return sorted(ratios)[2]
 
     @property
     def parallelism(self) -> int:

@@ -201,7 +201,7 @@ class Storage:
         """A block of `be`'s pool (at least one byte), given back when the storage goes."""
         ensure_started()
         nbytes = max(nbytes, 1)
-        return _PoolStorage(be.malloc(nbytes), nbytes, be, None)
+        return _PoolStorage(be.allocator.malloc(nbytes), nbytes, be, None)
 
     @classmethod
     def external(cls, ptr: int, nbytes: int, be: Backend, owner: Any, readonly: bool = False,
@@ -230,7 +230,7 @@ class _PoolStorage(Storage):
         ptr, self.ptr = getattr(self, "ptr", 0), 0
         if ptr:
             try:
-                self.backend.free(ptr)
+                self.backend.allocator.free(ptr)
             except Exception:
                 pass  # interpreter shutdown: the pool is going away too
 

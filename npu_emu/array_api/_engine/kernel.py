@@ -56,8 +56,10 @@ def call(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Array], attrs: dict[st
     (`touched` and `outs`: imported or exported storage) on the cpu backend, the work is
     finished before returning, since the other side may read or free it at once."""
     for o in outs:
-        check_writable(o)
-    run(op, ins, [o._t for o in outs], attrs, ctx or context(be))
+        if o._st.readonly:
+            check_writable(o)
+    # owned: our arrays hold their memory (the plan cache need not look it up again)
+    run(op, ins, [o._t for o in outs], attrs, ctx or context(be), owned=True)
     if be.is_cpu and _any_shared(touched, outs):
         synchronize(be)
 
@@ -76,7 +78,7 @@ def call_new(op: OpDef, inputs: Sequence[Array], attrs: dict[str, Any],
     default the context of the inputs' backend)."""
     be = inputs[0]._st.backend
     ctx = ctx or context(be)
-    ins = tuple([x._kernel_tensor() for x in inputs])
+    ins = tuple(map(Array._kernel_tensor, inputs))
     shape, dtype = op.infer(ins, attrs, ctx)
     out = empty_array(shape, dtype, be)
     call(op, ins, (out,), attrs, be, inputs, ctx)
