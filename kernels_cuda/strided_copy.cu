@@ -188,3 +188,31 @@ NPU_EMU_COPY_KERNELS(uint8_t, b1, uint64_t, i64)
 NPU_EMU_COPY_KERNELS(uint16_t, b2, uint64_t, i64)
 NPU_EMU_COPY_KERNELS(uint32_t, b4, uint64_t, i64)
 NPU_EMU_COPY_KERNELS(uint64_t, b8, uint64_t, i64)
+
+#if defined(NPU_EMU_CPU)
+// The host's own thread scaling, for `npu-emu bench --threads`: `rounds` of eight
+// independent 8-lane multiply chains on each of `threads` OpenMP threads, in registers (no
+// memory traffic). Returns the seconds it took. Two threads that are one core's SMT
+// siblings, or a CPU quota, give far less than 2x here, and no kernel can scale past it.
+extern "C" double npu_emu_core_probe(int threads, long long rounds) {
+    volatile float sink = 0.0f;
+    const double t0 = omp_get_wtime();
+#pragma omp parallel num_threads(threads)
+    {
+        float acc[8][8];
+        for (int c = 0; c < 8; ++c)
+            for (int l = 0; l < 8; ++l) acc[c][l] = 1.0f + 0.001f * static_cast<float>(l);
+        const float m = 1.0000001f;
+        for (long long r = 0; r < rounds; ++r)
+            for (int c = 0; c < 8; ++c)
+                for (int l = 0; l < 8; ++l) acc[c][l] *= m;   // vectorized: 8 chains of 8 lanes
+        float s = 0.0f;
+        for (int c = 0; c < 8; ++c)
+            for (int l = 0; l < 8; ++l) s += acc[c][l];
+#pragma omp critical
+        sink = sink + s;
+    }
+    (void)sink;
+    return omp_get_wtime() - t0;
+}
+#endif

@@ -470,9 +470,27 @@ def test_threads_measures_each_case_at_each_count_and_the_scaling(tmp_path):
         if "torch" in by[(v, 1)]["ratios"]:
             assert _positive(s["torch_ratio"])
     assert "scaling: view_copy transposed f32" in r.stdout and "1 -> 2 threads" in r.stdout
+    host = data["host_scaling"]                    # the host's own ceiling, beside the cases
+    assert host["threads"] == [1, 2] and 0.3 < host["ratio"] < 3.0
+    assert f"this host, 1 -> 2 threads: {host['ratio']:.2f}x on register-only" in r.stdout
     report = run_cli(["bench", "--report", str(out)], timeout=120)
     assert report.returncode == 0 and "Scaling (`--threads`):" in report.stdout
     assert "| threads |" in report.stdout
+
+
+def test_the_core_probe_does_its_work_and_one_thread_is_the_unit(cpu_backend):
+    """npu_emu_core_probe (the host's own thread scaling) is not optimized away: twice the
+    rounds take about twice the time; core_scaling(1) is 1 by definition."""
+    import ctypes
+    probe = cpu_backend._lib("strided_copy.cu").npu_emu_core_probe
+    probe.argtypes, probe.restype = (ctypes.c_int, ctypes.c_longlong), ctypes.c_double
+    probe(1, 1 << 16)
+    # fractions of a millisecond, the least of several: a loaded host preempts longer runs
+    short = min(probe(1, 1 << 17) for _ in range(9))
+    long = min(probe(1, 1 << 18) for _ in range(9))
+    assert short > 0 and 1.3 < long / short < 3.0, (short, long)
+    assert cpu_backend.core_scaling(1) == 1.0
+    assert 0.3 < cpu_backend.core_scaling(2) < 3.0
 
 
 def test_bad_thread_counts_are_messages():

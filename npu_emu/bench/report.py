@@ -103,6 +103,13 @@ def scaling(cases: Sequence[dict]) -> list[dict]:
 
 def scaling_lines(data: dict) -> list[str]:
     lines = []
+    host = data.get("host_scaling")
+    if host:
+        lo, hi = host["threads"]
+        lines.append(f"this host, {lo} -> {hi} threads: {host['ratio']:.2f}x on register-only "
+                     f"vector work (no memory traffic); a kernel bound by its arithmetic or "
+                     f"its caches scales no further (below 0.85x linear: the threads share a "
+                     f"core, or a CPU quota caps them)")
     for s in data.get("scaling", []):
         ts = sorted(int(t) for t in s["gbps"])
         figures = " -> ".join(f"{_gbps(s['gbps'][str(t)])}" for t in ts)
