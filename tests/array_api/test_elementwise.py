@@ -256,6 +256,30 @@ def test_binary_real_floats_match_numpy(name, dtype):
     same(host(got), want)
 
 
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_add_and_subtract_are_componentwise(dtype):
+    """x - y is (a - c) + (b - d)j, as the standard and NumPy have it: not Add's
+    x + (-1) * y, whose complex multiply makes NaN beside an infinite part and drops the
+    sign of zeros ((1 - 0j) - (5 + 0j) is -4 - 0j). x + y likewise, and in place."""
+    parts = [0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, np.nan]
+    vals = [complex(r, i) for r in parts for i in parts]
+    a = np.array([v for v in vals for _ in vals], dtype=dtype)
+    b = np.array([w for _ in vals for w in vals], dtype=dtype)
+    for name, fn in (("subtract", np.subtract), ("add", np.add)):
+        got = host(getattr(xp, name)(xp.asarray(a), xp.asarray(b)))
+        with np.errstate(all="ignore"):
+            want = fn(a, b)
+        for part in ("real", "imag"):
+            g, w = getattr(got, part), getattr(want, part)
+            assert (np.isnan(g) == np.isnan(w)).all(), (name, part)
+            keep = ~np.isnan(w)
+            np.testing.assert_array_equal(g[keep], w[keep])
+            assert (np.signbit(g[keep]) == np.signbit(w[keep])).all(), (name, part)
+    x = xp.asarray(np.array([complex(1, -0.0)], dtype=dtype))
+    x -= xp.asarray(np.array([complex(5, 0.0)], dtype=dtype))
+    assert host(x).tolist() == [complex(-4, -0.0)] and np.signbit(host(x).imag[0])
+
+
 INTEGER_TYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 
 

@@ -255,6 +255,10 @@ def alpha(value: int, dtype: DT) -> Scalar:
 # subtract is Add with alpha -1.
 _BINARY_OPERATORS = {"add": (ADD, INPLACE_ADD, 1), "subtract": (ADD, INPLACE_ADD, -1),
                      "multiply": (MUL, INPLACE_MUL, None)}
+# Where x + alpha * y is not x - y bit for bit: a complex alpha multiplies both parts of y
+# (-1 * (c + dj) = (-c - 0 d) + (-d + 0 c) j), so an infinite part makes the other NaN and
+# zeros lose their signs ((1 - 0j) - (5 + 0j) would be -4 + 0j). The standard's subtract is
+# componentwise: those take our ufunc kernel.
 
 
 # The answers of binary_operator, by everything they depend on (immutable: the function, the
@@ -280,7 +284,8 @@ def binary_operator(kernel: str | None, dtypes: tuple[DT, DT], compute: DT, be: 
         return known[1]
     op, inplace_op, a = _BINARY_OPERATORS[kernel]
     chosen = inplace_op if inplace else op
-    if not chosen.supports(dtypes, ctx, {} if a is None else {"alpha": a}):
+    if a == -1 and INFO[compute].kind == COMPLEX or \
+            not chosen.supports(dtypes, ctx, {} if a is None else {"alpha": a}):
         found = None
     else:
         found = chosen, ({} if a is None else {"alpha": alpha(a, compute)})
