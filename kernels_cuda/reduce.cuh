@@ -423,7 +423,13 @@ template <typename In_, typename Out_> struct Sum {
     static constexpr bool ORDER_FREE = false;
     static NPU_EMU_HD Part map(In x, int64_t, Acc) { return npu_emu::convert<Acc>(x); }
     static NPU_EMU_HD Part combine(Part a, Part b) { return add_(a, b); }
-    static NPU_EMU_HD Out finish(Part v, const ReduceParams&) { return npu_emu::convert<Out>(canonical(v)); }
+    // The tree's sum plus +0, the additive identity NumPy, PyTorch and CuPy start from: a sum
+    // of negative zeros alone is +0 (the tree alone gives -0, as -0 + -0 = -0 in IEEE); every
+    // other result is unchanged (x + 0 = x), whatever the grouping.
+    static NPU_EMU_HD Part plus_zero(Part v) { return add_(v, npu_emu::convert<Acc>(static_cast<int32_t>(0))); }
+    static NPU_EMU_HD Out finish(Part v, const ReduceParams&) { return npu_emu::convert<Out>(canonical(plus_zero(v))); }
+    // A scan's outputs are the running results themselves (NumPy's cumsum of -0 is -0).
+    static NPU_EMU_HD Out scan_finish(Part v) { return npu_emu::convert<Out>(canonical(v)); }
     static NPU_EMU_HD Out empty(const ReduceParams&) { return initial(); }
     static NPU_EMU_HD Out initial() { return npu_emu::convert<Out>(static_cast<int32_t>(0)); }
 };
@@ -432,6 +438,8 @@ template <typename In_, typename Out_> struct Prod : Sum<In_, Out_> {
     using typename Base::Part;
     using typename Base::Out;
     static NPU_EMU_HD Part combine(Part a, Part b) { return mul_(a, b); }
+    // The tree's product as it is (1 * x = x: the identity changes nothing, -0 included).
+    static NPU_EMU_HD Out finish(Part v, const ReduceParams&) { return npu_emu::convert<Out>(canonical(v)); }
     static NPU_EMU_HD Out empty(const ReduceParams&) { return initial(); }
     static NPU_EMU_HD Out initial() { return npu_emu::convert<Out>(static_cast<int32_t>(1)); }
 };
@@ -440,7 +448,7 @@ template <typename In_, typename Out_> struct Mean : Sum<In_, Out_> {
     using typename Base::Part;
     using typename Base::Out;
     static NPU_EMU_HD Out finish(Part v, const ReduceParams& p) {
-        return npu_emu::convert<Out>(canonical(divide(v, p.nred)));
+        return npu_emu::convert<Out>(canonical(divide(Base::plus_zero(v), p.nred)));
     }
     static NPU_EMU_HD Out empty(const ReduceParams&) { return npu_emu::convert<Out>(quiet_nan(static_cast<Part*>(nullptr))); }
 };
@@ -857,7 +865,7 @@ __device__ __forceinline__ void scan_body(const ReduceParams& p, const typename 
         for (int64_t k = 0; k < p.nred; ++k) {
             const typename Op::Part v = Op::map(x[xo + k * xs], k, typename Op::Acc());
             acc = k == 0 ? v : Op::combine(acc, v);
-            y[yo + (k + first) * ys] = Op::finish(acc, p);
+            y[yo + (k + first) * ys] = Op::scan_finish(acc);
         }
     }
 }
