@@ -108,13 +108,10 @@ def _guard(family: str) -> Callable[[Callable], Callable]:
     def deco(fn: Callable) -> Callable:
         @functools.wraps(fn)
         def wrapper(*args: Any) -> Any:
-            if check.ON:            # the sanitizer names the C function the program called
-                with check.c_call(_c_symbol(fn.__name__, args)):
-                    return call(*args)
-            return call(*args)
-
-        def call(*args: Any) -> Any:
             try:
+                if check.ON:        # the sanitizer names the C function the program called
+                    with check.c_call(_c_symbol(fn.__name__, args)):
+                        return fn(*args)
                 return fn(*args)
             except AclnnError as err:
                 status.set_recent_error(err.message)
