@@ -300,6 +300,7 @@ def clear_plan_cache() -> None:
 
 _PLAIN_ATTRS = (bool, int, str, type(None))
 _KEPT = (Tensor, IntArray, Scalar)   # handles that keep their own key (immutable)
+_KEPT_EXACT = frozenset(_KEPT)
 
 
 def _attr_key(value: Any) -> Any:
@@ -328,9 +329,13 @@ def _plan_key(op: OpDef, args: Sequence, ctx: Context) -> tuple | None:
     no argument's key equals another kind's. Hashable unless an attribute holds something
     unhashable (the lookup says so)."""
     try:
-        return (id(op), ctx.plan_key, *map(_attr_key, args))
+        # A handle of these exact classes keeps its key (a tensor's, in __dict__): read
+        # inline, the rest through _attr_key; a destroyed handle's key is None.
+        key = (id(op), ctx.plan_key,
+               *[a.plan_key if a.__class__ in _KEPT_EXACT else _attr_key(a) for a in args])
     except TypeError:
         return None
+    return None if None in key else key
 
 
 def canonical(op: OpDef, ins: Sequence, outs: Sequence, attrs: dict[str, Any]) -> tuple | None:
