@@ -51,8 +51,10 @@ constexpr bool half_to_double =
 // CPU: a row goes through a chunk buffer in two steps, load (source -> int32, int64, uint64,
 // float or double: detail::load) then store (that value -> destination: detail::Store), which
 // is exactly convert<Dst>(). Both steps are unit-stride loops the compiler vectorizes (the
-// buffer stays in L1), and each is a function of one type, shared by all pairs: 20 loads and
-// 100 stores instead of 400 inlined pair loops, which took g++ minutes. Where the source
+// buffer stays in L1), and each is a function of one type, shared by all pairs of a unit: a
+// load per source and 20 stores per loaded type instead of 20 inlined pair loops per source,
+// which took g++ minutes (this is also why the units group sources by their loaded type:
+// npu_emu/kernels/cast.py). Where the source
 // already is the loaded type (float, double, int64, uint64) or the destination is, one step
 // works in place and the buffer is skipped.
 //
@@ -63,8 +65,8 @@ constexpr bool half_to_double =
 // then makes its contiguous row 4 KiB at a time into an aligned buffer in L1 and streams that
 // out (stream_row); the head up to the first 64-byte line and the tail are stored plainly. The
 // values are the plain step's, so the bits are too (tests/test_cast_kernel.py). The streaming
-// sits in those shared steps, not in the 400 pair loops: a per-pair streaming loop cost g++
-// 40% more on this file.
+// sits in those shared steps, not in the pair loops: a per-pair streaming loop cost g++ 40%
+// more (measured on the single cast.cu of all 400 pairs).
 constexpr int64_t CHUNK = 512;
 
 template <typename T> struct ValueOf { using type = decltype(detail::load(T{})); };
@@ -333,7 +335,7 @@ using CastIndex = uint32_t;
 
 // A row segment. On the GPU, when it is one aligned vector in both operands (its geometry's
 // runs, npu_emu_index.cuh), the source is read with one load, converted in registers and
-// written with one store. The CPU always takes cast_row: a second call site of its 400
+// written with one store. The CPU always takes cast_row: a second call site of its pair
 // instantiations would cost 40% more compile time, and the vector helpers are the ones the
 // cpu-run GPU-geometry tests exercise in the other kernels.
 template <typename Dst, typename Src, typename I>
