@@ -59,8 +59,8 @@ KERNEL_NAMES: dict[aclDataType, str] = {dt: INFO[dt].short for dt in sorted(CAST
 # destinations, and most of a unit's build is the store steps of the value its sources load
 # as (int32, int64 / uint64, float or double: cast.cuh's cast_row), shared by the unit's
 # sources: so the units group sources by that value, split where a group would build long.
-# A first cast builds only its source type's unit (2 to 5 s of g++ each where cast.cu, all of
-# them, took 10).
+# A first cast builds only its source type's unit (4 to 6 s of g++ each, where the one
+# cast.cu of all 400 pairs took 9 to 11: docs/backends.md#cold-start).
 UNITS: dict[str, tuple[aclDataType, ...]] = {
     "cast_float.cu": (DT.ACL_FLOAT, DT.ACL_FLOAT16, DT.ACL_BF16),
     "cast_fp8.cu": (DT.ACL_HIFLOAT8, DT.ACL_FLOAT8_E5M2, DT.ACL_FLOAT8_E4M3FN, DT.ACL_FLOAT8_E8M0),
