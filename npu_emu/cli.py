@@ -33,10 +33,12 @@ def demo_modules() -> list[str]:
     """The kernel modules the examples load, and no other (tests/test_docs_and_examples.py
     traces the Python examples' loads against this list)."""
     from .dtypes import aclDataType as DT
-    from .kernels import elementwise, ufunc
+    from .kernels import cast, elementwise, ufunc
     arithmetic = [elementwise.kernel("add", dt, "i32")[0]
                   for dt in (DT.ACL_FLOAT, DT.ACL_DOUBLE, DT.ACL_INT16)]
-    return ["strided_copy.cu", "cast.cu", "layout.cu", "matmul.cu", *arithmetic,
+    # casts from float32 / float16, int8 / uint8 / uint16 and float64
+    casts = sorted({cast.kernel(dt)[0] for dt in (DT.ACL_FLOAT, DT.ACL_INT8, DT.ACL_DOUBLE)})
+    return ["strided_copy.cu", *casts, "layout.cu", "matmul.cu", *arithmetic,
             ufunc.lookup("subtract").module(DT.ACL_INT32),   # array_api_tour: uint16 - int32
             *c_example_modules()]
 

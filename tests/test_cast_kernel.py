@@ -339,6 +339,46 @@ def test_zero_dim_and_single_element_views(backend):
     assert out.view(np.uint16)[1] == 0x4180 and out.view(np.uint16)[0] == out.view(np.uint16)[2] == 0xA5A5
 
 
+# ------------------------------------------------------------------ large outputs
+# On the CPU an output of npu_emu_cpu.h's STREAM_MIN_BYTES (16 MiB) or more is written with
+# non-temporal stores (cast.cu: stream_row, reached from each step that writes the
+# destination). These casts are just past that size, start 3 elements past an aligned
+# allocation (cast_1d's guard) and end in an odd tail; each source is its values of
+# test_every_pair repeated, so the output must be the reference's of those values repeated.
+STREAM_MIN_BYTES = 16 << 20
+
+LARGE = [  # (src, dst, source stride): one case per step that writes the destination
+    (DT.ACL_FLOAT, DT.ACL_FLOAT16, 1),      # store from the source itself (F16C in the buffer)
+    (DT.ACL_FLOAT, DT.ACL_BF16, 1),
+    (DT.ACL_FLOAT, DT.ACL_FLOAT16, 3),      # load chunk, store chunk
+    (DT.ACL_FLOAT16, DT.ACL_FLOAT, 1),      # load straight into the destination
+    (DT.ACL_BF16, DT.ACL_FLOAT, 1),
+    (DT.ACL_INT32, DT.ACL_INT8, 1),         # 1-byte elements through the chunk buffer
+    (DT.ACL_COMPLEX64, DT.ACL_COMPLEX128, 1),   # 16-byte elements, both parts
+    (DT.ACL_FLOAT, DT.ACL_FLOAT16, 0),      # broadcast: fill
+]
+
+
+@pytest.mark.parametrize("src,dst,stride", LARGE,
+                         ids=lambda v: v.name.removeprefix("ACL_") if isinstance(v, DT) else f"s{v}")
+def test_large_output_streams_the_same_bits(backend, src, dst, stride):
+    n = STREAM_MIN_BYTES // INFO[dst].itemsize + 4099       # odd: a tail after the last line
+    base = source_values(src)
+    want_base = reference(base, src, dst)
+    if stride == 0:
+        base, want_base = base[7:8], want_base[7:8]
+        store = base
+    else:
+        store = np.resize(base, (n - 1) * stride + 1 + 2)
+        store[:-2:stride] = np.resize(base, n)               # element j's source is base[j % m]
+    out = run_cast(backend, store, src, dst, n + 6, ((n,), (stride,), 0), ((n,), (1,), 3))
+    guard = np.full(3 * INFO[dst].itemsize, POISON, dtype=np.uint8)
+    assert np.array_equal(out[:3].view(np.uint8), guard) and np.array_equal(out[n + 3:].view(np.uint8), guard)
+    got, want = bits(out[3:n + 3]), bits(np.resize(want_base, n))
+    bad = np.nonzero((got != want).reshape(n, -1).any(axis=1))[0]
+    assert bad.size == 0, f"{src.name} -> {dst.name}: {bad.size} of {n} differ, first at {bad[:5]}"
+
+
 # ------------------------------------------------------------------ the plan itself
 
 def test_plan_cast_contract(cpu_backend):

@@ -6,7 +6,7 @@ source for a contiguous copy), with a plain head up to 32-byte alignment and a p
 copies, broadcasts and adds past that size, at unaligned offsets, against NumPy (and large casts, which take the F16C path, against our codec).
 
 On x86 with F16C, float32 -> fp16 casts use vcvtps2ph (kernels_cuda/npu_emu_convert.cuh,
-f16c_from_floats); the rule is from_float<f16>. cast.cu exports a hook that runs both on a set of
+f16c_from_floats); the rule is from_float<f16>. cast_any.cu exports a hook that runs both on a set of
 float32 bit patterns and counts the differences. By default every pattern whose rounding is
 delicate is checked exhaustively (float32 denormals, the exponents of fp16 denormals and their
 boundaries, the overflow boundary, inf/NaN, both signs), plus every low-mantissa pattern of
@@ -28,7 +28,7 @@ MANTISSA = 1 << 23
 
 @pytest.fixture(scope="module")
 def mismatches():
-    lib = cpu.CpuModuleCache().load("cast.cu")
+    lib = cpu.CpuModuleCache().load("cast_any.cu")
     fn = lib.npu_emu_f16c_mismatches
     fn.argtypes = (ctypes.c_ulonglong,) * 3 + (ctypes.POINTER(ctypes.c_ulonglong),)
     fn.restype = ctypes.c_longlong

@@ -137,7 +137,7 @@ def test_the_checks_see_what_cupys_forced_flag_does():
 @needs_nvrtc
 # (elementwise_complex.cu is not here: a complex element is 8 or 16 bytes, loaded as parts.)
 @pytest.mark.parametrize("source", ["strided_copy.cu", "elementwise_f32.cu", "elementwise_s32.cu",
-                                    "cast.cu", "layout.cu", "ufunc_unary_basic_f32.cu",
+                                    "cast_float.cu", "layout.cu", "ufunc_unary_basic_f32.cu",
                                     "ufunc_binary_basic_int.cu", "ufunc_compare_int.cu"])
 def test_row_kernels_move_16_byte_vectors(built, source):
     """The GPU geometry's runs are one 16-byte load and store per operand (coalesced)."""
@@ -177,12 +177,12 @@ def test_cubin_image_is_whole(built, tmp_path):
 
 @needs_nvrtc
 def test_cache_key_follows_sources_options_nvrtc_and_arch(monkeypatch):
-    paths = {cuda.CudaModuleCache(ARCH).path("cast.cu"), cuda.CudaModuleCache(80).path("cast.cu"),
-             cuda.CudaModuleCache(ARCH, real=False).path("cast.cu")}
+    paths = {cuda.CudaModuleCache(ARCH).path("cast_float.cu"), cuda.CudaModuleCache(80).path("cast_float.cu"),
+             cuda.CudaModuleCache(ARCH, real=False).path("cast_float.cu")}
     monkeypatch.setattr(cuda, "nvrtc_version", lambda: (99, 0))
-    paths.add(cuda.CudaModuleCache(ARCH).path("cast.cu"))
+    paths.add(cuda.CudaModuleCache(ARCH).path("cast_float.cu"))
     monkeypatch.setattr(cuda, "NVRTC_OPTIONS", cuda.NVRTC_OPTIONS + ("-DX",))
-    paths.add(cuda.CudaModuleCache(ARCH).path("cast.cu"))
+    paths.add(cuda.CudaModuleCache(ARCH).path("cast_float.cu"))
     assert len(paths) == 5
 
 

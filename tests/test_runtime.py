@@ -456,14 +456,14 @@ def test_module_cache_builds_only_the_module_needed_once(tmp_path, capfd):
     assert sorted(cache.builds) == sorted(modules)            # each once
     capfd.readouterr()
     fresh = CountingCache(tmp_path)                           # a warm cache is silent
-    assert fresh.load("cast.cu") == "cast.cu" and fresh.builds == []
+    assert fresh.load("cast_float.cu") == "cast_float.cu" and fresh.builds == []
     assert capfd.readouterr().err == ""
 
 
 def test_build_all_builds_the_missing_modules_in_parallel(tmp_path, capfd):
     cache = CountingCache(tmp_path)
     modules = runtime.base.kernel_sources()
-    cache.load("cast.cu")
+    cache.load("cast_float.cu")
     capfd.readouterr()
     t0 = time.monotonic()
     paths = cache.build_all()
@@ -489,7 +489,7 @@ def test_no_lock_of_the_streams_is_held_while_compiling(tmp_path, cpu_backend, m
     monkeypatch.setattr(be, "_libs", {})       # nothing loaded yet: the compile must happen
     def compile_in_background():
         with pytest.raises(cpu_mod.CompileError, match="not exported"):   # the fake has no kernels
-            be.function("cast.cu", "cast_any")
+            be.function("cast_any.cu", "cast_any")
     worker = threading.Thread(target=compile_in_background, daemon=True)
     worker.start()
     time.sleep(0.05)
