@@ -469,16 +469,17 @@ def run(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dict[st
     plan = _planned(op, ins, outs, attrs, ctx, not check.ON, owned)
     if not plan.launches:
         return
+    go = _enqueue if owned else execute
+    size = plan.workspace_size
+    if not size:
+        go(plan, ctx, stream, 0)
+        return
     be = ctx.backend
-    workspace = be.malloc(plan.workspace_size) if plan.workspace_size else 0
+    workspace = be.malloc(size)
     try:
-        if owned:
-            _enqueue(plan, ctx, stream, workspace)
-        else:
-            execute(plan, ctx, stream, workspace)
+        go(plan, ctx, stream, workspace)
     finally:
-        if workspace:
-            be.free(workspace)
+        be.free(workspace)
 
 
 __all__ = ["ATTR", "Context", "IN", "INOUT", "OUT", "OpDef", "Param", "Plan", "Touch",
