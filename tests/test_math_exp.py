@@ -65,7 +65,7 @@ CANONICAL_NAN = {np.float32: 0x7FC00000, np.float64: 0x7FF8000000000000}
 def _compiled(out_dir: str, march: str | None = None) -> ctypes.CDLL:
     """The shim built with the cpu backend's flags (for `march`, default the backend's)."""
     lib = Path(out_dir) / f"math_shim_exp_{march or 'default'}.so"
-    cmd = [cpu._compiler(), *cpu.cxx_flags(march), "-I", str(base.kernels_dir()), str(SHIM), "-o", str(lib)]
+    cmd = [cpu._compiler(), *cpu.cxx_flags(march, cxx=cpu._compiler()), "-I", str(base.kernels_dir()), str(SHIM), "-o", str(lib)]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     return ctypes.CDLL(str(lib))
 

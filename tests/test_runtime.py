@@ -528,3 +528,21 @@ def test_cold_cpu_compile_says_so_once(tmp_path, monkeypatch, capfd):
     again = cpu_mod.CpuModuleCache()
     again.load("two.cu")
     assert capfd.readouterr().err == ""
+
+
+@pytest.mark.skipif(not cpu_mod._X86, reason="x86 tuning")
+def test_gathers_are_allowed_where_the_compiler_takes_the_tuning(tmp_path):
+    """GCC 12 and later take GATHER_TUNING (its Zen tuning otherwise keeps table-reading loops
+    scalar: 5x on float64 atan); a compiler that refuses it gets no such flag, and the flags
+    of a module build say which."""
+    cxx = cpu_mod._compiler()
+    version = subprocess.run([cxx, "-dumpfullversion"], capture_output=True, text=True).stdout
+    is_gcc12 = "clang" not in cpu_mod._compiler_version(cxx).lower() and \
+        version.strip() and int(version.split(".")[0]) >= 12
+    assert cpu_mod.gather_tuning(cxx) == (cpu_mod.GATHER_TUNING if is_gcc12 else ())
+    refuses = tmp_path / "cxx"
+    refuses.write_text("#!/bin/sh\necho 'error: unknown option' >&2\nexit 1\n")
+    refuses.chmod(0o755)
+    assert cpu_mod.gather_tuning(str(refuses)) == ()
+    flags = cpu_mod.cxx_flags(cxx=cxx)
+    assert set(cpu_mod.gather_tuning(cxx)) <= set(flags) and "-mno-fma" in flags

@@ -574,11 +574,11 @@ class Bench:
         data["goals"] = evaluate_goals(data)
         if self.settings.threads:
             data["settings"]["threads"] = self.settings.threads
-            data["scaling"] = scaling(data["cases"])
             from npu_emu import runtime
             be = runtime.current()
             lo, hi = min(self.settings.threads), max(self.settings.threads)
             if hasattr(be, "core_scaling") and hi > lo:
                 data["host_scaling"] = {"threads": [lo, hi],
                                         "ratio": be.core_scaling(hi) / be.core_scaling(lo)}
+            data["scaling"] = scaling(data["cases"], data.get("host_scaling", {}).get("ratio"))
         return data

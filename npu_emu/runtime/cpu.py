@@ -34,8 +34,8 @@ from .base import (ALIGN, Allocator, Backend, Event, Kernel, KernelBuildError, L
                    kernels_dir, module_sources, refuse_default_destroy, size_class, stream_destroyed)
 
 __all__ = ["COMPLEX_TYPE", "CXX_FLAGS", "CompileError", "CpuBackend", "CpuEvent", "CpuModuleCache",
-           "CpuStream", "FUSED_CPU", "HostPool", "cache_dir", "cxx_flags", "fused_instructions",
-           "sanitize_flags", "size_class"]
+           "CpuStream", "FUSED_CPU", "GATHER_TUNING", "HostPool", "cache_dir", "cxx_flags",
+           "fused_instructions", "gather_tuning", "sanitize_flags", "size_class"]
 
 _X86 = platform.machine() in ("x86_64", "AMD64", "i686")
 
@@ -64,14 +64,36 @@ COMPLEX_TYPE = re.compile(rb"\bnpu_emu::c(?:32|64|128)\b")
 FUSED_CPU = re.compile(r"\t(?:vfn?m(?:add|sub)|f(?:n?m(?:add|sub)|ml[as]|cmla)\b|bfml)")
 
 
-def cxx_flags(march: str | None = None, wide: bool = False) -> tuple[str, ...]:
+def cxx_flags(march: str | None = None, wide: bool = False,
+              cxx: str | None = None) -> tuple[str, ...]:
     """The cpu backend's compiler flags for `march` (default NPU_EMU_CPU_MARCH, else "native":
     the host's own ISA, fused instructions excepted; `wide`: AVX-512 kept, for a module whose
-    machine code is then checked)."""
+    machine code is then checked), with the tuning compiler `cxx` takes (GATHER_TUNING)."""
     march = march or os.environ.get("NPU_EMU_CPU_MARCH", "").strip() or "native"
     return ("-x", "c++", "-std=c++17", "-O3", "-fopenmp", "-fPIC", "-shared", f"-march={march}",
             "-ffp-contract=off", "-fno-math-errno", "-fno-trapping-math", "-fno-strict-aliasing",
-            "-DNPU_EMU_CPU=1", *(WIDE if wide else NO_FUSED))
+            "-DNPU_EMU_CPU=1", *(WIDE if wide else NO_FUSED),
+            *(gather_tuning(cxx) if cxx else ()))
+
+
+# GCC's tuning for AMD's Zen cores (and its generic model) keeps the vectorizer from emitting
+# gathers, so a loop whose body reads a table stays scalar: the float64 atan, asin and acos
+# cores ran 5x slower on a Zen 4 (GCC 12 takes it for znver3) than with gathers allowed.
+# A gather moves bits only: no result changes.
+GATHER_TUNING = ("-mtune-ctrl=use_gather_2parts,use_gather_4parts,use_gather",)
+
+
+@functools.lru_cache(maxsize=None)
+def gather_tuning(cxx: str) -> tuple[str, ...]:
+    """GATHER_TUNING where compiler `cxx` takes it (GCC 12 and later, x86), else ()."""
+    if not _X86:
+        return ()
+    try:
+        r = subprocess.run([cxx, "-x", "c++", "-fsyntax-only", *GATHER_TUNING, "-"], input="",
+                           capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    return GATHER_TUNING if r.returncode == 0 and not r.stderr.strip() else ()
 
 
 def fused_instructions(library: str | os.PathLike) -> list[str] | None:
@@ -419,7 +441,7 @@ class CpuModuleCache(ModuleCache):
         """The compiler and the CPU (the flags are per module: `module_flags`)."""
         if self._toolchain is None:
             cxx = _compiler()
-            self.cxx, self.flags = cxx, cxx_flags() + sanitize_flags()
+            self.cxx, self.flags = cxx, cxx_flags(cxx=cxx) + sanitize_flags()
             self._toolchain = _compiler_version(cxx) + _cpu_model()
         return self._toolchain
 
@@ -437,14 +459,17 @@ class CpuModuleCache(ModuleCache):
             may = self._may_widen[module] = bool(_X86 and shutil.which("objdump")) and not any(
                 COMPLEX_TYPE.search(p.read_bytes()) for p in module_sources(module)
                 if p.suffix in (".cu", ".inc"))
-        return self._entry(module, cxx_flags(wide=True) + sanitize_flags()) if may else None
+        if not may:
+            return None
+        self._resolve_toolchain()
+        return self._entry(module, cxx_flags(wide=True, cxx=self.cxx) + sanitize_flags())
 
     def module_flags(self, module: str) -> tuple[str, ...]:
         """The flags `module` is built with: WIDE's where it may keep AVX-512 and its build
         was not found to fuse, else NO_FUSED's."""
         wide = self._wide_entry(module)
         if wide is not None and not wide.with_suffix(".fused").exists():
-            return cxx_flags(wide=True) + sanitize_flags()
+            return cxx_flags(wide=True, cxx=self.cxx) + sanitize_flags()
         self._resolve_toolchain()
         return self.flags
 
@@ -747,18 +772,25 @@ class CpuBackend(Backend):
 
     def info(self) -> dict[str, str]:
         cxx = self._modules.cxx or shutil.which(os.environ.get("CXX", "g++")) or "not found"
+        found = cxx if os.path.exists(cxx) else None
         try:
-            flags = " ".join(cxx_flags() + sanitize_flags())
+            extra = sanitize_flags()
+            bad = ""
         except ValueError as exc:
-            flags = f"{' '.join(cxx_flags())} ({exc})"
-        return {
+            extra, bad = (), f" ({exc})"
+        out = {
             "backend": "cpu",
             "device": f"{platform.processor() or platform.machine()} "
                       f"({self.parallelism} threads for kernels)",
-            "compiler": f"{cxx}: {_compiler_version(cxx) if os.path.exists(cxx) else 'missing'}",
-            "flags": flags,
+            "compiler": f"{cxx}: {_compiler_version(cxx) if found else 'missing'}",
+            "flags": " ".join(cxx_flags(cxx=found) + extra) + bad,
+        }
+        if _X86:    # the modules without complex kernels, their machine code checked
+            out["flags AVX-512"] = " ".join(cxx_flags(wide=True, cxx=found) + extra) + bad
+        out.update({
             "sanitize": os.environ.get("NPU_EMU_SANITIZE", "") or "(off)",
             "cache_dir": str(cache_dir()),
             "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "(unset)"),
             "OMP_PROC_BIND": os.environ.get("OMP_PROC_BIND", "(unset)"),
-        }
+        })
+        return out

@@ -80,8 +80,10 @@ def call_new(op: OpDef, inputs: Sequence[Array], attrs: dict[str, Any],
     ctx = ctx or context(be)
     ins = tuple(map(Array._kernel_tensor, inputs))
     shape, dtype = op.infer(ins, attrs, ctx)
-    out = empty_array(shape, dtype, be)
-    call(op, ins, (out,), attrs, be, inputs, ctx)
+    out = empty_array(shape, dtype, be)   # our own block: writable, not shared
+    run(op, ins, (out._t,), attrs, ctx, owned=True)
+    if be.is_cpu and _any_shared(inputs):
+        synchronize(be)
     return out
 
 

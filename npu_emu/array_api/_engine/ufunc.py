@@ -337,9 +337,9 @@ def binary(name: str, x1: object, x2: object) -> Array:
         shape = broadcast_shapes(_shape(a), _shape(b), "x1", "x2")
         return library.elementwise(spec, [a, b], shape, DT.ACL_BOOL, DT.ACL_BOOL, be)
     ctx, compute, chosen = _decision(name, spec, da, db, be)
-    result = result_dtype(spec, compute)
     if chosen is not None:
         return call_new(chosen[0], [_as_array(a, be), _as_array(b, be)], chosen[1], ctx)
+    result = result_dtype(spec, compute)
     shape = broadcast_shapes(_shape(a), _shape(b), "x1", "x2")
     return library.elementwise(spec, [a, b], shape,
                                result if spec.result == "float" else compute, result, be)
