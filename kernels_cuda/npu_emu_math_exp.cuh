@@ -751,6 +751,79 @@ NPU_EMU_HD float exp_lanes_f(float x) {
     const float l = (1.0f - h) + hi;               // exact: |hi| < 1
     return (h + (l + t)) * bits_as_float(static_cast<uint32_t>(k + 127) << 23);
 }
+
+// ------------------------------------------------------------------ float-lane logarithms
+// log x = e ln2 + log(1 + f) for positive finite float x (subnormals scaled by 2^23 first):
+// x = 2^e m with m in [sqrt(1/2), sqrt(2)) from integer bits and f = m - 1 exact. log(1 + f)
+// = f - f^2/2 + f^3 P(f) is carried as a float-float hi + lo: f^2/2 is split exactly (the top
+// 12 bits of f squared are exact, the rest is fl (f + fh)), f - fh^2/2 is a fast two-sum, and
+// P (degree 7, relative error 2^-27.3 of the result) adds 7% of the result at most, so its
+// rounding errors stay far below an ulp. The logarithms then add e ln2 (e log10(2), e) with
+// the constant split so that e times its high part is exact, and multiply by 1/ln2 or 1/ln10
+// in 12-bit halves (exact products); each ends with one rounding of hi + (the small parts).
+struct ff {
+    float hi, lo;
+};
+NPU_EMU_HD ff fast_two_sum_f(float a, float b) {  // needs |a| >= |b| (or a == 0)
+    const float s = a + b;
+    return {s, b - (s - a)};
+}
+NPU_EMU_HD float top12_f(float v) {  // v's 12 leading significant bits: a product of two is exact
+    return bits_as_float(float_as_bits(v) & 0xFFFFF000u);
+}
+constexpr float LN2_HI_F = 0x1.62e4p-1f, LN2_LO_F = 0x1.7f7d1cp-20f;        // 16 bits + the rest
+constexpr float LG2_HI_F = 0x1.344p-2f, LG2_LO_F = 0x1.3509f8p-18f;        // log10(2), the same
+constexpr float INV_LN2_HI_F = 0x1.714p+0f, INV_LN2_LO_F = 0x1.47652cp-12f;  // 12 bits + the rest
+constexpr float INV_LN10_HI_F = 0x1.bcap-2f, INV_LN10_LO_F = 0x1.7b1526p-14f;
+constexpr float INV_LN2_F = 0x1.715476p+0f, INV_LN10_F = 0x1.bcb7b2p-2f;
+
+struct log_lanes {  // x = 2^e m and log m = hi + lo + tail (to ~2^-27 of itself)
+    float e, m, hi, lo, tail;
+};
+// x a positive normal float; 2^e_offset x is the argument (subnormals come scaled by 2^23).
+// P by Estrin's scheme: the same operations on every target, and a short dependency chain
+// (the CPU's loops are bound by it, not by the number of operations).
+NPU_EMU_HD log_lanes log_reduce_lanes(float x, int32_t e_offset = 0) {
+    const uint32_t b = float_as_bits(x);
+    const uint32_t t = b - 0x3F3504F3u;  // the bits of sqrt(1/2), rounded down
+    const int32_t e = static_cast<int32_t>(t) >> 23;
+    const float m = bits_as_float(b - (t & 0xFF800000u));
+    const float f = m - 1.0f, g = f * -0.5f;
+    const float fh = top12_f(f), gh = top12_f(g);  // gh = -fh / 2
+    const ff h = fast_two_sum_f(f, gh * fh);      // f - fh^2 / 2, exactly
+    const float f2 = f * f, f4 = f2 * f2;
+    const float p01 = 0x1.555554p-2f + f * -0x1.000226p-2f, p23 = 0x1.99a01ep-3f + f * -0x1.54728cp-3f;
+    const float p45 = 0x1.22d8f8p-3f + f * -0x1.0d81f2p-3f, p67 = 0x1.05602ep-3f + f * -0x1.38cf20p-4f;
+    const float p = (p01 + f2 * p23) + f4 * (p45 + f2 * p67);
+    const float tail = p * (f2 * f) + (g - gh) * (f + fh);  // f^3 P - (f^2 - fh^2) / 2
+    return {static_cast<float>(e + e_offset), m, h.hi, h.lo, tail};
+}
+NPU_EMU_HD float log_lanes_f(const log_lanes& r) {  // log x
+    const ff s = fast_two_sum_f(r.e * LN2_HI_F, r.hi);
+    return s.hi + ((s.lo + (r.lo + r.e * LN2_LO_F)) + r.tail);
+}
+NPU_EMU_HD float log2_lanes_f(const log_lanes& r) {  // e + (hi + lo + tail) / ln2; 2^k gives k exactly
+    const float hh = top12_f(r.hi), hl = r.hi - hh;
+    const ff s = fast_two_sum_f(r.e, hh * INV_LN2_HI_F);
+    const float small = hl * INV_LN2_HI_F + (r.hi * INV_LN2_LO_F + r.lo * INV_LN2_F);
+    return s.hi + ((s.lo + small) + r.tail * INV_LN2_F);
+}
+NPU_EMU_HD float log10_lanes_f(const log_lanes& r) {  // e log10(2) + (hi + lo + tail) / ln10
+    const float hh = top12_f(r.hi), hl = r.hi - hh;
+    const ff s = fast_two_sum_f(r.e * LG2_HI_F, hh * INV_LN10_HI_F);
+    const float small = hl * INV_LN10_HI_F + ((r.hi * INV_LN10_LO_F + r.lo * INV_LN10_F) + r.e * LG2_LO_F);
+    return s.hi + ((s.lo + small) + r.tail * INV_LN10_F);
+}
+// log1p x = log(u) + u.lo / u.hi for 1 + x = u.hi + u.lo exactly (a fast two-sum with the
+// larger of 1 and x first): log(u.hi + u.lo) = log u.hi + log1p(u.lo / u.hi), and u.lo / u.hi
+// is below 2^-24, so its square is far below an ulp. For x in (-1, inf) (u.hi >= 2^-24).
+NPU_EMU_HD float log1p_lanes_f(float x) {
+    const float a = x > 1.0f ? x : 1.0f, b = x > 1.0f ? 1.0f : x;
+    const ff u = fast_two_sum_f(a, b);
+    log_lanes r = log_reduce_lanes(u.hi);
+    r.lo = r.lo + u.lo / u.hi;
+    return log_lanes_f(r);
+}
 }  // namespace expdetail
 
 template <> struct Split<fn::exp, float> {  // outside [-87, 88]: the double path, 0 and inf from its conversion
@@ -785,44 +858,48 @@ NPU_EMU_HD float expm1(float x) {
     return S::rare(x) ? expdetail::nan_f() : S::fast(x);
 }
 
-// The logarithms' rare arguments: NaN, x <= 0 and +inf.
-NPU_EMU_HD bool log_rare(float x) { return !(x > 0.0f && x < expdetail::inf_f()); }
-NPU_EMU_HD float log_special(float x) {  // log of a rare argument
+// The float logarithms compute in float lanes (log_reduce_lanes above). Their rare arguments:
+// NaN, x <= 0, +inf and the subnormals, which the full function scales by 2^23 into the same
+// core (log_subnormal).
+NPU_EMU_HD bool log_rare(float x) { return !(x >= 0x1p-126f && x < expdetail::inf_f()); }
+NPU_EMU_HD expdetail::log_lanes log_subnormal(float x) { return expdetail::log_reduce_lanes(x * 0x1p23f, -23); }
+NPU_EMU_HD float log_special(float x) {  // NaN, x <= 0 or +inf
     using namespace expdetail;
     return !(x >= 0.0f) ? nan_f() : x == 0.0f ? -inf_f() : x;
 }
+NPU_EMU_HD bool is_subnormal(float x) { return x > 0.0f && x < 0x1p-126f; }
 
 template <> struct Split<fn::log, float> {
     static NPU_EMU_HD bool rare(float x) { return log_rare(x); }
-    static NPU_EMU_HD float fast(float x) { return static_cast<float>(expdetail::log_f(x)); }
+    static NPU_EMU_HD float fast(float x) { return expdetail::log_lanes_f(expdetail::log_reduce_lanes(x)); }
 };
 NPU_EMU_HD float log(float x) {
     using S = Split<fn::log, float>;
-    return S::rare(x) ? log_special(x) : S::fast(x);
+    return !S::rare(x) ? S::fast(x) : is_subnormal(x) ? expdetail::log_lanes_f(log_subnormal(x)) : log_special(x);
 }
 
 template <> struct Split<fn::log2, float> {  // exact powers of two come out exact
     static NPU_EMU_HD bool rare(float x) { return log_rare(x); }
-    static NPU_EMU_HD float fast(float x) { return static_cast<float>(expdetail::log_f(x) * expdetail::INV_LN2); }
+    static NPU_EMU_HD float fast(float x) { return expdetail::log2_lanes_f(expdetail::log_reduce_lanes(x)); }
 };
 NPU_EMU_HD float log2(float x) {
     using S = Split<fn::log2, float>;
-    return S::rare(x) ? log_special(x) : S::fast(x);
+    return !S::rare(x) ? S::fast(x) : is_subnormal(x) ? expdetail::log2_lanes_f(log_subnormal(x)) : log_special(x);
 }
 
 template <> struct Split<fn::log10, float> {
     static NPU_EMU_HD bool rare(float x) { return log_rare(x); }
-    static NPU_EMU_HD float fast(float x) { return static_cast<float>(expdetail::log_f(x) * expdetail::INV_LN10_H); }
+    static NPU_EMU_HD float fast(float x) { return expdetail::log10_lanes_f(expdetail::log_reduce_lanes(x)); }
 };
 NPU_EMU_HD float log10(float x) {
     using S = Split<fn::log10, float>;
-    return S::rare(x) ? log_special(x) : S::fast(x);
+    return !S::rare(x) ? S::fast(x) : is_subnormal(x) ? expdetail::log10_lanes_f(log_subnormal(x)) : log_special(x);
 }
 
 template <> struct Split<fn::log1p, float> {  // -1 < x < inf
     static NPU_EMU_HD bool rare(float x) { return !(x > -1.0f && x < expdetail::inf_f()); }
     static NPU_EMU_HD float fast(float x) {
-        const float r = static_cast<float>(expdetail::log1p_f(x));
+        const float r = expdetail::log1p_lanes_f(x);
         return x == 0.0f ? x : r;  // keeps -0
     }
 };
