@@ -824,6 +824,37 @@ NPU_EMU_HD float log1p_lanes_f(float x) {
     r.lo = r.lo + u.lo / u.hi;
     return log_lanes_f(r);
 }
+
+// e^x - 1 in float arithmetic for -16.5 <= x <= 88 (2^k - 1 exact for k >= -24, 2^k finite).
+// x = k ln2 + hi + lo as in exp_lanes_f; e^r - 1 = hi + hi^2/2 + hi^3 Q(hi) + lo (1 + hi) with
+// Q of degree 4 (a fit with float coefficients: relative error 2^-31 of the result; Estrin's
+// scheme, as in log_reduce_lanes), and hi^2/2 split
+// exactly as in log_reduce_lanes: e^r - 1 = p.hi + p.lo + tail. Then e^x - 1 = (2^k - 1) +
+// 2^k (e^r - 1), which does not cancel (k = 0: e^r - 1 itself; else |e^x - 1| > 0.29), with
+// 2^k - 1 exact up to k = 24 and 2^k + (-1) beyond; a fast two-sum with 2^k p.hi, and one
+// rounding of the sum of the small parts at the end.
+NPU_EMU_HD float expm1_lanes_f(float x) {
+    const float C1 = 0x1.62ep-1f, C2 = 0x1.0cp-15f, C3 = -0x1.05c61p-29f;
+    const float shifted = x * 0x1.715476p+0f + 0x1.8p23f;
+    const float kf = shifted - 0x1.8p23f;
+    const int32_t k = static_cast<int32_t>(float_as_bits(shifted) - 0x4B400000u);
+    const float r1 = x - kf * C1, b = -(kf * C2);
+    const float hi = r1 + b;
+    const float bb = hi - r1;
+    const float lo = ((r1 - (hi - bb)) + (b - bb)) - kf * C3;
+    const float g = hi * 0.5f;
+    const float hh = top12_f(hi), gh = top12_f(g);  // gh = hh / 2
+    const ff p = fast_two_sum_f(hi, gh * hh);      // hi + hh^2 / 2, exactly
+    const float h2 = hi * hi;
+    const float q01 = 0x1.555554p-3f + hi * 0x1.5554f8p-5f, q23 = 0x1.1112d4p-7f + hi * 0x1.6d3a84p-10f;
+    const float q = q01 + h2 * (q23 + h2 * 0x1.9e7cf8p-13f);
+    const float tail = q * (h2 * hi) + ((g - gh) * (hi + hh) + (lo + lo * hi));
+    const float s = bits_as_float(static_cast<uint32_t>(k + 127) << 23);
+    const float c = s - 1.0f;                      // exact for k <= 24, 2^k beyond
+    const float c_lo = k > 24 ? -1.0f : 0.0f;
+    const ff a = fast_two_sum_f(c, s * p.hi);
+    return a.hi + ((a.lo + (c_lo + s * p.lo)) + s * tail);
+}
 }  // namespace expdetail
 
 template <> struct Split<fn::exp, float> {  // outside [-87, 88]: the double path, 0 and inf from its conversion
@@ -846,16 +877,19 @@ NPU_EMU_HD float exp2(float x) {
     return static_cast<float>((1.0 + (sinh_f(r, z) + cosh_m1_f(z))) * pow2(static_cast<int>(k)));
 }
 
-template <> struct Split<fn::expm1, float> {  // clamped to [-18, 90]: e^-18 < 2^-25 (-1 comes out)
-    static NPU_EMU_HD bool rare(float x) { return x != x; }
+// Outside [-16.5, 88] (results within 2^-24 of -1, or beyond 2^127) and for NaN: the double
+// path, clamped to [-18, 90] (e^-18 < 2^-25: -1 comes out, and inf).
+template <> struct Split<fn::expm1, float> {
+    static NPU_EMU_HD bool rare(float x) { return !(x >= -16.5f && x <= 88.0f); }
     static NPU_EMU_HD float fast(float x) {
-        const float r = static_cast<float>(expdetail::expm1_f(expdetail::clamp(x, -18.0, 90.0)));
+        const float r = expdetail::expm1_lanes_f(x);
         return x == 0.0f ? x : r;  // keeps -0
     }
 };
 NPU_EMU_HD float expm1(float x) {
+    using namespace expdetail;
     using S = Split<fn::expm1, float>;
-    return S::rare(x) ? expdetail::nan_f() : S::fast(x);
+    return !S::rare(x) ? S::fast(x) : x != x ? nan_f() : static_cast<float>(expm1_f(clamp(x, -18.0, 90.0)));
 }
 
 // The float logarithms compute in float lanes (log_reduce_lanes above). Their rare arguments:
