@@ -432,6 +432,27 @@ def test_float32_over_every_bit_pattern_against_libm(tmp_path_factory, name):
     assert worst < 1, (name, worst, x)
 
 
+SPLIT_F32 = ["exp", "expm1", "log", "log2", "log10", "log1p", "sinh", "cosh", "tanh", "asinh", "acosh",
+             "atanh"]
+
+
+@pytest.mark.skipif(not cpu._X86, reason="reads GCC's x86 vectorizer report")
+def test_loops_over_the_float_fast_paths_vectorize(tmp_path):
+    """GCC vectorizes a loop over every float Split::fast with the cpu flags (the float-lane
+    paths included: their bit operations and selects must not stop it)."""
+    src = tmp_path / "fast_loops.cu"
+    src.write_text('#include "npu_emu_math_exp.cuh"\n' + "".join(
+        f'extern "C" void {n}_fast(const float* __restrict x, float* __restrict y, long n) {{\n'
+        f"    for (long i = 0; i < n; ++i) y[i] = npu_emu::math::Split<npu_emu::math::fn::{n}, float>::fast(x[i]);\n"
+        "}\n" for n in SPLIT_F32))
+    cmd = [cpu._compiler(), *cpu.cxx_flags(), "-fopt-info-vec-optimized", f"-I{base.kernels_dir()}", str(src),
+           "-o", str(tmp_path / "fast_loops.so")]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-4000:]
+    for i, name in enumerate(SPLIT_F32):
+        assert re.search(rf"{src.name}:{3 + 3 * i}:\d+: optimized: loop vectorized", res.stderr), name
+
+
 def test_float32_exp_where_its_float_lane_path_ends(shim):
     """float32 exp computes in float lanes on [-87, 88] and through the double path outside:
     every float32 within 2^16 bit patterns of either end, on both sides, within 1 ulp."""
