@@ -629,9 +629,13 @@ NPU_EMU_HD double logaddexp(double x, double y) {
 }
 
 // ================================================================== float
-// Evaluated in plain double with short polynomials (the value before the one rounding to float
-// has a relative error below 2^-34, far below a float ulp, 2^-24..2^-23: every result is within
-// 1 ulp, and correctly rounded unless the double value lies within 2^-34 of a float midpoint).
+// exp, expm1, log, log2, log10 and log1p compute in float arithmetic over their common
+// arguments (16 lanes a vector where double has 8: exp_lanes_f, expm1_lanes_f,
+// log_reduce_lanes below, each within 1 ulp on all 2^32 inputs). Their other arguments and
+// the other functions are evaluated in plain double with short polynomials (the value before
+// the one rounding to float has a relative error below 2^-34, far below a float ulp,
+// 2^-24..2^-23: every result is within 1 ulp, and correctly rounded unless the double value
+// lies within 2^-34 of a float midpoint).
 // Every float argument and every intermediate is a normal double, so float results,
 // subnormals included, come from that single conversion. Each function has a split form
 // (npu_emu_math_split.cuh): fast(x) covers every ordinary argument without branches, with
