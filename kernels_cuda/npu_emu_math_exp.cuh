@@ -629,9 +629,13 @@ NPU_EMU_HD double logaddexp(double x, double y) {
 }
 
 // ================================================================== float
-// Evaluated in plain double with short polynomials (the value before the one rounding to float
-// has a relative error below 2^-34, far below a float ulp, 2^-24..2^-23: every result is within
-// 1 ulp, and correctly rounded unless the double value lies within 2^-34 of a float midpoint).
+// exp, expm1, log, log2, log10 and log1p compute in float arithmetic over their common
+// arguments (16 lanes a vector where double has 8: exp_lanes_f, expm1_lanes_f,
+// log_reduce_lanes below, each within 1 ulp on all 2^32 inputs). Their other arguments and
+// the other functions are evaluated in plain double with short polynomials (the value before
+// the one rounding to float has a relative error below 2^-34, far below a float ulp,
+// 2^-24..2^-23: every result is within 1 ulp, and correctly rounded unless the double value
+// lies within 2^-34 of a float midpoint).
 // Every float argument and every intermediate is a normal double, so float results,
 // subnormals included, come from that single conversion. Each function has a split form
 // (npu_emu_math_split.cuh): fast(x) covers every ordinary argument without branches, with
@@ -751,6 +755,110 @@ NPU_EMU_HD float exp_lanes_f(float x) {
     const float l = (1.0f - h) + hi;               // exact: |hi| < 1
     return (h + (l + t)) * bits_as_float(static_cast<uint32_t>(k + 127) << 23);
 }
+
+// ------------------------------------------------------------------ float-lane logarithms
+// log x = e ln2 + log(1 + f) for positive finite float x (subnormals scaled by 2^23 first):
+// x = 2^e m with m in [sqrt(1/2), sqrt(2)) from integer bits and f = m - 1 exact. log(1 + f)
+// = f - f^2/2 + f^3 P(f) is carried as a float-float hi + lo: f^2/2 is split exactly (the top
+// 12 bits of f squared are exact, the rest is fl (f + fh)), f - fh^2/2 is a fast two-sum, and
+// P (degree 7, relative error 2^-27.3 of the result) adds 7% of the result at most, so its
+// rounding errors stay far below an ulp. The logarithms then add e ln2 (e log10(2), e) with
+// the constant split so that e times its high part is exact, and multiply by 1/ln2 or 1/ln10
+// in 12-bit halves (exact products); each ends with one rounding of hi + (the small parts).
+struct ff {
+    float hi, lo;
+};
+NPU_EMU_HD ff fast_two_sum_f(float a, float b) {  // needs |a| >= |b| (or a == 0)
+    const float s = a + b;
+    return {s, b - (s - a)};
+}
+NPU_EMU_HD float top12_f(float v) {  // v's 12 leading significant bits: a product of two is exact
+    return bits_as_float(float_as_bits(v) & 0xFFFFF000u);
+}
+constexpr float LN2_HI_F = 0x1.62e4p-1f, LN2_LO_F = 0x1.7f7d1cp-20f;        // 16 bits + the rest
+constexpr float LG2_HI_F = 0x1.344p-2f, LG2_LO_F = 0x1.3509f8p-18f;        // log10(2), the same
+constexpr float INV_LN2_HI_F = 0x1.714p+0f, INV_LN2_LO_F = 0x1.47652cp-12f;  // 12 bits + the rest
+constexpr float INV_LN10_HI_F = 0x1.bcap-2f, INV_LN10_LO_F = 0x1.7b1526p-14f;
+constexpr float INV_LN2_F = 0x1.715476p+0f, INV_LN10_F = 0x1.bcb7b2p-2f;
+
+struct log_lanes {  // x = 2^e m and log m = hi + lo + tail (to ~2^-27 of itself)
+    float e, m, hi, lo, tail;
+};
+// x a positive normal float; 2^e_offset x is the argument (subnormals come scaled by 2^23).
+// P by Estrin's scheme: the same operations on every target, and a short dependency chain
+// (the CPU's loops are bound by it, not by the number of operations).
+NPU_EMU_HD log_lanes log_reduce_lanes(float x, int32_t e_offset = 0) {
+    const uint32_t b = float_as_bits(x);
+    const uint32_t t = b - 0x3F3504F3u;  // the bits of sqrt(1/2), rounded down
+    const int32_t e = static_cast<int32_t>(t) >> 23;
+    const float m = bits_as_float(b - (t & 0xFF800000u));
+    const float f = m - 1.0f, g = f * -0.5f;
+    const float fh = top12_f(f), gh = top12_f(g);  // gh = -fh / 2
+    const ff h = fast_two_sum_f(f, gh * fh);      // f - fh^2 / 2, exactly
+    const float f2 = f * f, f4 = f2 * f2;
+    const float p01 = 0x1.555554p-2f + f * -0x1.000226p-2f, p23 = 0x1.99a01ep-3f + f * -0x1.54728cp-3f;
+    const float p45 = 0x1.22d8f8p-3f + f * -0x1.0d81f2p-3f, p67 = 0x1.05602ep-3f + f * -0x1.38cf20p-4f;
+    const float p = (p01 + f2 * p23) + f4 * (p45 + f2 * p67);
+    const float tail = p * (f2 * f) + (g - gh) * (f + fh);  // f^3 P - (f^2 - fh^2) / 2
+    return {static_cast<float>(e + e_offset), m, h.hi, h.lo, tail};
+}
+NPU_EMU_HD float log_lanes_f(const log_lanes& r) {  // log x
+    const ff s = fast_two_sum_f(r.e * LN2_HI_F, r.hi);
+    return s.hi + ((s.lo + (r.lo + r.e * LN2_LO_F)) + r.tail);
+}
+NPU_EMU_HD float log2_lanes_f(const log_lanes& r) {  // e + (hi + lo + tail) / ln2; 2^k gives k exactly
+    const float hh = top12_f(r.hi), hl = r.hi - hh;
+    const ff s = fast_two_sum_f(r.e, hh * INV_LN2_HI_F);
+    const float small = hl * INV_LN2_HI_F + (r.hi * INV_LN2_LO_F + r.lo * INV_LN2_F);
+    return s.hi + ((s.lo + small) + r.tail * INV_LN2_F);
+}
+NPU_EMU_HD float log10_lanes_f(const log_lanes& r) {  // e log10(2) + (hi + lo + tail) / ln10
+    const float hh = top12_f(r.hi), hl = r.hi - hh;
+    const ff s = fast_two_sum_f(r.e * LG2_HI_F, hh * INV_LN10_HI_F);
+    const float small = hl * INV_LN10_HI_F + ((r.hi * INV_LN10_LO_F + r.lo * INV_LN10_F) + r.e * LG2_LO_F);
+    return s.hi + ((s.lo + small) + r.tail * INV_LN10_F);
+}
+// log1p x = log(u) + u.lo / u.hi for 1 + x = u.hi + u.lo exactly (a fast two-sum with the
+// larger of 1 and x first): log(u.hi + u.lo) = log u.hi + log1p(u.lo / u.hi), and u.lo / u.hi
+// is below 2^-24, so its square is far below an ulp. For x in (-1, inf) (u.hi >= 2^-24).
+NPU_EMU_HD float log1p_lanes_f(float x) {
+    const float a = x > 1.0f ? x : 1.0f, b = x > 1.0f ? 1.0f : x;
+    const ff u = fast_two_sum_f(a, b);
+    log_lanes r = log_reduce_lanes(u.hi);
+    r.lo = r.lo + u.lo / u.hi;
+    return log_lanes_f(r);
+}
+
+// e^x - 1 in float arithmetic for -16.5 <= x <= 88 (2^k - 1 exact for k >= -24, 2^k finite).
+// x = k ln2 + hi + lo as in exp_lanes_f; e^r - 1 = hi + hi^2/2 + hi^3 Q(hi) + lo (1 + hi) with
+// Q of degree 4 (a fit with float coefficients: relative error 2^-31 of the result; Estrin's
+// scheme, as in log_reduce_lanes), and hi^2/2 split
+// exactly as in log_reduce_lanes: e^r - 1 = p.hi + p.lo + tail. Then e^x - 1 = (2^k - 1) +
+// 2^k (e^r - 1), which does not cancel (k = 0: e^r - 1 itself; else |e^x - 1| > 0.29), with
+// 2^k - 1 exact up to k = 24 and 2^k + (-1) beyond; a fast two-sum with 2^k p.hi, and one
+// rounding of the sum of the small parts at the end.
+NPU_EMU_HD float expm1_lanes_f(float x) {
+    const float C1 = 0x1.62ep-1f, C2 = 0x1.0cp-15f, C3 = -0x1.05c61p-29f;
+    const float shifted = x * 0x1.715476p+0f + 0x1.8p23f;
+    const float kf = shifted - 0x1.8p23f;
+    const int32_t k = static_cast<int32_t>(float_as_bits(shifted) - 0x4B400000u);
+    const float r1 = x - kf * C1, b = -(kf * C2);
+    const float hi = r1 + b;
+    const float bb = hi - r1;
+    const float lo = ((r1 - (hi - bb)) + (b - bb)) - kf * C3;
+    const float g = hi * 0.5f;
+    const float hh = top12_f(hi), gh = top12_f(g);  // gh = hh / 2
+    const ff p = fast_two_sum_f(hi, gh * hh);      // hi + hh^2 / 2, exactly
+    const float h2 = hi * hi;
+    const float q01 = 0x1.555554p-3f + hi * 0x1.5554f8p-5f, q23 = 0x1.1112d4p-7f + hi * 0x1.6d3a84p-10f;
+    const float q = q01 + h2 * (q23 + h2 * 0x1.9e7cf8p-13f);
+    const float tail = q * (h2 * hi) + ((g - gh) * (hi + hh) + (lo + lo * hi));
+    const float s = bits_as_float(static_cast<uint32_t>(k + 127) << 23);
+    const float c = s - 1.0f;                      // exact for k <= 24, 2^k beyond
+    const float c_lo = k > 24 ? -1.0f : 0.0f;
+    const ff a = fast_two_sum_f(c, s * p.hi);
+    return a.hi + ((a.lo + (c_lo + s * p.lo)) + s * tail);
+}
 }  // namespace expdetail
 
 template <> struct Split<fn::exp, float> {  // outside [-87, 88]: the double path, 0 and inf from its conversion
@@ -773,56 +881,63 @@ NPU_EMU_HD float exp2(float x) {
     return static_cast<float>((1.0 + (sinh_f(r, z) + cosh_m1_f(z))) * pow2(static_cast<int>(k)));
 }
 
-template <> struct Split<fn::expm1, float> {  // clamped to [-18, 90]: e^-18 < 2^-25 (-1 comes out)
-    static NPU_EMU_HD bool rare(float x) { return x != x; }
+// Outside [-16.5, 88] (results within 2^-24 of -1, or beyond 2^127) and for NaN: the double
+// path, clamped to [-18, 90] (e^-18 < 2^-25: -1 comes out, and inf).
+template <> struct Split<fn::expm1, float> {
+    static NPU_EMU_HD bool rare(float x) { return !(x >= -16.5f && x <= 88.0f); }
     static NPU_EMU_HD float fast(float x) {
-        const float r = static_cast<float>(expdetail::expm1_f(expdetail::clamp(x, -18.0, 90.0)));
+        const float r = expdetail::expm1_lanes_f(x);
         return x == 0.0f ? x : r;  // keeps -0
     }
 };
 NPU_EMU_HD float expm1(float x) {
+    using namespace expdetail;
     using S = Split<fn::expm1, float>;
-    return S::rare(x) ? expdetail::nan_f() : S::fast(x);
+    return !S::rare(x) ? S::fast(x) : x != x ? nan_f() : static_cast<float>(expm1_f(clamp(x, -18.0, 90.0)));
 }
 
-// The logarithms' rare arguments: NaN, x <= 0 and +inf.
-NPU_EMU_HD bool log_rare(float x) { return !(x > 0.0f && x < expdetail::inf_f()); }
-NPU_EMU_HD float log_special(float x) {  // log of a rare argument
+// The float logarithms compute in float lanes (log_reduce_lanes above). Their rare arguments:
+// NaN, x <= 0, +inf and the subnormals, which the full function scales by 2^23 into the same
+// core (log_subnormal).
+NPU_EMU_HD bool log_rare(float x) { return !(x >= 0x1p-126f && x < expdetail::inf_f()); }
+NPU_EMU_HD expdetail::log_lanes log_subnormal(float x) { return expdetail::log_reduce_lanes(x * 0x1p23f, -23); }
+NPU_EMU_HD float log_special(float x) {  // NaN, x <= 0 or +inf
     using namespace expdetail;
     return !(x >= 0.0f) ? nan_f() : x == 0.0f ? -inf_f() : x;
 }
+NPU_EMU_HD bool is_subnormal(float x) { return x > 0.0f && x < 0x1p-126f; }
 
 template <> struct Split<fn::log, float> {
     static NPU_EMU_HD bool rare(float x) { return log_rare(x); }
-    static NPU_EMU_HD float fast(float x) { return static_cast<float>(expdetail::log_f(x)); }
+    static NPU_EMU_HD float fast(float x) { return expdetail::log_lanes_f(expdetail::log_reduce_lanes(x)); }
 };
 NPU_EMU_HD float log(float x) {
     using S = Split<fn::log, float>;
-    return S::rare(x) ? log_special(x) : S::fast(x);
+    return !S::rare(x) ? S::fast(x) : is_subnormal(x) ? expdetail::log_lanes_f(log_subnormal(x)) : log_special(x);
 }
 
 template <> struct Split<fn::log2, float> {  // exact powers of two come out exact
     static NPU_EMU_HD bool rare(float x) { return log_rare(x); }
-    static NPU_EMU_HD float fast(float x) { return static_cast<float>(expdetail::log_f(x) * expdetail::INV_LN2); }
+    static NPU_EMU_HD float fast(float x) { return expdetail::log2_lanes_f(expdetail::log_reduce_lanes(x)); }
 };
 NPU_EMU_HD float log2(float x) {
     using S = Split<fn::log2, float>;
-    return S::rare(x) ? log_special(x) : S::fast(x);
+    return !S::rare(x) ? S::fast(x) : is_subnormal(x) ? expdetail::log2_lanes_f(log_subnormal(x)) : log_special(x);
 }
 
 template <> struct Split<fn::log10, float> {
     static NPU_EMU_HD bool rare(float x) { return log_rare(x); }
-    static NPU_EMU_HD float fast(float x) { return static_cast<float>(expdetail::log_f(x) * expdetail::INV_LN10_H); }
+    static NPU_EMU_HD float fast(float x) { return expdetail::log10_lanes_f(expdetail::log_reduce_lanes(x)); }
 };
 NPU_EMU_HD float log10(float x) {
     using S = Split<fn::log10, float>;
-    return S::rare(x) ? log_special(x) : S::fast(x);
+    return !S::rare(x) ? S::fast(x) : is_subnormal(x) ? expdetail::log10_lanes_f(log_subnormal(x)) : log_special(x);
 }
 
 template <> struct Split<fn::log1p, float> {  // -1 < x < inf
     static NPU_EMU_HD bool rare(float x) { return !(x > -1.0f && x < expdetail::inf_f()); }
     static NPU_EMU_HD float fast(float x) {
-        const float r = static_cast<float>(expdetail::log1p_f(x));
+        const float r = expdetail::log1p_lanes_f(x);
         return x == 0.0f ? x : r;  // keeps -0
     }
 };

@@ -8,7 +8,7 @@ backend's own flags and loaded with ctypes. NPU_EMU_MATH_SWEEP=1 runs ~20x more 
 NPU_EMU_MATH_EXHAUSTIVE=1 checks the float32 unary functions on all 2^32 inputs.
 `python tests/test_math_exp.py` prints the max-ulp table of docs/math.md
 (`python tests/test_math_exp.py --exhaustive` the exhaustive float32 counts, `--stride 251`
-the sweep's).
+the sweep's; `--libm` the C++ sweep of the float-lane functions against the C library).
 """
 from __future__ import annotations
 
@@ -397,6 +397,62 @@ def test_float32_over_every_bit_pattern(shim, name):
     assert worst <= 1, f"{name}: {worst} ulp at {x!r}"
 
 
+LIBM_SWEPT = ["log", "log2", "log10", "log1p", "expm1"]   # the float-lane paths
+
+
+@lru_cache(maxsize=None)
+def _libm_sweep(out_dir: str) -> ctypes.CDLL:
+    """tests/kernels/math_sweep_exp_f32.cu built with the cpu backend's flags."""
+    src, lib = SHIM.parent / "math_sweep_exp_f32.cu", Path(out_dir) / "math_sweep_exp_f32.so"
+    cmd = [cpu._compiler(), *cpu.cxx_flags(), "-I", str(base.kernels_dir()), str(src), "-o", str(lib)]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    so = ctypes.CDLL(str(lib))
+    so.npu_emu_sweep_f32.argtypes = (ctypes.c_char_p, ctypes.POINTER(ctypes.c_longlong),
+                                     ctypes.POINTER(ctypes.c_double))
+    return so
+
+
+def libm_sweep(out_dir: str, name: str) -> tuple[int, int, int, int, float, float]:
+    """All 2^32 float32 patterns through `name` in C++, against the C library's double result
+    rounded to float (about a minute, where the NumPy sweep takes 8 to 20): (finite inputs, correctly
+    rounded, more than 1 ulp off, non-canonical NaNs, max error in ulps, its argument)."""
+    counts, worst = (ctypes.c_longlong * 4)(), (ctypes.c_double * 2)()
+    assert _libm_sweep(out_dir).npu_emu_sweep_f32(name.encode(), counts, worst) == 0, name
+    return (*counts, *worst)
+
+
+@pytest.mark.skipif(not EXHAUSTIVE, reason="all 2^32 float32 inputs: set NPU_EMU_MATH_EXHAUSTIVE=1")
+@pytest.mark.skipif(platform.system() != "Linux", reason="the reference is glibc's double function")
+@pytest.mark.parametrize("name", LIBM_SWEPT)
+def test_float32_over_every_bit_pattern_against_libm(tmp_path_factory, name):
+    finite, exact, over, bad_nan, worst, x = libm_sweep(str(tmp_path_factory.mktemp("sweep")), name)
+    print(f"{name}: {finite} finite inputs, {exact} correctly rounded, max {worst:.4f} ulp at {x!r}")
+    assert finite == (1 << 32) - (1 << 24)
+    assert over == 0 and bad_nan == 0, (name, over, bad_nan)
+    assert worst < 1, (name, worst, x)
+
+
+SPLIT_F32 = ["exp", "expm1", "log", "log2", "log10", "log1p", "sinh", "cosh", "tanh", "asinh", "acosh",
+             "atanh"]
+
+
+@pytest.mark.skipif(not cpu._X86, reason="reads GCC's x86 vectorizer report")
+def test_loops_over_the_float_fast_paths_vectorize(tmp_path):
+    """GCC vectorizes a loop over every float Split::fast with the cpu flags (the float-lane
+    paths included: their bit operations and selects must not stop it)."""
+    src = tmp_path / "fast_loops.cu"
+    src.write_text('#include "npu_emu_math_exp.cuh"\n' + "".join(
+        f'extern "C" void {n}_fast(const float* __restrict x, float* __restrict y, long n) {{\n'
+        f"    for (long i = 0; i < n; ++i) y[i] = npu_emu::math::Split<npu_emu::math::fn::{n}, float>::fast(x[i]);\n"
+        "}\n" for n in SPLIT_F32))
+    cmd = [cpu._compiler(), *cpu.cxx_flags(), "-fopt-info-vec-optimized", f"-I{base.kernels_dir()}", str(src),
+           "-o", str(tmp_path / "fast_loops.so")]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-4000:]
+    for i, name in enumerate(SPLIT_F32):
+        assert re.search(rf"{src.name}:{3 + 3 * i}:\d+: optimized: loop vectorized", res.stderr), name
+
+
 def test_float32_exp_where_its_float_lane_path_ends(shim):
     """float32 exp computes in float lanes on [-87, 88] and through the double path outside:
     every float32 within 2^16 bit patterns of either end, on both sides, within 1 ulp."""
@@ -477,6 +533,14 @@ def main() -> None:
     every N-th bit pattern)."""
     import tempfile
     lib = _compiled(tempfile.mkdtemp())
+    if "--libm" in sys.argv:  # the C++ sweep over all 2^32 patterns (test_..._against_libm)
+        print("| function | correctly rounded | max ulp (error) |")
+        print("|---|---|---|")
+        for name in sys.argv[sys.argv.index("--libm") + 1:] or LIBM_SWEPT:
+            finite, exact, over, bad_nan, worst, x = libm_sweep(tempfile.mkdtemp(), name)
+            print(f"| {name} | {exact} of {finite} | {1 if worst else 0} ({worst:.4f} at {x!r}; "
+                  f"{over} over 1 ulp, {bad_nan} non-canonical NaN) |", flush=True)
+        return
     if "--exhaustive" in sys.argv or "--stride" in sys.argv:
         at = sys.argv.index("--exhaustive") if "--exhaustive" in sys.argv else sys.argv.index("--stride") + 1
         stride = 1 if "--exhaustive" in sys.argv else int(sys.argv[at])
