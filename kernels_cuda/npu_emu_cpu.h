@@ -95,10 +95,10 @@ inline void run(void (*kernel)(A...), const unsigned* grid, void** args) {
 }
 
 // Outputs of at least this many bytes (one launch) are written with non-temporal stores by
-// the copies (strided_copy.cu) and the binary elementwise kernels (elementwise.cuh): a store
-// that misses the cache otherwise reads its line first (3 bytes of traffic per byte written
-// instead of 2), and an output this large would not stay cached for its reader. (The casts
-// measured slower with them on a host with a large last-level cache, and keep plain stores.)
+// the copies (strided_copy.cu), the binary elementwise kernels (elementwise.cuh) and the
+// casts (cast.cuh: a row converted 4 KiB at a time into an L1 buffer, then streamed): a
+// store that misses the cache otherwise reads its line first (3 bytes of traffic per byte
+// written instead of 2), and an output this large would not stay cached for its reader.
 constexpr long long STREAM_MIN_BYTES = 16ll << 20;
 inline bool streaming(long long out_bytes) { return out_bytes >= STREAM_MIN_BYTES; }
 

@@ -404,7 +404,7 @@ LIBM_SWEPT = ["log", "log2", "log10", "log1p", "expm1"]   # the float-lane paths
 def _libm_sweep(out_dir: str) -> ctypes.CDLL:
     """tests/kernels/math_sweep_exp_f32.cu built with the cpu backend's flags."""
     src, lib = SHIM.parent / "math_sweep_exp_f32.cu", Path(out_dir) / "math_sweep_exp_f32.so"
-    cmd = [cpu._compiler(), *cpu.cxx_flags(), "-I", str(base.kernels_dir()), str(src), "-o", str(lib)]
+    cmd = [cpu._compiler(), *cpu.cxx_flags(cxx=cpu._compiler()), "-I", str(base.kernels_dir()), str(src), "-o", str(lib)]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     so = ctypes.CDLL(str(lib))
     so.npu_emu_sweep_f32.argtypes = (ctypes.c_char_p, ctypes.POINTER(ctypes.c_longlong),
@@ -445,7 +445,7 @@ def test_loops_over_the_float_fast_paths_vectorize(tmp_path):
         f'extern "C" void {n}_fast(const float* __restrict x, float* __restrict y, long n) {{\n'
         f"    for (long i = 0; i < n; ++i) y[i] = npu_emu::math::Split<npu_emu::math::fn::{n}, float>::fast(x[i]);\n"
         "}\n" for n in SPLIT_F32))
-    cmd = [cpu._compiler(), *cpu.cxx_flags(), "-fopt-info-vec-optimized", f"-I{base.kernels_dir()}", str(src),
+    cmd = [cpu._compiler(), *cpu.cxx_flags(cxx=cpu._compiler()), "-fopt-info-vec-optimized", f"-I{base.kernels_dir()}", str(src),
            "-o", str(tmp_path / "fast_loops.so")]
     res = subprocess.run(cmd, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr[-4000:]
