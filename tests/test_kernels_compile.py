@@ -9,6 +9,7 @@ them the NVRTC tests skip, saying why, and nvcc (when present) compiles the sour
 """
 from __future__ import annotations
 
+import os
 import platform
 import re
 import shutil
@@ -72,6 +73,19 @@ def _sass(cubin: bytes, tmp_path) -> str:
     return result.stdout
 
 
+@pytest.fixture(scope="module")
+def sass(built, tmp_path_factory):
+    """{module: SASS of its cubin}, disassembled in parallel (nvdisasm takes about a second a
+    module, and a cold run has 76)."""
+    from concurrent.futures import ThreadPoolExecutor
+    if NVDISASM is None:
+        pytest.skip("nvdisasm not found (pip install nvidia-cuda-nvdisasm)")
+    work = [(m, tmp_path_factory.mktemp("sass")) for m in SOURCES]
+    with ThreadPoolExecutor(max(2, os.cpu_count() or 2)) as pool:
+        texts = pool.map(lambda job: _sass(built[job[0]][0], job[1]), work)
+        return dict(zip(SOURCES, texts))
+
+
 @needs_nvrtc
 @pytest.mark.parametrize("source", SOURCES)
 def test_ptx_has_no_flush_to_zero_and_no_contraction(built, source):
@@ -109,12 +123,12 @@ def own_code(sass: str) -> str:
 @needs_nvrtc
 @pytest.mark.skipif(NVDISASM is None, reason="nvdisasm not found (pip install nvidia-cuda-nvdisasm)")
 @pytest.mark.parametrize("source", SOURCES)
-def test_cubin_has_no_flush_to_zero_and_no_fma(built, source, tmp_path):
+def test_cubin_has_no_flush_to_zero_and_no_fma(sass, source):
     """The SASS of the cubin the backend loads, outside ptxas's own expansions of correctly
     rounded division and square root (own_code). F2I.FTZ is allowed: it is the float-to-int
     step of ptxas's integer division, where flushing cannot change the integer; HFMA2.MMA
     with zero operands is its way to set a register."""
-    sass = own_code(_sass(built[source][0], tmp_path))
+    sass = own_code(sass[source])
     assert "Function :" in sass or ".text." in sass
     ftz = sorted({m for m in re.findall(r"\b([A-Z][A-Z0-9]*)(?:\.[A-Z0-9_]+)*\.FTZ\b", sass)} - {"F2I"})
     assert not ftz
