@@ -726,15 +726,14 @@ namespace fn { struct exp; struct expm1; struct log; struct log2; struct log10; 
                struct cosh; struct tanh; struct asinh; struct acosh; struct atanh; struct pow; struct logaddexp; }
 
 namespace expdetail {
-// e^x in float arithmetic (16 lanes a vector where double has 8), for -87 <= x <= 88 (the
-// result a normal float). x = k ln2 + r with ln2 = C1 + C2 + C3 (12, 9 and 24 bits): k C1 and
+// The float-lane reduction x = k ln2 + r with ln2 = C1 + C2 + C3 (12, 9 and 24 bits): k C1 and
 // k C2 are exact for |k| <= 128, x - k C1 is exact (Sterbenz), and two_sum keeps the rounding
-// of the next step, so r = hi + lo to ~2^-46. e^r - 1 - r = hi^2 Q(hi) with Q the Taylor
-// series to r^6/8! (truncation below 2^-31 of the result) plus lo (1 + hi); 1 + hi is split
-// exactly and the small parts added before the one last rounding: the error before it stays
-// below 2^-26 of the result, so every result is within 1 ulp of the correctly rounded one
-// (NPU_EMU_MATH_EXHAUSTIVE=1 tests/test_math_exp.py checks all of them). 2^k scales exactly.
-NPU_EMU_HD float exp_lanes_f(float x) {
+// of the next step, so r = hi + lo to ~2^-46 (exp_lanes_f and expm1_lanes_f).
+struct ExpReduced {
+    int32_t k;
+    float hi, lo;
+};
+NPU_EMU_HD ExpReduced exp_reduce_lanes_f(float x) {
     const float C1 = 0x1.62ep-1f, C2 = 0x1.0cp-15f, C3 = -0x1.05c61p-29f;
     const float shifted = x * 0x1.715476p+0f + 0x1.8p23f;
     const float kf = shifted - 0x1.8p23f;
@@ -743,6 +742,20 @@ NPU_EMU_HD float exp_lanes_f(float x) {
     const float hi = r1 + b;
     const float bb = hi - r1;
     const float lo = ((r1 - (hi - bb)) + (b - bb)) - kf * C3;
+    return {k, hi, lo};
+}
+
+// e^x in float arithmetic (16 lanes a vector where double has 8), for -87 <= x <= 88 (the
+// result a normal float). x = k ln2 + hi + lo (exp_reduce_lanes_f). e^r - 1 - r = hi^2 Q(hi)
+// with Q the Taylor series to r^6/8! (truncation below 2^-31 of the result) plus lo (1 + hi);
+// 1 + hi is split
+// exactly and the small parts added before the one last rounding: the error before it stays
+// below 2^-26 of the result, so every result is within 1 ulp of the correctly rounded one
+// (NPU_EMU_MATH_EXHAUSTIVE=1 tests/test_math_exp.py checks all of them). 2^k scales exactly.
+NPU_EMU_HD float exp_lanes_f(float x) {
+    const ExpReduced red = exp_reduce_lanes_f(x);
+    const int32_t k = red.k;
+    const float hi = red.hi, lo = red.lo;
     float q = 0x1.a01a02p-16f;                      // 1/8!
     q = q * hi + 0x1.a01a02p-13f;                  // 1/7!
     q = q * hi + 0x1.6c16c2p-10f;                  // 1/6!
@@ -830,7 +843,7 @@ NPU_EMU_HD float log1p_lanes_f(float x) {
 }
 
 // e^x - 1 in float arithmetic for -16.5 <= x <= 88 (2^k - 1 exact for k >= -24, 2^k finite).
-// x = k ln2 + hi + lo as in exp_lanes_f; e^r - 1 = hi + hi^2/2 + hi^3 Q(hi) + lo (1 + hi) with
+// x = k ln2 + hi + lo (exp_reduce_lanes_f); e^r - 1 = hi + hi^2/2 + hi^3 Q(hi) + lo (1 + hi) with
 // Q of degree 4 (a fit with float coefficients: relative error 2^-31 of the result; Estrin's
 // scheme, as in log_reduce_lanes), and hi^2/2 split
 // exactly as in log_reduce_lanes: e^r - 1 = p.hi + p.lo + tail. Then e^x - 1 = (2^k - 1) +
@@ -838,14 +851,9 @@ NPU_EMU_HD float log1p_lanes_f(float x) {
 // 2^k - 1 exact up to k = 24 and 2^k + (-1) beyond; a fast two-sum with 2^k p.hi, and one
 // rounding of the sum of the small parts at the end.
 NPU_EMU_HD float expm1_lanes_f(float x) {
-    const float C1 = 0x1.62ep-1f, C2 = 0x1.0cp-15f, C3 = -0x1.05c61p-29f;
-    const float shifted = x * 0x1.715476p+0f + 0x1.8p23f;
-    const float kf = shifted - 0x1.8p23f;
-    const int32_t k = static_cast<int32_t>(float_as_bits(shifted) - 0x4B400000u);
-    const float r1 = x - kf * C1, b = -(kf * C2);
-    const float hi = r1 + b;
-    const float bb = hi - r1;
-    const float lo = ((r1 - (hi - bb)) + (b - bb)) - kf * C3;
+    const ExpReduced red = exp_reduce_lanes_f(x);
+    const int32_t k = red.k;
+    const float hi = red.hi, lo = red.lo;
     const float g = hi * 0.5f;
     const float hh = top12_f(hi), gh = top12_f(g);  // gh = hh / 2
     const ff p = fast_two_sum_f(hi, gh * hh);      // hi + hh^2 / 2, exactly

@@ -4,6 +4,7 @@ compiled module, and a call builds only the unit its dtype needs."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -42,19 +43,23 @@ def test_kernel_refuses_what_the_catalog_lacks():
         elementwise.kernel("axpy", DT.ACL_DOUBLE, "i32")
 
 
+def _cold_run(cache: Path, code: str) -> tuple[str, set[str]]:
+    """(stdout, the modules built) of `code` run after `import numpy as np,
+    npu_emu.array_api as xp` in a new process on the cpu backend with an empty kernel cache."""
+    import os, subprocess, sys
+    proc = subprocess.run([sys.executable, "-c", "import numpy as np, npu_emu.array_api as xp; " + code],
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "NPU_EMU_CACHE_DIR": str(cache), "NPU_EMU_DEVICE": "cpu"})
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip(), {re.sub(r"-[0-9a-f]{24}\.so$", "", p.name) for p in cache.glob("*.so")}
+
+
 def test_a_float_add_builds_only_the_float_unit(tmp_path):
     """Cold start: the first float add compiles the modules it needs (the copy kernels and
     the float32 arithmetic unit), not every module."""
-    import os, subprocess, sys
-    proc = subprocess.run([sys.executable, "-c",
-                           "import numpy as np, npu_emu.array_api as xp; "
-                           "a = xp.asarray([1.0, 2.0], dtype=xp.float32); "
-                           "print(float(np.asarray(a + a).sum()))"],
-                          capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "NPU_EMU_CACHE_DIR": str(tmp_path), "NPU_EMU_DEVICE": "cpu"})
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "6.0"
-    built = sorted(re.sub(r"-[0-9a-f]{24}\.so$", "", p.name) for p in tmp_path.glob("*.so"))
+    out, built = _cold_run(tmp_path, "a = xp.asarray([1.0, 2.0], dtype=xp.float32); "
+                                     "print(float(np.asarray(a + a).sum()))")
+    assert out == "6.0"
     assert "elementwise_f32" in built
     assert not {"elementwise_f64", "elementwise_f32_i64", "elementwise_s32", "elementwise_complex", "layout",
                 "matmul", *(m.removesuffix(".cu") for m in reduce.MODULES.values())} & set(built), built
@@ -96,16 +101,9 @@ def test_every_cast_kernel_is_exported(cpu_backend):
 def test_a_float16_cast_builds_only_its_unit(tmp_path):
     """Cold start: a first float16 -> float32 cast compiles the copy kernels' module and the
     cast unit of its source type, no other cast unit."""
-    import os, subprocess, sys
     from npu_emu.kernels import cast
-    proc = subprocess.run([sys.executable, "-c",
-                           "import numpy as np, npu_emu.array_api as xp; "
-                           "a = xp.asarray(np.array([1.5, 2.0], np.float16)); "
-                           "print(float(np.asarray(xp.astype(a, xp.float32)).sum()))"],
-                          capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "NPU_EMU_CACHE_DIR": str(tmp_path), "NPU_EMU_DEVICE": "cpu"})
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "3.5"
-    built = {re.sub(r"-[0-9a-f]{24}\.so$", "", p.name) for p in tmp_path.glob("*.so")}
+    out, built = _cold_run(tmp_path, "a = xp.asarray(np.array([1.5, 2.0], np.float16)); "
+                                     "print(float(np.asarray(xp.astype(a, xp.float32)).sum()))")
+    assert out == "3.5"
     assert "cast_float" in built
     assert not {m.removesuffix(".cu") for m in [*cast.UNITS, cast.ANY_MODULE]} - {"cast_float"} & built, built

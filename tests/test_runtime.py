@@ -530,7 +530,7 @@ def test_cold_cpu_compile_says_so_once(tmp_path, monkeypatch, capfd):
     assert capfd.readouterr().err == ""
 
 
-@pytest.mark.skipif(not cpu_mod._X86, reason="x86 tuning")
+@pytest.mark.skipif(not cpu_mod._X86, reason="GATHER_TUNING is a flag of GCC for x86 targets")
 def test_gathers_are_allowed_where_the_compiler_takes_the_tuning(tmp_path):
     """GCC 12 and later take GATHER_TUNING (its Zen tuning otherwise keeps table-reading loops
     scalar: 5x on float64 atan); a compiler that refuses it gets no such flag, and the flags
