@@ -49,7 +49,7 @@ class Handle:
         # A destroyed handle has no plan-cache key: a call with it misses the cache and takes
         # the full checks, which refuse it (so the cache's lookup need not ask).
         if hasattr(self, "__dict__"):
-            self.__dict__["plan_key"] = None
+            self.__dict__["plan_key"] = self.__dict__["geometry_key"] = None
 
 
 def check_live(obj: object, name: str) -> None:
@@ -114,11 +114,17 @@ class Tensor(Handle):
         return math.prod(self.storage_shape)
 
     @functools.cached_property
+    def geometry_key(self) -> tuple:
+        """Everything a plan may depend on but the address (the eager layers' plan cache
+        keys this and reads what it needs of the address itself: ops._bindings)."""
+        return (type(self), self.view_shape, self.view_strides, self.storage_offset, self.dtype,
+                self.format, self.storage_shape, getattr(self, "layout", None),
+                getattr(self, "origin", None))
+
+    @functools.cached_property
     def plan_key(self) -> tuple:
         """Everything a plan may depend on (the plan cache's key for this tensor)."""
-        return (type(self), self.view_shape, self.view_strides, self.storage_offset, self.dtype,
-                self.format, self.storage_shape, self.data, getattr(self, "layout", None),
-                getattr(self, "origin", None))
+        return (*self.geometry_key, self.data)
 
     @classmethod
     def trusted(cls, view_shape: tuple[int, ...], dtype: aclDataType,
@@ -134,8 +140,9 @@ class Tensor(Handle):
         d["view_shape"], d["dtype"], d["view_strides"] = view_shape, dtype, view_strides
         d["storage_offset"], d["format"], d["storage_shape"] = storage_offset, format, storage_shape
         d["data"], d["owner"] = data, owner
-        d["plan_key"] = (cls, view_shape, view_strides, storage_offset, dtype, format,
-                         storage_shape, data, None, None)
+        g = d["geometry_key"] = (cls, view_shape, view_strides, storage_offset, dtype, format,
+                                 storage_shape, None, None)
+        d["plan_key"] = (*g, data)
         return self
 
     @functools.cached_property

@@ -19,7 +19,7 @@ import pytest
 from npu_emu import aclnn, device, runtime
 from npu_emu.dtypes import aclDataType as DT
 from npu_emu.runtime import cuda
-from npu_emu.runtime.base import ALIGN, KernelBuildError, Launch, Workspace
+from npu_emu.runtime.base import ALIGN, KernelBuildError, Launch, Pointer, Workspace
 from npu_emu.kernels.indexing import coalesce, pack_params
 from npu_emu.kernels.layout import layout_params_dtype
 from npu_emu.status import (ACL_ERROR_INVALID_PARAM, ACLNN_ERR_INNER_FIND_KERNEL_ERROR,
@@ -86,6 +86,25 @@ def test_launch_arguments_are_packed_once_and_workspace_per_enqueue():
         args = be._args(marked, base)
         assert ctypes.string_at(args[1].ptr, 8) == np.uint64(base + 64).tobytes()
     assert marked.prepared is None
+
+
+def test_a_moved_launch_packs_its_pointers_anew_and_shares_the_rest():
+    """A launch moved to other memory (npu_emu.ops._bindings) reuses its origin's packed
+    parameter struct and packs only its Pointer arguments: the bytes are those of packing
+    it from scratch."""
+    from npu_emu.ops._bindings import moved
+    be = _bare_backend()
+    params = pack_params(coalesce((8,), [(1,), (1,)]), 4)
+    origin = Launch(None, (1, 1, 1), (256, 1, 1), (params, Pointer(4096 + 8), np.uint64(0)))
+    packed = be._args(origin, 0)
+    [launch] = moved([origin], (((1, 0, 8),),), (1 << 30,))
+    assert launch.origin is origin and launch.prepared is None
+    args = be._args(launch, 0)
+    assert args[0] is packed[0] and args[2] is packed[2]
+    assert ctypes.string_at(args[1].ptr, 8) == np.uint64((1 << 30) + 8).tobytes()
+    fresh = be._args(Launch(None, (1, 1, 1), (256, 1, 1), launch.args), 0)
+    assert [ctypes.string_at(a.ptr, 8) for a in args[1:]] == \
+        [ctypes.string_at(a.ptr, 8) for a in fresh[1:]]
 
 
 # --------------------------------------------------------------------------- start-up

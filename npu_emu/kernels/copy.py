@@ -10,7 +10,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..runtime.base import Backend, Launch, Workspace
+from ..runtime.base import Backend, Launch, Pointer, Workspace
 from .indexing import IterSpace, broadcast_strides, coalesce, pack_params
 
 MODULE = "strided_copy.cu"
@@ -18,9 +18,9 @@ UNITS = {1: "b1", 2: "b2", 4: "b4", 8: "b8"}
 TILE_MIN = 16   # both axes at least this long before a tile pays
 
 
-def pointer_arg(ptr: "int | Workspace") -> "np.uint64 | Workspace":
+def pointer_arg(ptr: "int | Workspace") -> "Pointer | Workspace":
     """A pointer kernel argument: an address, or a Workspace marker resolved at enqueue."""
-    return ptr if isinstance(ptr, Workspace) else np.uint64(ptr)
+    return ptr if isinstance(ptr, Workspace) else Pointer(ptr)
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,14 @@ def cache_dir() -> Path:
     return Path(base) / "npu_emu"
 
 
+class Pointer(np.uint64):
+    """A kernel argument that is an address inside one of the call's tensors (made only by
+    `kernels.copy.pointer_arg`): packed as the np.uint64 it is, and the one kind of argument
+    the eager layers' plan cache moves to another call's memory (`ops._bindings`). A null
+    pointer argument (np.uint64(0)) is not one."""
+    __slots__ = ()
+
+
 @dataclass(frozen=True)
 class Workspace:
     """A kernel argument that is the workspace pointer plus `offset` bytes, resolved when
@@ -111,6 +119,9 @@ class Launch:
     block: tuple[int, int, int]
     args: tuple
     prepared: Any = field(default=None, repr=False, compare=False)  # backend's packed form
+    # The launch this one was moved from (ops._bindings): the same kernel, grid and
+    # arguments but its Pointer ones, so a backend may pack only those again.
+    origin: "Launch | None" = field(default=None, repr=False, compare=False)
 
 
 # ------------------------------------------------------------------------- streams, events

@@ -30,8 +30,9 @@ import numpy as np
 
 from ..status import AclnnError, ACL_ERROR_INVALID_PARAM, ACLNN_ERR_RUNTIME_ERROR
 from .base import (ALIGN, Allocator, Backend, Event, Kernel, KernelBuildError, Launch,
-                   ModuleCache, Stream, Workspace, cache_dir, host_destination, kernel_sources_hash,
-                   kernels_dir, module_sources, refuse_default_destroy, size_class, stream_destroyed)
+                   ModuleCache, Pointer, Stream, Workspace, cache_dir, host_destination,
+                   kernel_sources_hash, kernels_dir, module_sources, refuse_default_destroy,
+                   size_class, stream_destroyed)
 
 __all__ = ["COMPLEX_TYPE", "CXX_FLAGS", "CompileError", "CpuBackend", "CpuEvent", "CpuModuleCache",
            "CpuStream", "FUSED_CPU", "GATHER_TUNING", "HostPool", "cache_dir", "cxx_flags",
@@ -545,6 +546,9 @@ def _prepare(launch: Launch) -> tuple:
     """Arguments as cuLaunchKernel takes them: an array of pointers to each value's bytes.
     Returns (fn, grid, pointer array, buffers kept alive, workspace cells to patch, the call
     itself: fn(grid, ptrs) ready to run, for a launch with no cell to patch)."""
+    origin = launch.origin
+    if origin is not None and origin.prepared is not None and not origin.prepared[4]:
+        return _moved(launch, origin.prepared)
     ptrs = (_VOIDP * max(len(launch.args), 1))()
     keep: list = []
     patches: list = []
@@ -565,6 +569,21 @@ def _prepare(launch: Launch) -> tuple:
     # queued task may run after the launch (and its packed form) is gone.
     call.keep = keep  # type: ignore[attr-defined]
     return fn, grid, ptrs, keep, patches, call
+
+
+def _moved(launch: Launch, prepared: tuple) -> tuple:
+    """_prepare's result for a launch moved from one already packed (`prepared`, with no
+    workspace cell): its cells shared but the Pointer arguments', packed anew."""
+    fn, grid, old_ptrs, old_keep, _, _ = prepared
+    ptrs = type(old_ptrs).from_buffer_copy(old_ptrs)
+    keep = list(old_keep)
+    for i, a in enumerate(launch.args):
+        if a.__class__ is Pointer:
+            keep[i] = cell = ctypes.c_uint64(int(a))
+            ptrs[i] = ctypes.addressof(cell)
+    call = functools.partial(fn, grid, ptrs)
+    call.keep = keep  # type: ignore[attr-defined]
+    return fn, grid, ptrs, keep, [], call
 
 
 def _task(launches: Sequence[Launch], workspace: int) -> Callable[[], None]:

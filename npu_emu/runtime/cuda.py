@@ -35,7 +35,7 @@ import numpy as np
 
 from ..status import AclnnError, ACL_ERROR_INVALID_PARAM, ACLNN_ERR_RUNTIME_ERROR
 from .base import (Allocator, Backend, Event, Kernel, KernelBuildError, Launch, ModuleCache,
-                   Stream, Workspace, cache_dir, host_destination, kernel_sources_hash,
+                   Pointer, Stream, Workspace, cache_dir, host_destination, kernel_sources_hash,
                    kernels_dir, refuse_default_destroy)
 
 # NVRTC options: C++17, no FMA contraction, IEEE denormals, division and square root, so that
@@ -633,7 +633,12 @@ class CudaBackend(Backend):
         if any(isinstance(a, Workspace) for a in launch.args):  # resolved per enqueue
             return tuple(self._pack(np.uint64(workspace + a.offset)) if isinstance(a, Workspace)
                          else a for a in launch.args)
-        launch.prepared = tuple(self._pack(a) for a in launch.args)
+        origin = launch.origin
+        if origin is not None and origin.prepared is not None:   # moved: its Pointers anew
+            launch.prepared = tuple(self._pack(a) if a.__class__ is Pointer else packed
+                                    for a, packed in zip(launch.args, origin.prepared))
+        else:
+            launch.prepared = tuple(self._pack(a) for a in launch.args)
         return launch.prepared
 
     def enqueue(self, launches: Sequence[Launch], stream: Stream | None,

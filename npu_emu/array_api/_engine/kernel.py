@@ -10,7 +10,7 @@ operator for an elementwise function, which the operator answers (OpDef.supports
 """
 from __future__ import annotations
 
-from collections import OrderedDict
+import dataclasses
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -18,6 +18,7 @@ import numpy as np
 from ...arch import current_soc
 from ...dtypes import COMPLEX, INFO, RULE_SETS, UNSIGNED, aclDataType as DT
 from ...ops._checks import MAX_DIMS
+from ...ops._bindings import BoundPlans
 from ...ops._core import (Context, OpDef, also_clear, check_no_internal_overlap, context_of,
                           run)
 from ...ops.add import ADD, INPLACE_ADD
@@ -97,35 +98,36 @@ def kernel_view(x: Array, drop: Sequence[int] = ()) -> View:
 
 
 # Plans of our kernel families (ufunc, reduce) by what they depend on: the family's call (its
-# name and parameters), every array's view (address, geometry, dtype, reversed axes) and the
-# backend with its thread count (the grids follow it). A repeated call, as in a client's
-# loop, skips the planning (a tiny call's largest host cost), as the operators' plan cache
-# does for theirs. Least recently used out first.
-FAMILY_PLANS_KEPT = 512
-_family_plans: "OrderedDict[tuple, Any]" = OrderedDict()
+# name and parameters), every array's view (geometry, dtype, reversed axes, and of its address
+# what ops._bindings reads) and the backend with its thread count (the grids follow it), each
+# plan moved to the call's addresses. A repeated call, as in a client's loop, skips the
+# planning (a tiny call's largest host cost), as the operators' plan cache does for theirs.
+def _launches_of(entry: tuple) -> Sequence[Launch]:
+    plan = entry[1]
+    return plan if isinstance(plan, list) else plan.launches
+
+
+def _with_launches(entry: tuple, launches: list[Launch]) -> tuple:
+    be, plan = entry
+    return be, (launches if isinstance(plan, list) else dataclasses.replace(plan, launches=launches))
+
+
+_family_plans = BoundPlans(_launches_of, _with_launches)
 
 
 def family_plan(call: tuple, arrays: Sequence[Array], be: Backend, make: Callable[[], Any]) -> Any:
     """make() (a kernel family's plan for `arrays`, of the family's `call`: a tuple of
-    immutable values), or the plan it gave for the same call on the same views before."""
-    key = (call, id(be), be.parallelism, tuple([(x._t.plan_key, x._flip) for x in arrays]))
-    try:
-        found = _family_plans.get(key)
-    except TypeError:                    # a parameter that is not hashable: no cache
-        return make()
-    if found is not None and found[0] is be:
-        try:
-            _family_plans.move_to_end(key)
-        except KeyError:                 # evicted meanwhile by another thread
-            pass
+    immutable values; a list of launches, or an object with `launches`), or the plan it gave
+    for the same call on views of the same geometry before, moved to these arrays' memory."""
+    tensors = [x._t for x in arrays]
+    key = (call, id(be), be.parallelism, tuple([(t.geometry_key, x._flip)
+                                                for t, x in zip(tensors, arrays)]))
+    bases = tuple([t.data for t in tensors])
+    found = _family_plans.get(key, tensors, bases)
+    if found is not None and found[0] is be:     # the backend kept: its id stays its own
         return found[1]
     plan = make()
-    _family_plans[key] = (be, plan)      # the backend kept: its id stays its own
-    while len(_family_plans) > FAMILY_PLANS_KEPT:
-        try:
-            _family_plans.popitem(last=False)
-        except KeyError:
-            break
+    _family_plans.put(key, tensors, bases, (be, plan))
     return plan
 
 
