@@ -396,25 +396,46 @@ _owned_plans = BoundPlans(lambda plan: plan.launches, _moved_plan)
 also_clear(_owned_plans.clear)
 
 
+def owned_key(op: OpDef, args: tuple, n: int, ctx: Context) -> tuple | None:
+    """The key of a run(owned=True) call in the geometry-keyed cache: `args` canonical,
+    their first `n` the tensors; None when one argument has none."""
+    try:
+        key = (id(op), ctx.plan_key,
+               *[t.geometry_key if t.__class__ is Tensor else _attr_key(t) for t in args[:n]],
+               *[a.plan_key if a.__class__ in _KEPT_EXACT else _attr_key(a) for a in args[n:]])
+    except TypeError:
+        return None
+    return None if None in key else key
+
+
 def _planned_owned(op: OpDef, args: tuple, n: int, ctx: Context) -> Plan:
     """_planned's work for run(owned=True) with the sanitizer off: `args` canonical, their
     first `n` the tensors."""
-    tensors = args[:n]
-    try:
-        key = (id(op), ctx.plan_key,
-               *[t.geometry_key if t.__class__ is Tensor else _attr_key(t) for t in tensors],
-               *[a.plan_key if a.__class__ in _KEPT_EXACT else _attr_key(a) for a in args[n:]])
-    except TypeError:
-        key = None
-    if key is None or None in key:
+    key = owned_key(op, args, n, ctx)
+    if key is None:
         return _prepare_planned(op, args, n, ctx)
-    slots = [t if t.__class__ is Tensor else None for t in tensors]
+    slots = [t if t.__class__ is Tensor else None for t in args[:n]]
     bases = tuple([0 if t is None else t.data for t in slots])
     plan = _owned_plans.get(key, slots, bases)
     if plan is None:
         plan = _prepare_planned(op, args, n, ctx)
         _owned_plans.put(key, slots, bases, plan)
     return plan
+
+
+def run_bound(key: tuple, tensors: Sequence[Tensor], ctx: Context) -> bool:
+    """Run on the default stream the owned call whose owned_key is `key` on these tensors
+    (all plain Tensors, in the canonical order), if its plan is cached: a front end that
+    remembers the key of a call it repeats (the array API's binary functions) skips
+    everything between it and the plan. False, having done nothing, on a miss or with the
+    sanitizer on: then take run."""
+    if check.ON:
+        return False
+    plan = _owned_plans.get(key, tensors, tuple([t.data for t in tensors]))
+    if plan is None:
+        return False
+    _run_plan(plan, ctx, None, True)
+    return True
 
 
 def _prepare_planned(op: OpDef, args: tuple, n: int, ctx: Context) -> Plan:
@@ -513,7 +534,10 @@ def run(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dict[st
     ctx = ctx or current_context()
     # The cached plan itself, nothing copied (run keeps no plan), unless the sanitizer is on:
     # it keeps a cache of its own on each plan it sees.
-    plan = _planned(op, ins, outs, attrs, ctx, not check.ON, owned)
+    _run_plan(_planned(op, ins, outs, attrs, ctx, not check.ON, owned), ctx, stream, owned)
+
+
+def _run_plan(plan: Plan, ctx: Context, stream: Stream | None, owned: bool) -> None:
     if not plan.launches:
         return
     go = _enqueue if owned else execute
@@ -531,4 +555,4 @@ def run(op: OpDef, ins: Sequence[Tensor], outs: Sequence[Tensor], attrs: dict[st
 
 __all__ = ["ATTR", "Context", "IN", "INOUT", "OUT", "OpDef", "Param", "Plan", "Touch",
            "cached_plan", "canonical", "check_no_internal_overlap", "check_still_live", "current_context", "execute",
-           "prepare", "run", "storage_touch", "view_touch"]
+           "owned_key", "prepare", "run", "run_bound", "storage_touch", "view_touch"]

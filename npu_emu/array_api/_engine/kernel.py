@@ -115,13 +115,17 @@ def _with_launches(entry: tuple, launches: list[Launch]) -> tuple:
 _family_plans = BoundPlans(_launches_of, _with_launches)
 
 
+def family_key(call: tuple, arrays: Sequence[Array], be: Backend) -> tuple:
+    """The cache key of a kernel family's plan of `call` on `arrays` (by geometry)."""
+    return (call, id(be), be.parallelism, tuple([(x._t.geometry_key, x._flip) for x in arrays]))
+
+
 def family_plan(call: tuple, arrays: Sequence[Array], be: Backend, make: Callable[[], Any]) -> Any:
     """make() (a kernel family's plan for `arrays`, of the family's `call`: a tuple of
     immutable values; a list of launches, or an object with `launches`), or the plan it gave
     for the same call on views of the same geometry before, moved to these arrays' memory."""
     tensors = [x._t for x in arrays]
-    key = (call, id(be), be.parallelism, tuple([(t.geometry_key, x._flip)
-                                                for t, x in zip(tensors, arrays)]))
+    key = family_key(call, arrays, be)
     bases = tuple([t.data for t in tensors])
     found = _family_plans.get(key, tensors, bases)
     if found is not None and found[0] is be:     # the backend kept: its id stays its own
@@ -129,6 +133,17 @@ def family_plan(call: tuple, arrays: Sequence[Array], be: Backend, make: Callabl
     plan = make()
     _family_plans.put(key, tensors, bases, (be, plan))
     return plan
+
+
+def launch_cached(key: tuple, arrays: Sequence[Array], be: Backend) -> bool:
+    """Launch the list of launches cached under family_key `key` for `arrays` (a front end
+    that remembers the key of a call it repeats); False, having done nothing, on a miss."""
+    tensors = [x._t for x in arrays]
+    found = _family_plans.get(key, tensors, tuple([t.data for t in tensors]))
+    if found is None or found[0] is not be or not isinstance(found[1], list):
+        return False
+    launch(be, found[1], arrays)
+    return True
 
 
 def clear_family_plans() -> None:

@@ -4,6 +4,8 @@ promoted dtype of two dtypes (the "array_api" rule set), and the dtype-category 
 """
 from __future__ import annotations
 
+import struct
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -120,18 +122,24 @@ _CONSTANTS: dict[tuple, tuple[Backend, Array]] = {}
 CONSTANTS_KEPT = 1024
 
 
-def _bits_key(value: bool | int | float | complex) -> object:
+def bits_key(value: bool | int | float | complex) -> object:
+    """A key equal for two scalars of one type only when they hold the same bits: -0.0
+    apart from 0.0, a NaN equal to itself and apart from a NaN of another sign or payload
+    (float.hex() gives "nan" for all of them)."""
     if type(value) is float:
-        return value.hex()                 # -0.0 apart from 0.0; a NaN equal to itself
+        return _DOUBLE.pack(value)
     if type(value) is complex:
-        return (value.real.hex(), value.imag.hex())
+        return _COMPLEX.pack(value.real, value.imag)
     return value
+
+
+_DOUBLE, _COMPLEX = struct.Struct("<d"), struct.Struct("<dd")
 
 
 def scalar_constant(value: bool | int | float | complex, dtype: DT, be: Backend) -> Array:
     """The read-only 0-d device array holding `value` in `dtype` (as scalar_array), shared by
     every operation that reads the same scalar: for operands only, never a result."""
-    key = (dtype, id(be), type(value), _bits_key(value))
+    key = (dtype, id(be), type(value), bits_key(value))
     found = _CONSTANTS.get(key)
     if found is not None and found[0] is be:
         return found[1]

@@ -24,21 +24,23 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from ...dtypes import BOOL, FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT
+from ...kernels import ufunc as ufunc_family
 from ...ops._checks import broadcast_shapes
-from ...ops._core import Context
+from ...ops._core import Context, also_clear, canonical, owned_key, run_bound
 from ...runtime.base import Backend
 from . import dtypes as _dtypes, library
-from .array import Array, is_scalar
+from .array import Array, empty_array, is_scalar
+from .device import synchronize
 from .dtypes import VIA_FLOAT32, real_of
 from .kernel import (assign, binary_operator, call, call_new, check_library_destination,
-                     check_writable, context, copy)
+                     check_writable, context, copy, family_key, launch_cached)
 from .matmul import matmul
-from .scalars import (PyScalar, check_kind, dtype_of, promote, python_value,
+from .scalars import (PyScalar, bits_key, check_kind, dtype_of, promote, python_value,
                       scalar_constant, scalar_dtype)
 from .views import aligned
 
@@ -325,9 +327,105 @@ def _decision(name: str, spec: Binary, da: DT, db: DT,
     return known
 
 
+# Calls of a binary function that one launch of our operator or ufunc kernel ran, by the
+# function, each operand's geometry (dtype included; a Python bool, int or float by its type
+# and bits) and the context: (the context, operator or ufunc, the plan's key, the result's
+# shape and dtype, the shared 0-d constants that stood for the scalars). Everything the full
+# path decides before the plan (the operands' checks, the promotion, the operator or kernel
+# and its result, the key) follows from those values, so a repeated call goes from here to
+# the result's allocation and the cached plan (ops._core.run_bound, kernel.launch_cached);
+# on a plan miss it takes the full path. The context is kept with the entry: a reused id
+# does not match.
+_CALLS: dict[tuple, tuple] = {}
+_CALLS_KEPT = 4096
+also_clear(_CALLS.clear)     # with the plans they lead to
+_FAST_SCALARS = (bool, int, float)
+
+
+def _call_key(name: str, x1: object, x2: object) -> tuple[tuple, Backend, Context] | None:
+    """(_CALLS's key of this call, its backend, its context) when the operands are arrays of
+    one backend with no reversed axis, or one such array and a Python bool, int or float;
+    else None."""
+    parts = []
+    array = None
+    for x in (x1, x2):
+        cls = x.__class__
+        if cls is Array:
+            if x._flip is not None or (array is not None and x._st.backend is not array._st.backend):
+                return None
+            array = x
+            parts.append(x._t.geometry_key)
+        elif cls in _FAST_SCALARS:
+            parts.append((cls, bits_key(x)))
+        else:
+            return None
+    if array is None:
+        return None
+    be = array._st.backend
+    ctx = context(be)
+    return (name, *parts, id(ctx)), be, ctx
+
+
+def _keep(key: tuple, entry: tuple) -> None:
+    if len(_CALLS) >= _CALLS_KEPT:      # contexts made on the fly: start over
+        _CALLS.clear()
+    _CALLS[key] = entry
+
+
+def _constants(a: Array | PyScalar, b: Array | PyScalar, arrays: Sequence[Array]) -> tuple:
+    return tuple(x if not isinstance(o, Array) else None for o, x in zip((a, b), arrays))
+
+
+def _remember_operator(key: tuple, ctx: Context, chosen: tuple, a: Array | PyScalar,
+                       b: Array | PyScalar, arrays: Sequence[Array], out: Array) -> None:
+    op, attrs = chosen
+    if op.arity != (2, 1):
+        return
+    args = canonical(op, (arrays[0]._t, arrays[1]._t), (out._t,), attrs)
+    plan_key = None if args is None else owned_key(op, args, 3, ctx)
+    if plan_key is not None:
+        _keep(key, (ctx, True, plan_key, out._t.view_shape, out._t.dtype,
+                    _constants(a, b, arrays)))
+
+
+def _remember_family(key: tuple, ctx: Context, spec: Binary, compute: DT, a: Array | PyScalar,
+                     b: Array | PyScalar, out: Array, be: Backend) -> None:
+    """When the library path was one ufunc launch on the operands as they are, into out."""
+    kdt = library.own_elementwise(spec.name, compute, out.ndim)
+    if kdt is None or dtype_of(a) != kdt or dtype_of(b) != kdt or out._flip is not None \
+            or ufunc_family.result_dtype(spec.name, kdt) != out._t.dtype \
+            or (spec.name == "pow" and kdt in library.SIGNED_INTS):   # checks the values
+        return
+    arrays = [_as_array(a, be), _as_array(b, be)]
+    _keep(key, (ctx, False, family_key(("ufunc", spec.name, kdt), [out, *arrays], be),
+                out._t.view_shape, out._t.dtype, _constants(a, b, arrays)))
+
+
+def _repeat(known: tuple, x1: object, x2: object, be: Backend, ctx: Context) -> Array | None:
+    """A call of _CALLS's entry `known` again, or None when its plan is no longer cached."""
+    c1, c2 = known[5]
+    a = x1 if c1 is None else c1
+    b = x2 if c2 is None else c2
+    out = empty_array(known[3], known[4], be)
+    if known[1]:        # our operator
+        if not run_bound(known[2], (a._t, b._t, out._t), ctx):
+            return None
+        if be.is_cpu and (a._st.shared or b._st.shared):
+            synchronize(be)
+        return out
+    return out if launch_cached(known[2], (out, a, b), be) else None   # our ufunc kernel
+
+
 # --------------------------------------------------------------------- entries
 
 def binary(name: str, x1: object, x2: object) -> Array:
+    fast = _call_key(name, x1, x2)
+    if fast is not None:
+        known = _CALLS.get(fast[0])
+        if known is not None and known[0] is fast[2]:
+            out = _repeat(known, x1, x2, fast[1], fast[2])
+            if out is not None:
+                return out
     spec = BINARY[name]
     a, b = operands(name, x1, x2)
     da, db = dtype_of(a), dtype_of(b)
@@ -338,11 +436,18 @@ def binary(name: str, x1: object, x2: object) -> Array:
         return library.elementwise(spec, [a, b], shape, DT.ACL_BOOL, DT.ACL_BOOL, be)
     ctx, compute, chosen = _decision(name, spec, da, db, be)
     if chosen is not None:
-        return call_new(chosen[0], [_as_array(a, be), _as_array(b, be)], chosen[1], ctx)
+        arrays = [_as_array(a, be), _as_array(b, be)]
+        out = call_new(chosen[0], arrays, chosen[1], ctx)
+        if fast is not None:
+            _remember_operator(fast[0], ctx, chosen, a, b, arrays, out)
+        return out
     result = result_dtype(spec, compute)
     shape = broadcast_shapes(_shape(a), _shape(b), "x1", "x2")
-    return library.elementwise(spec, [a, b], shape,
-                               result if spec.result == "float" else compute, result, be)
+    computing = result if spec.result == "float" else compute
+    out = library.elementwise(spec, [a, b], shape, computing, result, be)
+    if fast is not None:
+        _remember_family(fast[0], ctx, spec, computing, a, b, out, be)
+    return out
 
 
 def unary(name: str, x: object) -> Array:
