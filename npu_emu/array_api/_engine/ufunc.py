@@ -342,13 +342,13 @@ also_clear(_CALLS.clear)     # with the plans they lead to
 _FAST_SCALARS = (bool, int, float)
 
 
-def _call_key(name: str, x1: object, x2: object) -> tuple[tuple, Backend, Context] | None:
+def _call_key(name: str, *xs: object) -> tuple[tuple, Backend, Context] | None:
     """(_CALLS's key of this call, its backend, its context) when the operands are arrays of
-    one backend with no reversed axis, or one such array and a Python bool, int or float;
-    else None."""
+    one backend with no reversed axis, or such arrays and Python bools, ints or floats (at
+    least one array); else None."""
     parts = []
     array = None
-    for x in (x1, x2):
+    for x in xs:
         cls = x.__class__
         if cls is Array:
             if x._flip is not None or (array is not None and x._st.backend is not array._st.backend):
@@ -372,60 +372,66 @@ def _keep(key: tuple, entry: tuple) -> None:
     _CALLS[key] = entry
 
 
-def _constants(a: Array | PyScalar, b: Array | PyScalar, arrays: Sequence[Array]) -> tuple:
-    return tuple(x if not isinstance(o, Array) else None for o, x in zip((a, b), arrays))
+def _constants(ops: Sequence[Array | PyScalar], arrays: Sequence[Array]) -> tuple:
+    return tuple(x if not isinstance(o, Array) else None for o, x in zip(ops, arrays))
 
 
-def _remember_operator(key: tuple, ctx: Context, chosen: tuple, a: Array | PyScalar,
-                       b: Array | PyScalar, arrays: Sequence[Array], out: Array) -> None:
+def _remember_operator(key: tuple, ctx: Context, chosen: tuple, ops: Sequence[Array | PyScalar],
+                       arrays: Sequence[Array], out: Array) -> None:
     op, attrs = chosen
-    if op.arity != (2, 1):
+    if op.arity != (len(arrays), 1):
         return
-    args = canonical(op, (arrays[0]._t, arrays[1]._t), (out._t,), attrs)
-    plan_key = None if args is None else owned_key(op, args, 3, ctx)
+    args = canonical(op, tuple(x._t for x in arrays), (out._t,), attrs)
+    plan_key = None if args is None else owned_key(op, args, len(arrays) + 1, ctx)
     if plan_key is not None:
         _keep(key, (ctx, True, plan_key, out._t.view_shape, out._t.dtype,
-                    _constants(a, b, arrays)))
+                    _constants(ops, arrays)))
 
 
-def _remember_family(key: tuple, ctx: Context, spec: Binary, compute: DT, a: Array | PyScalar,
-                     b: Array | PyScalar, out: Array, be: Backend) -> None:
-    """When the library path was one ufunc launch on the operands as they are, into out."""
-    kdt = library.own_elementwise(spec.name, compute, out.ndim)
-    if kdt is None or dtype_of(a) != kdt or dtype_of(b) != kdt or out._flip is not None \
-            or ufunc_family.result_dtype(spec.name, kdt) != out._t.dtype \
-            or (spec.name == "pow" and kdt in library.SIGNED_INTS):   # checks the values
+def _remember_family(key: tuple, ctx: Context, name: str, compute: DT,
+                     ops: Sequence[Array | PyScalar], out: Array, be: Backend) -> None:
+    """When library.elementwise was one ufunc launch on the operands as they are, into
+    out (no operand converted, no result converted)."""
+    kdt = library.own_elementwise(name, compute, out.ndim)
+    if kdt is None or any(dtype_of(o) != kdt for o in ops) or out._flip is not None \
+            or ufunc_family.result_dtype(name, kdt) != out._t.dtype \
+            or (name == "pow" and kdt in library.SIGNED_INTS):   # checks the values
         return
-    arrays = [_as_array(a, be), _as_array(b, be)]
-    _keep(key, (ctx, False, family_key(("ufunc", spec.name, kdt), [out, *arrays], be),
-                out._t.view_shape, out._t.dtype, _constants(a, b, arrays)))
+    arrays = [_as_array(o, be) for o in ops]
+    _keep(key, (ctx, False, family_key(("ufunc", name, kdt), [out, *arrays], be),
+                out._t.view_shape, out._t.dtype, _constants(ops, arrays)))
 
 
-def _repeat(known: tuple, x1: object, x2: object, be: Backend, ctx: Context) -> Array | None:
+def _repeat(known: tuple, xs: Sequence[object], be: Backend, ctx: Context) -> Array | None:
     """A call of _CALLS's entry `known` again, or None when its plan is no longer cached."""
-    c1, c2 = known[5]
-    a = x1 if c1 is None else c1
-    b = x2 if c2 is None else c2
+    arrays = [x if c is None else c for x, c in zip(xs, known[5])]
     out = empty_array(known[3], known[4], be)
     if known[1]:        # our operator
-        if not run_bound(known[2], (a._t, b._t, out._t), ctx):
+        if not run_bound(known[2], (*[x._t for x in arrays], out._t), ctx):
             return None
-        if be.is_cpu and (a._st.shared or b._st.shared):
+        if be.is_cpu and any(x._st.shared for x in arrays):
             synchronize(be)
         return out
-    return out if launch_cached(known[2], (out, a, b), be) else None   # our ufunc kernel
+    return out if launch_cached(known[2], (out, *arrays), be) else None   # our ufunc kernel
+
+
+def _short_way(name: str, *xs: object) -> tuple[Array | None, tuple | None]:
+    """(the result of a repeated call, or None; the call's _CALLS key for remembering it)."""
+    fast = _call_key(name, *xs)
+    if fast is None:
+        return None, None
+    known = _CALLS.get(fast[0])
+    if known is not None and known[0] is fast[2]:
+        return _repeat(known, xs, fast[1], fast[2]), fast[0]
+    return None, fast[0]
 
 
 # --------------------------------------------------------------------- entries
 
 def binary(name: str, x1: object, x2: object) -> Array:
-    fast = _call_key(name, x1, x2)
-    if fast is not None:
-        known = _CALLS.get(fast[0])
-        if known is not None and known[0] is fast[2]:
-            out = _repeat(known, x1, x2, fast[1], fast[2])
-            if out is not None:
-                return out
+    out, key = _short_way(name, x1, x2)
+    if out is not None:
+        return out
     spec = BINARY[name]
     a, b = operands(name, x1, x2)
     da, db = dtype_of(a), dtype_of(b)
@@ -438,19 +444,22 @@ def binary(name: str, x1: object, x2: object) -> Array:
     if chosen is not None:
         arrays = [_as_array(a, be), _as_array(b, be)]
         out = call_new(chosen[0], arrays, chosen[1], ctx)
-        if fast is not None:
-            _remember_operator(fast[0], ctx, chosen, a, b, arrays, out)
+        if key is not None:
+            _remember_operator(key, ctx, chosen, (a, b), arrays, out)
         return out
     result = result_dtype(spec, compute)
     shape = broadcast_shapes(_shape(a), _shape(b), "x1", "x2")
     computing = result if spec.result == "float" else compute
     out = library.elementwise(spec, [a, b], shape, computing, result, be)
-    if fast is not None:
-        _remember_family(fast[0], ctx, spec, computing, a, b, out, be)
+    if key is not None:
+        _remember_family(key, ctx, name, computing, (a, b), out, be)
     return out
 
 
 def unary(name: str, x: object) -> Array:
+    out, key = _short_way(name, x)
+    if out is not None:
+        return out
     spec = UNARY[name]
     if not isinstance(x, Array):
         raise TypeError(f"{name} takes an array of npu_emu.array_api, not {type(x).__name__}")
@@ -459,7 +468,11 @@ def unary(name: str, x: object) -> Array:
     if INFO[dt].kind in spec.identity:
         return copy(x)
     result = {"same": dt, "real": real_of(dt), "bool": DT.ACL_BOOL}[spec.result]
-    return library.elementwise(spec, [x], x.shape, dt, result, x._st.backend)
+    be = x._st.backend
+    out = library.elementwise(spec, [x], x.shape, dt, result, be)
+    if key is not None:
+        _remember_family(key, context(be), name, dt, (x,), out, be)
+    return out
 
 
 def inplace(name: str, x: Array, other: object) -> None:
