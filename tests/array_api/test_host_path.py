@@ -177,3 +177,24 @@ def test_the_short_way_follows_the_context(full_path):
         assert full_path["n"] == after      # once for itself
     finally:
         arch.set_soc(before)
+
+
+def test_a_repeated_reduction_skips_to_its_plan_and_refuses_what_it_refused(full_path):
+    """Reductions take the short way too, keyed by their parameters with their types, and
+    give the full path's bits; a refused parameter (correction=False, a bool) is still
+    refused after the same call with correction=0 was remembered."""
+    a = np.random.default_rng(9).standard_normal((40, 6))
+    x = xp.asarray(a)
+    calls = [lambda: xp.sum(x, axis=0), lambda: xp.mean(x, axis=1, keepdims=True),
+             lambda: xp.std(x, axis=0, correction=1), lambda: xp.max(x), lambda: xp.var(x, correction=0)]
+    first = [np.asarray(f()) for f in calls]
+    seen = full_path["n"]
+    again = [np.asarray(f()) for f in calls]
+    assert full_path["n"] == seen
+    for f, g in zip(first, again):
+        assert f.tobytes() == g.tobytes()
+    np.testing.assert_allclose(first[2], a.std(axis=0, ddof=1), rtol=1e-13)
+    assert first[1].shape == (40, 1) and first[3] == a.max()
+    with pytest.raises(TypeError, match="correction"):
+        xp.var(x, correction=False)
+    np.testing.assert_array_equal(np.asarray(xp.sum(x, axis=1)), np.asarray(xp.sum(x, axis=(1,))))

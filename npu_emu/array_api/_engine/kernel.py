@@ -136,13 +136,18 @@ def family_plan(call: tuple, arrays: Sequence[Array], be: Backend, make: Callabl
 
 
 def launch_cached(key: tuple, arrays: Sequence[Array], be: Backend) -> bool:
-    """Launch the list of launches cached under family_key `key` for `arrays` (a front end
-    that remembers the key of a call it repeats); False, having done nothing, on a miss."""
+    """Launch the plan cached under family_key `key` for `arrays` (a front end that
+    remembers the key of a call it repeats: array_api._engine.repeat); False, having done
+    nothing, on a miss."""
     tensors = [x._t for x in arrays]
     found = _family_plans.get(key, tensors, tuple([t.data for t in tensors]))
-    if found is None or found[0] is not be or not isinstance(found[1], list):
+    if found is None or found[0] is not be:
         return False
-    launch(be, found[1], arrays)
+    plan = found[1]
+    if isinstance(plan, list):
+        launch(be, plan, arrays)
+    else:
+        launch(be, plan.launches, arrays, plan.workspace_size)
     return True
 
 

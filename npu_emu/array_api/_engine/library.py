@@ -267,10 +267,26 @@ def _reduce(fname: str, src: Array, kdt: DT, out: Array, drop: tuple[int, ...],
             axes: tuple[int, ...], **kw: Any) -> None:
     be = src._st.backend
     x = src if src._t.dtype == kdt else convert(src, kdt)
-    p = family_plan(("reduce", fname, kdt, drop, axes, tuple(sorted(kw.items()))), [x, out], be,
+    p = family_plan(reduce_call(fname, kdt, drop, axes, kw), [x, out], be,
                     lambda: reduce_family.plan(be, _REDUCTIONS[fname], kernel_view(x), kdt,
                                                kernel_view(out, drop), out._t.dtype, axes, **kw))
     launch(be, p.launches, [x, out], p.workspace_size)
+
+
+def reduce_call(fname: str, kdt: DT, drop: tuple[int, ...], axes: tuple[int, ...],
+                kw: dict[str, Any]) -> tuple:
+    """The reduce family's call (kernel.family_plan's `call`) of one reduction."""
+    return ("reduce", fname, kdt, drop, axes, tuple(sorted(kw.items())))
+
+
+def own_reduce(fname: str, src: Array, out: Array, axes: tuple[int, ...], keepdims: bool,
+               **extra: Any) -> tuple[DT, dict[str, Any]] | None:
+    """(the dtype our reduce kernel runs on, its parameters) when reduce_into's reduction
+    runs on it, else None (the library's)."""
+    kdt = own_reduction(fname, src._t.dtype, out._t.dtype, src.ndim)
+    if kdt is None:
+        return None
+    return kdt, ({"correction": float(extra.get("ddof", 0.0))} if fname in ("std", "var") else {})
 
 
 def reduce_into(fname: str, src: Array, out: Array, axes: tuple[int, ...], keepdims: bool,
@@ -278,10 +294,9 @@ def reduce_into(fname: str, src: Array, out: Array, axes: tuple[int, ...], keepd
     """out = the reduction `fname` (sum, prod, mean, std, var, min, max, all, any) of src over
     `axes`, accumulating in ct (None: src's own type): our reduce kernel where it has src's
     and out's dtypes (std / var: extra's ddof is its correction), else the library."""
-    kdt = own_reduction(fname, src._t.dtype, out._t.dtype, src.ndim)
-    if kdt is not None:
-        kw = {"correction": float(extra.get("ddof", 0.0))} if fname in ("std", "var") else {}
-        _reduce(fname, src, kdt, out, axes if keepdims else (), axes, **kw)
+    own = own_reduce(fname, src, out, axes, keepdims, **extra)
+    if own is not None:
+        _reduce(fname, src, own[0], out, axes if keepdims else (), axes, **own[1])
         return
     be = src._st.backend
     kw = {} if ct is None else {"dtype": ct}

@@ -31,16 +31,15 @@ import numpy as np
 from ...dtypes import BOOL, FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT
 from ...kernels import ufunc as ufunc_family
 from ...ops._checks import broadcast_shapes
-from ...ops._core import Context, also_clear, canonical, owned_key, run_bound
+from ...ops._core import Context
 from ...runtime.base import Backend
-from . import dtypes as _dtypes, library
-from .array import Array, empty_array, is_scalar
-from .device import synchronize
+from . import dtypes as _dtypes, library, repeat
+from .array import Array, is_scalar
 from .dtypes import VIA_FLOAT32, real_of
 from .kernel import (assign, binary_operator, call, call_new, check_library_destination,
-                     check_writable, context, copy, family_key, launch_cached)
+                     check_writable, context, copy)
 from .matmul import matmul
-from .scalars import (PyScalar, bits_key, check_kind, dtype_of, promote, python_value,
+from .scalars import (PyScalar, check_kind, dtype_of, promote, python_value,
                       scalar_constant, scalar_dtype)
 from .views import aligned
 
@@ -327,69 +326,10 @@ def _decision(name: str, spec: Binary, da: DT, db: DT,
     return known
 
 
-# Calls of a binary function that one launch of our operator or ufunc kernel ran, by the
-# function, each operand's geometry (dtype included; a Python bool, int or float by its type
-# and bits) and the context: (the context, operator or ufunc, the plan's key, the result's
-# shape and dtype, the shared 0-d constants that stood for the scalars). Everything the full
-# path decides before the plan (the operands' checks, the promotion, the operator or kernel
-# and its result, the key) follows from those values, so a repeated call goes from here to
-# the result's allocation and the cached plan (ops._core.run_bound, kernel.launch_cached);
-# on a plan miss it takes the full path. The context is kept with the entry: a reused id
-# does not match.
-_CALLS: dict[tuple, tuple] = {}
-_CALLS_KEPT = 4096
-also_clear(_CALLS.clear)     # with the plans they lead to
-_FAST_SCALARS = (bool, int, float)
+# --------------------------------------------------------------------- entries
 
-
-def _call_key(name: str, *xs: object) -> tuple[tuple, Backend, Context] | None:
-    """(_CALLS's key of this call, its backend, its context) when the operands are arrays of
-    one backend with no reversed axis, or such arrays and Python bools, ints or floats (at
-    least one array); else None."""
-    parts = []
-    array = None
-    for x in xs:
-        cls = x.__class__
-        if cls is Array:
-            if x._flip is not None or (array is not None and x._st.backend is not array._st.backend):
-                return None
-            array = x
-            parts.append(x._t.geometry_key)
-        elif cls in _FAST_SCALARS:
-            parts.append((cls, bits_key(x)))
-        else:
-            return None
-    if array is None:
-        return None
-    be = array._st.backend
-    ctx = context(be)
-    return (name, *parts, id(ctx)), be, ctx
-
-
-def _keep(key: tuple, entry: tuple) -> None:
-    if len(_CALLS) >= _CALLS_KEPT:      # contexts made on the fly: start over
-        _CALLS.clear()
-    _CALLS[key] = entry
-
-
-def _constants(ops: Sequence[Array | PyScalar], arrays: Sequence[Array]) -> tuple:
-    return tuple(x if not isinstance(o, Array) else None for o, x in zip(ops, arrays))
-
-
-def _remember_operator(key: tuple, ctx: Context, chosen: tuple, ops: Sequence[Array | PyScalar],
-                       arrays: Sequence[Array], out: Array) -> None:
-    op, attrs = chosen
-    if op.arity != (len(arrays), 1):
-        return
-    args = canonical(op, tuple(x._t for x in arrays), (out._t,), attrs)
-    plan_key = None if args is None else owned_key(op, args, len(arrays) + 1, ctx)
-    if plan_key is not None:
-        _keep(key, (ctx, True, plan_key, out._t.view_shape, out._t.dtype,
-                    _constants(ops, arrays)))
-
-
-def _remember_family(key: tuple, ctx: Context, name: str, compute: DT,
-                     ops: Sequence[Array | PyScalar], out: Array, be: Backend) -> None:
+def _remember_ufunc(key: tuple, ctx: Context, name: str, compute: DT,
+                    ops: Sequence[Array | PyScalar], out: Array, be: Backend) -> None:
     """When library.elementwise was one ufunc launch on the operands as they are, into
     out (no operand converted, no result converted)."""
     kdt = library.own_elementwise(name, compute, out.ndim)
@@ -398,38 +338,11 @@ def _remember_family(key: tuple, ctx: Context, name: str, compute: DT,
             or (name == "pow" and kdt in library.SIGNED_INTS):   # checks the values
         return
     arrays = [_as_array(o, be) for o in ops]
-    _keep(key, (ctx, False, family_key(("ufunc", name, kdt), [out, *arrays], be),
-                out._t.view_shape, out._t.dtype, _constants(ops, arrays)))
+    repeat.remember_family(key, ctx, ("ufunc", name, kdt), ops, arrays, out, 0)
 
-
-def _repeat(known: tuple, xs: Sequence[object], be: Backend, ctx: Context) -> Array | None:
-    """A call of _CALLS's entry `known` again, or None when its plan is no longer cached."""
-    arrays = [x if c is None else c for x, c in zip(xs, known[5])]
-    out = empty_array(known[3], known[4], be)
-    if known[1]:        # our operator
-        if not run_bound(known[2], (*[x._t for x in arrays], out._t), ctx):
-            return None
-        if be.is_cpu and any(x._st.shared for x in arrays):
-            synchronize(be)
-        return out
-    return out if launch_cached(known[2], (out, *arrays), be) else None   # our ufunc kernel
-
-
-def _short_way(name: str, *xs: object) -> tuple[Array | None, tuple | None]:
-    """(the result of a repeated call, or None; the call's _CALLS key for remembering it)."""
-    fast = _call_key(name, *xs)
-    if fast is None:
-        return None, None
-    known = _CALLS.get(fast[0])
-    if known is not None and known[0] is fast[2]:
-        return _repeat(known, xs, fast[1], fast[2]), fast[0]
-    return None, fast[0]
-
-
-# --------------------------------------------------------------------- entries
 
 def binary(name: str, x1: object, x2: object) -> Array:
-    out, key = _short_way(name, x1, x2)
+    out, key = repeat.short_way(name, x1, x2)
     if out is not None:
         return out
     spec = BINARY[name]
@@ -445,19 +358,19 @@ def binary(name: str, x1: object, x2: object) -> Array:
         arrays = [_as_array(a, be), _as_array(b, be)]
         out = call_new(chosen[0], arrays, chosen[1], ctx)
         if key is not None:
-            _remember_operator(key, ctx, chosen, (a, b), arrays, out)
+            repeat.remember_operator(key, ctx, chosen, (a, b), arrays, out)
         return out
     result = result_dtype(spec, compute)
     shape = broadcast_shapes(_shape(a), _shape(b), "x1", "x2")
     computing = result if spec.result == "float" else compute
     out = library.elementwise(spec, [a, b], shape, computing, result, be)
     if key is not None:
-        _remember_family(key, ctx, name, computing, (a, b), out, be)
+        _remember_ufunc(key, ctx, name, computing, (a, b), out, be)
     return out
 
 
 def unary(name: str, x: object) -> Array:
-    out, key = _short_way(name, x)
+    out, key = repeat.short_way(name, x)
     if out is not None:
         return out
     spec = UNARY[name]
@@ -471,7 +384,7 @@ def unary(name: str, x: object) -> Array:
     be = x._st.backend
     out = library.elementwise(spec, [x], x.shape, dt, result, be)
     if key is not None:
-        _remember_family(key, context(be), name, dt, (x,), out, be)
+        _remember_ufunc(key, context(be), name, dt, (x,), out, be)
     return out
 
 

@@ -1,0 +1,126 @@
+"""Repeated calls: the short way of an eager function called again on operands of the same
+geometry (a client's loop).
+
+An elementwise function or a reduction decides everything before its plan -- the operands'
+checks, the promotion, our operator or kernel, the result's shape and dtype, the plan's key
+-- from its operands' geometry (dtype included), its parameters and the context. When the
+full path ran one launch of our operator or of one of our kernel families on the operands as
+they are, it remembers (`remember_operator`, `remember_family`) what it decided, by those
+values; a later call with the same ones (`short_way`) goes from here to the result's
+allocation and the cached plan (ops._core.run_bound, kernel.launch_cached), the plan moved
+to the call's memory. On a plan miss (the plan cache was cleared, or the plan was kept for
+its exact addresses only) it takes the full path, which remembers again.
+
+A Python bool, int or float operand is keyed by its type and bits (`scalars.bits_key`): the
+shared 0-d constant that stood for it is kept with the entry. The context (backend, SoC, rule
+set) is kept with the entry: a reused id does not match. Refusals are never remembered; they
+raise from the full path every time.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ...ops._core import Context, also_clear, canonical, owned_key, run_bound
+from ...runtime.base import Backend
+from .array import Array, empty_array
+from .device import synchronize
+from .kernel import context, family_key, launch_cached
+from .scalars import PyScalar, bits_key
+
+_CALLS: dict[tuple, tuple] = {}
+CALLS_KEPT = 4096
+also_clear(_CALLS.clear)     # with the plans they lead to
+_FAST_SCALARS = (bool, int, float)
+
+
+def call_key(name: str, xs: Sequence[object], params: tuple = ()) -> tuple | None:
+    """(the key of this call, its backend, its context) when the operands are arrays of one
+    backend with no reversed axis, or such arrays and Python bools, ints or floats (at least
+    one array); else None. `params`: the call's other parameters, hashable."""
+    parts: list[Any] = [name, params]
+    array = None
+    for x in xs:
+        cls = x.__class__
+        if cls is Array:
+            if x._flip is not None or (array is not None and x._st.backend is not array._st.backend):
+                return None
+            array = x
+            parts.append(x._t.geometry_key)
+        elif cls in _FAST_SCALARS:
+            parts.append((cls, bits_key(x)))
+        else:
+            return None
+    if array is None:
+        return None
+    be = array._st.backend
+    ctx = context(be)
+    parts.append(id(ctx))
+    return tuple(parts), be, ctx
+
+
+def short_way(name: str, *xs: object, params: tuple = ()) -> tuple[Array | None, tuple | None]:
+    """(the result of a repeated call, or None; the call's key for remember_*, or None when
+    it has none)."""
+    fast = call_key(name, xs, params)
+    if fast is None:
+        return None, None
+    key, be, ctx = fast
+    try:
+        known = _CALLS.get(key)
+    except TypeError:                # a parameter that is not hashable: no short way
+        return None, None
+    if known is not None and known[0] is ctx:
+        return _repeat(known, xs, be, ctx), key
+    return None, key
+
+
+def _keep(key: tuple, entry: tuple) -> None:
+    if len(_CALLS) >= CALLS_KEPT:      # contexts made on the fly: start over
+        _CALLS.clear()
+    _CALLS[key] = entry
+
+
+def _constants(ops: Sequence[Array | PyScalar], arrays: Sequence[Array]) -> tuple:
+    """For each operand, the 0-d constant that stood for it (None for an array)."""
+    return tuple(x if not isinstance(o, Array) else None for o, x in zip(ops, arrays))
+
+
+def remember_operator(key: tuple, ctx: Context, chosen: tuple, ops: Sequence[Array | PyScalar],
+                      arrays: Sequence[Array], out: Array) -> None:
+    """The full path ran our operator chosen = (op, attrs) on `arrays` (the operands as
+    arrays) into out."""
+    op, attrs = chosen
+    if op.arity != (len(arrays), 1):
+        return
+    args = canonical(op, tuple(x._t for x in arrays), (out._t,), attrs)
+    plan_key = None if args is None else owned_key(op, args, len(arrays) + 1, ctx)
+    if plan_key is not None:
+        _keep(key, (ctx, None, plan_key, out._t.view_shape, out._t.dtype,
+                    _constants(ops, arrays)))
+
+
+def remember_family(key: tuple, ctx: Context, call: tuple, ops: Sequence[Array | PyScalar],
+                    arrays: Sequence[Array], out: Array, at: int) -> None:
+    """The full path ran one plan of a kernel family's `call` on `arrays` as they are, with
+    out at position `at` among its arrays (kernel.family_plan's order)."""
+    if out._flip is not None:
+        return
+    order = [*arrays]
+    order.insert(at, out)
+    _keep(key, (ctx, at, family_key(call, order, out._st.backend), out._t.view_shape,
+                out._t.dtype, _constants(ops, arrays)))
+
+
+def _repeat(known: tuple, xs: Sequence[object], be: Backend, ctx: Context) -> Array | None:
+    """A call of the entry `known` again, or None when its plan is no longer cached."""
+    arrays = [x if c is None else c for x, c in zip(xs, known[5])]
+    out = empty_array(known[3], known[4], be)
+    at = known[1]
+    if at is None:        # our operator
+        if not run_bound(known[2], (*[x._t for x in arrays], out._t), ctx):
+            return None
+        if be.is_cpu and any(x._st.shared for x in arrays):
+            synchronize(be)
+        return out
+    arrays.insert(at, out)
+    return out if launch_cached(known[2], arrays, be) else None
