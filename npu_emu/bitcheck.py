@@ -16,7 +16,7 @@ import hashlib
 import json
 import os
 import sys
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -206,8 +206,12 @@ def _cases() -> Iterator[tuple[str, Callable[[], str]]]:
         yield f"array_api/{dtype}", array_api_complex
 
 
-def run_battery(only: str | None = None) -> dict[str, str]:
-    """{case: digest} for every case (or those whose name contains `only`)."""
+def run_battery(only: str | Sequence[str] | None = None) -> dict[str, str]:
+    """{case: digest} for every case (or those whose name contains `only`, or one of them).
+    The inputs are drawn in the battery's order from one seed, so a case's digest depends on
+    which cases ran before it: compare runs of the same selection."""
+    if isinstance(only, str):
+        only = [only]
     import warnings
     from ._state import ensure_started
     from . import runtime
@@ -216,7 +220,7 @@ def run_battery(only: str | None = None) -> dict[str, str]:
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")       # NaN, inf and overflow are among the inputs
         for name, case in _cases():
-            if only and only not in name:
+            if only and not any(o in name for o in only):
                 continue
             out[name] = case()
     runtime.current().synchronize()
@@ -235,7 +239,9 @@ def main(argv: list[str] | None = None) -> int:
                     "case (JSON); or compare two such files.")
     parser.add_argument("--device", choices=("cpu", "cuda", "auto"),
                         help="backend (default: NPU_EMU_DEVICE, else auto)")
-    parser.add_argument("--only", help="run only the cases whose name contains this")
+    parser.add_argument("--only", action="append",
+                        help="run only the cases whose name contains this (repeat it for "
+                             "several); compare only runs of the same selection")
     parser.add_argument("--out", help="write the digests here instead of stdout")
     parser.add_argument("--compare", nargs=2, metavar=("A", "B"),
                         help="compare two digest files; exit 1 when any case differs")

@@ -1,8 +1,10 @@
 """Test helpers: random strided views over device storages, host data per dtype, and
-reading a whole storage back to check nothing outside a view changed."""
+reading a whole storage back to check nothing outside a view changed; the slice of kernel
+modules the machine-code checks read by default."""
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 from hypothesis import strategies as st
@@ -10,6 +12,23 @@ from hypothesis import strategies as st
 from npu_emu import device
 from npu_emu.dtypes import INFO, aclDataType as DT
 from npu_emu.tensor import Tensor, make_tensor
+
+# The checks that build every kernel module once more, or read its machine code (the cubins
+# and their SASS, the battery at a lower ISA level), run on all modules with
+# NPU_EMU_ALL_MODULES=1; by default on a slice with every kernel family in it, and the
+# dtypes where the code differs most: float lanes (f32), the double path (f64), the
+# converted narrow floats (f16), complex arithmetic. (The PTX of every module, and the cpu
+# build of every module at this machine's ISA, are checked in every run.)
+ALL_MODULES = os.environ.get("NPU_EMU_ALL_MODULES") == "1"
+MODULE_SLICE = ("cast_float.cu", "elementwise_f16.cu", "elementwise_complex.cu", "layout.cu",
+                "matmul.cu", "reduce_stats.cu", "reduce_sum.cu", "strided_copy.cu",
+                "ufunc_binary_exp_f64.cu", "ufunc_compare_f16.cu", "ufunc_unary_exp_f32.cu",
+                "ufunc_unary_trig_complex.cu", "ufunc_unary_trig_f64.cu")
+# The battery's cases at the lower ISA level: every family, through its float32, float16
+# and complex64 cases, and the array API's float32 and complex64 functions.
+BATTERY_SLICE = ("cast/f32", "cast/f16", "cast/c64", "copy/f32->f16", "expand/", "add_mul/f16",
+                 "add_mul/f32", "add_mul/c64", "format_cast/FRACTAL_NZ/f16", "matmul/f16",
+                 "array_api/float32", "array_api/complex64")
 
 
 @st.composite

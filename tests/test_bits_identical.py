@@ -11,12 +11,16 @@ import re
 import subprocess
 import sys
 
+from typing import Sequence
+
 import pytest
+from helpers import ALL_MODULES, BATTERY_SLICE
 
 from npu_emu import bitcheck
 
 
-# Runs the battery, then names the kernel modules it loaded (on stderr).
+# Runs the battery (the arguments of `npu-emu bitcheck` after the script), then names the
+# kernel modules it loaded (on stderr).
 TRACED = """
 import sys
 from npu_emu import bitcheck
@@ -27,26 +31,27 @@ def traced(self, module):
     return load(self, module)
 base.ModuleCache.load = traced
 try:
-    status = bitcheck.main([])
+    status = bitcheck.main(sys.argv[1:])
 finally:
     print("modules loaded:", *sorted(loaded), file=sys.stderr)
 sys.exit(status)
 """
-MODULES: set[str] = set()   # what the battery loads (filled by its first run)
 
 
-def battery(**env: str) -> dict[str, str]:
-    """The battery's digests in a fresh interpreter (so the environment takes effect)."""
-    proc = subprocess.run([sys.executable, "-c", TRACED], capture_output=True,
+def battery(only: Sequence[str] = (), **env: str) -> tuple[dict[str, str], list[str]]:
+    """The battery's digests (of the cases named by `only`, default all) in a fresh
+    interpreter (so the environment takes effect), and the modules it loaded."""
+    args = [arg for o in only for arg in ("--only", o)]
+    proc = subprocess.run([sys.executable, "-c", TRACED, *args], capture_output=True,
                           text=True, timeout=600, env={**os.environ, "NPU_EMU_DEVICE": "cpu", **env})
     assert proc.returncode == 0, proc.stderr[-3000:]
-    MODULES.update(re.findall(r"^modules loaded:(.*)$", proc.stderr, re.M)[-1].split())
-    return json.loads(proc.stdout)
+    modules = re.findall(r"^modules loaded:(.*)$", proc.stderr, re.M)[-1].split()
+    return json.loads(proc.stdout), modules
 
 
 @pytest.fixture(scope="module")
 def two_threads() -> dict[str, str]:
-    return battery(OMP_NUM_THREADS="2")
+    return battery(OMP_NUM_THREADS="2")[0]
 
 
 def test_battery_covers_every_kernel_family(two_threads):
@@ -56,7 +61,7 @@ def test_battery_covers_every_kernel_family(two_threads):
 
 
 def test_same_bits_on_one_and_two_threads(two_threads):
-    one = battery(OMP_NUM_THREADS="1")
+    one = battery(OMP_NUM_THREADS="1")[0]
     assert bitcheck.compare(one, two_threads) == []
 
 
@@ -74,14 +79,28 @@ def _lower_isa_level() -> str | None:
 
 @pytest.mark.skipif(_lower_isa_level() is None, reason=f"no known lower ISA level for {platform.machine()}")
 def test_same_bits_at_two_isa_levels(two_threads, monkeypatch):
-    # The modules the battery loads, built for the lower level first, in parallel (the
-    # battery itself would build them one at a time as it reaches them).
+    """The battery (by default its slice of every family, BATTERY_SLICE: each case builds
+    modules at the lower level; NPU_EMU_ALL_MODULES=1 for all) at the lower level, against
+    the same cases at this machine's."""
     from npu_emu.runtime.cpu import CpuModuleCache
+    only = () if ALL_MODULES else BATTERY_SLICE
+    native, modules = battery(only, OMP_NUM_THREADS="2")
+    if not only:
+        assert native == two_threads
+    # The modules those cases load, built for the lower level first, in parallel (the
+    # battery itself would build them one at a time as it reaches them).
     monkeypatch.setenv("NPU_EMU_CPU_MARCH", _lower_isa_level())
-    CpuModuleCache().build_all(sorted(MODULES))
+    CpuModuleCache().build_all(sorted(modules))
     monkeypatch.undo()
-    lower = battery(OMP_NUM_THREADS="2", NPU_EMU_CPU_MARCH=_lower_isa_level())
-    assert bitcheck.compare(lower, two_threads) == []
+    lower, _ = battery(only, OMP_NUM_THREADS="2", NPU_EMU_CPU_MARCH=_lower_isa_level())
+    assert sorted(lower) == sorted(native) and len(native) >= len(BATTERY_SLICE)
+    assert bitcheck.compare(lower, native) == []
+
+
+def test_the_battery_slice_has_every_family(two_threads):
+    assert {n.split("/")[0] for n in two_threads} == \
+        {n.split("/")[0] for n in two_threads if any(o in n for o in BATTERY_SLICE)}
+    assert all(any(o in n for n in two_threads) for o in BATTERY_SLICE)
 
 
 def test_compare_names_what_differs():

@@ -1,8 +1,10 @@
 """Every kernel source builds for the GPU on machines without one, through the cuda backend's
 own compile path (`runtime.cuda.compile_module`: NVRTC through CuPy's binding, our options
-only, the cubin cache), and what it would load is checked: no flush-to-zero instruction (CuPy's
-RawModule forces -ftz=true), no fused multiply-add, 16-byte vector memory accesses, the
-parameter structs laid out as the host packs them. The cpu build is checked for FMA too.
+only, the module cache), and what it would load is checked: no flush-to-zero instruction
+(CuPy's RawModule forces -ftz=true), no fused multiply-add, 16-byte vector memory accesses,
+the parameter structs laid out as the host packs them. Every module's PTX is checked; the
+cubins, and the SASS in them, of a slice with every kernel family (tests/helpers.py
+MODULE_SLICE; every module with NPU_EMU_ALL_MODULES=1). The cpu build is checked for FMA too.
 
 Needs CuPy and NVRTC (the `test` extra installs both: pip install -e '.[test]'); without
 them the NVRTC tests skip, saying why, and nvcc (when present) compiles the sources instead.
@@ -16,6 +18,7 @@ import shutil
 import subprocess
 
 import pytest
+from helpers import ALL_MODULES, MODULE_SLICE
 
 from npu_emu.runtime import cuda, kernels_dir
 from npu_emu.runtime.base import KernelBuildError, kernel_sources
@@ -51,13 +54,22 @@ def test_there_are_kernel_sources():
     assert "strided_copy.cu" in SOURCES
 
 
+# Modules built to an sm_90 cubin, whose SASS the checks read: a slice with every kernel
+# family (all of them with NPU_EMU_ALL_MODULES=1); ptxas takes two thirds of NVRTC's time.
+CUBINS = SOURCES if ALL_MODULES else [m for m in SOURCES if m in MODULE_SLICE]
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """{module: (cubin, PTX)} as the cuda backend's cache builds them for sm_90 (every module
-    compiled in parallel on first need, kept in the usual cache folder between runs)."""
-    cache = cuda.CudaModuleCache(ARCH, real=True, loader=None)
-    cache.build_all()
-    return {m: (cache.path(m).read_bytes(), cache.ptx_path(m).read_text()) for m in SOURCES}
+    """{module: (cubin or None, PTX)} as the cuda backend's caches build them (in parallel on
+    first need, kept in the usual cache folder between runs): the sm_90 cubin and its PTX
+    for CUBINS, the compute_90 PTX (what a GPU newer than this NVRTC loads) for the rest."""
+    cubins = cuda.CudaModuleCache(ARCH, real=True, loader=None)
+    ptx_only = cuda.CudaModuleCache(ARCH, real=False, loader=None)
+    cubins.build_all(CUBINS)
+    ptx_only.build_all([m for m in SOURCES if m not in CUBINS])
+    return {m: (cubins.path(m).read_bytes(), cubins.ptx_path(m).read_text()) if m in CUBINS
+            else (None, ptx_only.path(m).read_text()) for m in SOURCES}
 
 
 # PTX instructions that flush subnormals, and contraction into fused multiply-adds.
@@ -80,10 +92,10 @@ def sass(built, tmp_path_factory):
     from concurrent.futures import ThreadPoolExecutor
     if NVDISASM is None:
         pytest.skip("nvdisasm not found (pip install nvidia-cuda-nvdisasm)")
-    work = [(m, tmp_path_factory.mktemp("sass")) for m in SOURCES]
+    work = [(m, tmp_path_factory.mktemp("sass")) for m in CUBINS]
     with ThreadPoolExecutor(max(2, os.cpu_count() or 2)) as pool:
         texts = pool.map(lambda job: _sass(built[job[0]][0], job[1]), work)
-        return dict(zip(SOURCES, texts))
+        return dict(zip(CUBINS, texts))
 
 
 @needs_nvrtc
@@ -122,7 +134,7 @@ def own_code(sass: str) -> str:
 
 @needs_nvrtc
 @pytest.mark.skipif(NVDISASM is None, reason="nvdisasm not found (pip install nvidia-cuda-nvdisasm)")
-@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize("source", CUBINS)
 def test_cubin_has_no_flush_to_zero_and_no_fma(sass, source):
     """The SASS of the cubin the backend loads, outside ptxas's own expansions of correctly
     rounded division and square root (own_code). F2I.FTZ is allowed: it is the float-to-int
