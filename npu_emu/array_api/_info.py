@@ -40,11 +40,22 @@ class Info:
         if kind is None:
             return {d.name: d for d in _dtypes.STANDARD}
         kinds = kind if isinstance(kind, tuple) else (kind,)
+        try:
+            return dict(_KIND_DTYPES[kinds])   # a copy: the caller may change it
+        except (KeyError, TypeError):
+            pass
         for k in kinds:
             if k not in _dtypes.KINDS:
                 raise ValueError(f"kind={k!r} is not a dtype kind; use one of "
                                  f"{', '.join(repr(x) for x in _dtypes.KINDS)}")
-        return {d.name: d for d in _dtypes.STANDARD if isdtype(d, kinds)}
+        found = {d.name: d for d in _dtypes.STANDARD if isdtype(d, kinds)}
+        if len(_KIND_DTYPES) < 256:
+            _KIND_DTYPES[kinds] = found
+        return dict(found)
+
+
+# dtypes(kind=...) by the kinds asked (scikit-learn asks on every fit; the list is fixed)
+_KIND_DTYPES: dict[tuple, dict[str, DType]] = {}
 
 
 def __array_namespace_info__() -> Info:
