@@ -117,10 +117,15 @@ def _repeat(known: tuple, xs: Sequence[object], be: Backend, ctx: Context) -> Ar
     out = empty_array(known[3], known[4], be)
     at = known[1]
     if at is None:        # our operator
-        if not run_bound(known[2], (*[x._t for x in arrays], out._t), ctx):
+        tensors = [x._t for x in arrays]
+        tensors.append(out._t)
+        if not run_bound(known[2], tensors, ctx):
             return None
-        if be.is_cpu and any(x._st.shared for x in arrays):
-            synchronize(be)
+        if be.is_cpu:
+            for x in arrays:
+                if x._st.shared:
+                    synchronize(be)
+                    break
         return out
     arrays.insert(at, out)
     return out if launch_cached(known[2], arrays, be) else None
