@@ -176,6 +176,10 @@ def test_axis_errors():
         xp.max(x, keepdims=1)
     with pytest.raises(TypeError, match="no dtype|dtype"):
         xp.mean(x, dtype=xp.float64)
+    for axis in (True, (0, True), np.bool_(False)):      # NumPy and strict refuse them too
+        xp.sum(x, axis=1)                                  # (after a call the short way keeps)
+        with pytest.raises(TypeError, match="bool names no axis"):
+            xp.sum(x, axis=axis)
 
 
 @pytest.mark.parametrize("include_initial", [False, True])

@@ -26,6 +26,8 @@ def array_arg(fname: str, x: object, name: str = "x") -> Array:
 
 
 def axis_arg(axis: object, ndim: int, name: str = "axis") -> int:
+    if isinstance(axis, (bool, np.bool_)):     # an int to operator.index; NumPy refuses it too
+        raise TypeError(f"{name}={axis!r} is not an int (a bool names no axis)")
     try:
         a = operator.index(axis)
     except TypeError:
