@@ -22,6 +22,8 @@ from npu_emu.dtypes import INFO, aclDataType as DT
 from npu_emu.kernels import reduce as R
 from npu_emu.runtime import kernels_dir
 
+from test_kernels_compile import built, needs_nvrtc  # noqa: F401  (fixture)
+
 ROOT = Path(__file__).resolve().parent.parent
 L, W = R.LEAF, R.LANES
 
@@ -539,20 +541,13 @@ def test_parameter_struct_matches_the_host_packing(tmp_path):
     assert res.returncode == 0, res.stderr[-3000:]
 
 
-def test_ptx_has_no_atomics():
+@needs_nvrtc
+def test_ptx_has_no_atomics(built):
     """Determinism: no atomic or reduction-to-memory instruction in what the GPU would load
-    (the flush-to-zero and contraction checks of every module are in test_kernels_compile.py)."""
-    try:
-        from npu_emu.runtime import cuda
-        cuda.import_cupy()
-        cuda.nvrtc_version()
-    except Exception as exc:
-        pytest.skip(f"CuPy with NVRTC is not installed ({exc})")
-    cache = cuda.CudaModuleCache(90, real=False, loader=None)   # the PTX (compute_90)
-    modules = list(R.MODULES.values())
-    cache._build_missing(modules)   # the missing ones, once, into the usual cache
+    (the flush-to-zero and contraction checks of every module are in test_kernels_compile.py,
+    whose build this shares)."""
     for unit, module in R.MODULES.items():
-        ptx = cache.ptx_path(module).read_text()
+        ptx = built[module][1]
         assert ptx.count(".entry") == sum(len(k.types) for k in R.KERNEL_SETS if k.unit == unit)
         assert "atom." not in ptx and "red." not in ptx, module
         assert "bar.sync" not in ptx, module    # no block-level cooperation either
