@@ -124,26 +124,29 @@ def family_plan(call: tuple, arrays: Sequence[Array], be: Backend, make: Callabl
     """make() (a kernel family's plan for `arrays`, of the family's `call`: a tuple of
     immutable values; a list of launches, or an object with `launches`), or the plan it gave
     for the same call on views of the same geometry before, moved to these arrays' memory."""
-    tensors = [x._t for x in arrays]
     key = family_key(call, arrays, be)
-    bases = tuple([t.data for t in tensors])
-    found = _family_plans.get(key, tensors, bases)
-    if found is not None and found[0] is be:     # the backend kept: its id stays its own
-        return found[1]
-    plan = make()
-    _family_plans.put(key, tensors, bases, (be, plan))
+    plan = _cached_family_plan(key, arrays, be)
+    if plan is None:
+        plan = make()
+        tensors = [x._t for x in arrays]
+        _family_plans.put(key, tensors, tuple([t.data for t in tensors]), (be, plan))
     return plan
+
+
+def _cached_family_plan(key: tuple, arrays: Sequence[Array], be: Backend) -> Any:
+    tensors = [x._t for x in arrays]
+    found = _family_plans.get(key, tensors, tuple([t.data for t in tensors]))
+    # the backend is kept with the plan: its id stays its own
+    return found[1] if found is not None and found[0] is be else None
 
 
 def launch_cached(key: tuple, arrays: Sequence[Array], be: Backend) -> bool:
     """Launch the plan cached under family_key `key` for `arrays` (a front end that
     remembers the key of a call it repeats: array_api._engine.repeat); False, having done
     nothing, on a miss."""
-    tensors = [x._t for x in arrays]
-    found = _family_plans.get(key, tensors, tuple([t.data for t in tensors]))
-    if found is None or found[0] is not be:
+    plan = _cached_family_plan(key, arrays, be)
+    if plan is None:
         return False
-    plan = found[1]
     if isinstance(plan, list):
         launch(be, plan, arrays)
     else:

@@ -16,7 +16,7 @@ the library computes only what they lack (`own_elementwise`, `own_reduction` dec
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -192,8 +192,13 @@ def _refuse_negative_exponent(exponent: Array | PyScalar) -> None:
                          "are not allowed")
 
 
+def _checks_values(name: str, kdt: DT) -> bool:
+    """Whether our kernel's call of `name` in kdt reads its operands' values first."""
+    return name == "pow" and kdt in SIGNED_INTS
+
+
 def _ufunc(name: str, kdt: DT, ins: list[Array], out: Array, be: Backend) -> None:
-    if name == "pow" and kdt in SIGNED_INTS:
+    if _checks_values(name, kdt):
         _refuse_negative_exponent(ins[1])
     launches = family_plan(("ufunc", name, kdt), [out, *ins], be, lambda: ufunc_family.plan(
         be, name, kernel_view(out), [kernel_view(x) for x in ins], kdt))
@@ -218,6 +223,20 @@ def elementwise(spec: Any, ops: list[Array | PyScalar], shape: tuple[int, ...], 
     with library_order(be):
         apply(be, spec, [_view(o) for o in prepared], out._values(), ct, result)
     return out if held == result else convert(out, result)
+
+
+def one_launch(name: str, compute: DT, ops: Sequence[Array | PyScalar], out: Array) -> DT | None:
+    """The dtype our ufunc kernel ran in when elementwise(name, ops, ..., compute, ...) gave
+    `out` in one launch on the operands as they are (none converted before it, the result
+    not converted after, no values read first), else None."""
+    kdt = own_elementwise(name, compute, out.ndim)
+    if kdt is None or out._flip is not None or _checks_values(name, kdt) \
+            or ufunc_family.result_dtype(name, kdt) != out._t.dtype:
+        return None
+    for o in ops:
+        if (o._t.dtype if isinstance(o, Array) else o.dtype) != kdt:
+            return None
+    return kdt
 
 
 def elementwise_into(spec: Any, x: Array, other: Array | PyScalar, compute: DT) -> None:

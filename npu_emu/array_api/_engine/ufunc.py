@@ -29,7 +29,6 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ...dtypes import BOOL, FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT
-from ...kernels import ufunc as ufunc_family
 from ...ops._checks import broadcast_shapes
 from ...ops._core import Context
 from ...runtime.base import Backend
@@ -330,12 +329,9 @@ def _decision(name: str, spec: Binary, da: DT, db: DT,
 
 def _remember_ufunc(key: tuple, ctx: Context, name: str, compute: DT,
                     ops: Sequence[Array | PyScalar], out: Array, be: Backend) -> None:
-    """When library.elementwise was one ufunc launch on the operands as they are, into
-    out (no operand converted, no result converted)."""
-    kdt = library.own_elementwise(name, compute, out.ndim)
-    if kdt is None or any(dtype_of(o) != kdt for o in ops) or out._flip is not None \
-            or ufunc_family.result_dtype(name, kdt) != out._t.dtype \
-            or (name == "pow" and kdt in library.SIGNED_INTS):   # checks the values
+    """Remember a call that library.elementwise ran as one ufunc launch."""
+    kdt = library.one_launch(name, compute, ops, out)
+    if kdt is None:
         return
     arrays = [_as_array(o, be) for o in ops]
     repeat.remember_family(key, ctx, ("ufunc", name, kdt), ops, arrays, out, 0)
