@@ -3,7 +3,9 @@ backend's library (NumPy on cpu, CuPy on cuda) over the arrays' own memory, in s
 the narrow floats (float16, bfloat16, float8, HiFloat8) compare in float32, the NPU's
 computation type, converted by our exact cast kernels. where is a selection: its two branches
 are promoted by the array_api rule set and written into the result by InplaceCopy (broadcast
-and conversion), then the library copies the chosen elements' bits over them.
+and conversion), then the library copies the chosen elements' bits over them. With a bool
+condition and branches of one dtype there is nothing to convert: the library copies both
+(the same bits, without the operator's launch).
 """
 from __future__ import annotations
 
@@ -144,6 +146,10 @@ def where(condition: Array, x1: object = _NO_BRANCH, x2: object = _NO_BRANCH, /)
     if x1 is _NO_BRANCH or x2 is _NO_BRANCH:
         raise TypeError("where takes condition and both x1 and x2 (or condition alone, as "
                         "nonzero)")
+    if (type(condition) is Array and type(x1) is Array and type(x2) is Array
+            and x1._t.dtype == x2._t.dtype and INFO[condition._t.dtype].kind == BOOL
+            and condition._layout is None and x1._layout is None and x2._layout is None):
+        return _select(condition, x1, x2)
     cond = array_arg("where", condition, "condition")
     a, b = operands("where", x1, x2)
     arrays = [cond] + [o for o in (a, b) if isinstance(o, Array)]
@@ -169,6 +175,23 @@ def where(condition: Array, x1: object = _NO_BRANCH, x2: object = _NO_BRANCH, /)
         if INFO[cond._t.dtype].kind != BOOL:
             mask = mask != 0
         lib.copyto(out._raw(), branches[0]._raw(), where=mask)
+    return out
+
+
+def _select(cond: Array, x1: Array, x2: Array) -> Array:
+    """where() of a bool condition and two branches of one dtype: nothing to promote or
+    convert, so the library copies both branches' bits (x2 broadcast, then x1 where cond),
+    as the general path's last step does."""
+    be = same_device("where", cond, x1, x2)
+    shape = broadcast_shapes(broadcast_shapes(cond.shape, x1.shape, "condition", "x1"),
+                             x2.shape, "condition", "x2")
+    out = empty_array(shape, x1._t.dtype, be)
+    if out.size == 0:
+        return out
+    with computing(be) as lib:
+        raw = out._raw()
+        lib.copyto(raw, x2._raw())
+        lib.copyto(raw, x1._raw(), where=cond._raw())
     return out
 
 

@@ -57,6 +57,20 @@ def test_np_asarray_is_a_view_without_copy():
     assert float(x[0, 0]) == 1.0
 
 
+def test_each_np_asarray_is_the_callers_own_view_object():
+    # The array keeps its library view for its own calls; what a user is handed is a new
+    # view object each time, so changing its flags or shape leaves the array's alone.
+    x = xp.asarray([1.0, 2.0, 3.0, 4.0])
+    n = np.asarray(x)
+    n.flags.writeable = False
+    n.shape = (2, 2)
+    again = np.asarray(x)
+    assert again is not n and again.flags.writeable and again.shape == (4,)
+    assert np.shares_memory(again, n)
+    again[0] = 10.0
+    assert float(x[0]) == 10.0 and n[0, 0] == 10.0
+
+
 def test_array_interface_and_views():
     x = xp.reshape(xp.asarray(np.arange(24, dtype=np.int16)), (4, 6))[::2, 5:0:-2]
     iface = x.__array_interface__

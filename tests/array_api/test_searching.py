@@ -170,6 +170,27 @@ def test_where_keeps_the_bits_of_the_chosen_elements(dtype):
     np.testing.assert_array_equal(bits(got), np.where(c, bits(a), bits(b)))
 
 
+def test_where_of_reversed_strided_and_broadcast_views_reads_their_elements():
+    # Branches of one dtype take the library's copies; they read any view as the general
+    # path does, and the result is new memory.
+    a = RNG.standard_normal((4, 6))
+    b = RNG.standard_normal(6)
+    c = RNG.integers(0, 2, (4, 6)).astype(bool)
+    x, y, cond = xp.asarray(a)[::-1, ::2], xp.asarray(b)[::-2], xp.asarray(c)[:, 1::2][::-1]
+    got = xp.where(cond, x, y)
+    want = np.where(c[:, 1::2][::-1], a[::-1, ::2], b[::-2])
+    np.testing.assert_array_equal(values(got), want)
+    got[...] = 0.0
+    np.testing.assert_array_equal(values(x), a[::-1, ::2])
+    np.testing.assert_array_equal(values(y), b[::-2])
+    # The same call through the general path (a float32 branch promoted) agrees.
+    y32 = xp.asarray(b.astype(np.float32))[::-2]
+    np.testing.assert_array_equal(values(xp.where(cond, x, y32)),
+                                  np.where(c[:, 1::2][::-1], a[::-1, ::2],
+                                           b.astype(np.float32)[::-2].astype(np.float64)))
+    assert xp.where(cond[:0], x[:0], y).shape == (0, 3)
+
+
 def test_where_with_python_scalars_and_numeric_conditions():
     x = xp.asarray([1.5, -2.0, 3.0], dtype=xp.float16)
     got = xp.where(x > 0, x, 0)

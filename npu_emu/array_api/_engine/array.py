@@ -75,7 +75,7 @@ class Array:
     """An array of npu_emu.array_api: made by asarray, zeros, the operations, ..., never by
     calling the class."""
 
-    __slots__ = ("_t", "_flip", "_st", "_layout", "__weakref__")
+    __slots__ = ("_t", "_flip", "_st", "_layout", "_rv", "__weakref__")
 
     def __new__(cls, *args: object, **kwargs: object) -> "Array":
         raise TypeError("npu_emu.array_api.Array cannot be made directly; use "
@@ -86,6 +86,7 @@ class Array:
              layout: Tensor | None = None) -> "Array":
         self = object.__new__(cls)
         self._t, self._st, self._flip, self._layout = t, st, flip, layout
+        self._rv = None
         return self
 
     # ------------------------------------------------------------------ the view
@@ -111,11 +112,16 @@ class Array:
         return self._t.data + self._signed()[2] * self._t.itemsize
 
     def _raw(self) -> Any:
-        """The backend library's view of the elements' storage (raw bits for bf16/fp8/hif8)."""
-        shape, strides, offset = self._signed()
-        t = self._t
-        return memory_view(self._st, t.data + offset * t.itemsize, shape, strides,
-                           INFO[t.dtype].storage)
+        """The backend library's view of the elements' storage (raw bits for bf16/fp8/hif8),
+        made once per array (an array's view never changes): ours, never handed to a user
+        as it is (to_numpy hands out a view of it)."""
+        rv = self._rv
+        if rv is None:
+            shape, strides, offset = self._signed()
+            t = self._t
+            rv = self._rv = memory_view(self._st, t.data + offset * t.itemsize, shape,
+                                        strides, INFO[t.dtype].storage)
+        return rv
 
     def _values(self) -> Any:
         """The backend library's view in a dtype it computes with (ml_dtypes' bf16/fp8 on the
@@ -237,6 +243,11 @@ class Array:
         if self.ndim != 0:
             raise TypeError(f"{what} is only allowed on arrays with 0 dimensions, not shape "
                             f"{self.shape}")
+        be = self._st.backend
+        info = INFO[self._t.dtype]
+        if be.is_cpu and info.host is not None and info.host == info.storage:
+            with library_order(be):
+                return self._raw()[()]      # a NumPy scalar: a copy of the element
         return self._host()[()]
 
     def __bool__(self) -> bool:

@@ -31,7 +31,7 @@ def to_numpy(x: Array, dtype: object = None, copy: bool | None = None) -> np.nda
     be = x._st.backend
     if be.is_cpu and copy is not True and library_dtype(x._t.dtype, be) is not None:
         with library_order(be):
-            out = x._values()
+            out = x._values().view()     # the user's own view object, not the array's
         x._st.shared = True
     else:
         if copy is False:
