@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from pathlib import Path
+
+from ._ordered import default_jobs, run_in_order
 
 
 def examples_dir() -> Path | None:
@@ -98,19 +99,21 @@ def demo(args: argparse.Namespace) -> int:
         names = chosen
     else:
         prebuild_demo()
+    jobs = args.jobs if args.jobs is not None else default_jobs()
+    # Each example in its own interpreter, as a user runs it (the CANN samples end with
+    # acl.finalize, after which the runtime refuses work until acl.init), several at once;
+    # each one's output is printed whole, in this order.
+    codes = run_in_order([[sys.executable, str(folder / n)] for n in names],
+                         lambda i: f"\n===== examples/{names[i]} " + "=" * max(0, 60 - len(names[i])),
+                         jobs)
     failed = 0
-    for name in names:
-        print(f"\n===== examples/{name} " + "=" * max(0, 60 - len(name)))
-        sys.stdout.flush()
-        # Each example in its own interpreter, as a user runs it: the CANN samples end with
-        # acl.finalize, after which the runtime refuses work until acl.init.
-        rc = subprocess.call([sys.executable, str(folder / name)])
+    for name, rc in zip(names, codes):
         if rc != 0:
             print(f"examples/{name} exited with {rc}")
             failed += 1
     print(f"\nnpu-emu demo: {len(names) - failed}/{len(names)} examples ran")
     from .capi import run_examples as _run_c_examples       # examples/c, with a C++ compiler
-    _, c_failed = _run_c_examples(args.only)
+    _, c_failed = _run_c_examples(args.only, jobs)
     return 1 if failed or c_failed else 0
 
 
@@ -174,6 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     p_demo = sub.add_parser("demo", help="run the examples (the main job)")
     p_demo.add_argument("--only", help="run only the examples whose file name contains this")
+    p_demo.add_argument("--jobs", type=int, metavar="N",
+                        help="examples run at once, each printed whole and in order (default: "
+                             "the CPUs, at most 4; 1: one after another, output live)")
     p_demo.set_defaults(func=demo)
     p_info = sub.add_parser("info", help="show the backend, device, compilers, cache and SoC")
     p_info.set_defaults(func=info)

@@ -1,5 +1,6 @@
 """The `npu-emu` command line itself: a bare `npu-emu` / `python -m npu_emu` prints the help,
-and `npu-emu demo --only` that matches no example fails, naming the examples there are."""
+`npu-emu demo --only` that matches no example fails, naming the examples there are, and the
+demo's examples, run side by side, print whole and in order."""
 from __future__ import annotations
 
 import os
@@ -7,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from npu_emu._ordered import run_in_order
 from npu_emu.cli import DEMO_ORDER, main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,3 +37,37 @@ def test_demo_only_matching_nothing_fails_naming_the_examples(capsys):
     for name in DEMO_ORDER:
         assert name.removesuffix(".py") in captured.err
     assert "examples ran" not in captured.out     # nothing ran, nothing reported as run
+
+
+def _program(text: str, delay: float, rc: int = 0) -> list[str]:
+    return [sys.executable, "-c",
+            f"import sys, time; time.sleep({delay}); print({text!r}); "
+            f"print({text!r} + ' on stderr', file=sys.stderr); sys.exit({rc})"]
+
+
+def test_a_python_programs_lines_keep_their_order_without_a_flush(capfd, monkeypatch):
+    # Piped, Python buffers stdout and not stderr: the children run unbuffered.
+    monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)
+    run_in_order([_program("out", 0.0), _program("next", 0.0)], lambda i: f"== {i}", jobs=2)
+    assert capfd.readouterr().out.splitlines() == ["== 0", "out", "out on stderr",
+                                                   "== 1", "next", "next on stderr"]
+
+
+def test_programs_run_side_by_side_print_whole_and_in_order(capfd):
+    # The first one finishes last: its output still comes first, and each one's lines stay
+    # together under its header, stderr with its stdout.
+    commands = [_program("first", 1.0), _program("second", 0.0, rc=3), _program("third", 0.2)]
+    codes = run_in_order(commands, lambda i: f"== {i}", jobs=3)
+    assert codes == [0, 3, 0]
+    lines = capfd.readouterr().out.splitlines()
+    assert lines == ["== 0", "first", "first on stderr", "== 1", "second", "second on stderr",
+                     "== 2", "third", "third on stderr"]
+
+
+def test_one_job_runs_them_one_after_another(capfd):
+    codes = run_in_order([_program("a", 0.0), _program("b", 0.0, rc=1)], lambda i: f"-- {i}",
+                         jobs=1)
+    assert codes == [0, 1]
+    out = capfd.readouterr()
+    assert out.out.splitlines() == ["-- 0", "a", "-- 1", "b"]     # live: stderr its own
+    assert out.err.splitlines() == ["a on stderr", "b on stderr"]

@@ -85,3 +85,6 @@ def test_npu_emu_demo_runs_every_example_to_the_end():
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     from npu_emu.cli import DEMO_ORDER
     assert f"npu-emu demo: {len(DEMO_ORDER)}/{len(DEMO_ORDER)} examples ran" in r.stdout
+    # Run several at once, printed in the demo's order, each header once.
+    at = [r.stdout.index(f"===== examples/{name} ") for name in DEMO_ORDER]
+    assert at == sorted(at) and all(r.stdout.count(f"===== examples/{n} ") == 1 for n in DEMO_ORDER)

@@ -235,25 +235,30 @@ def compile_example(source: Path, out_dir: Path | None = None, extra: list[str] 
     return exe
 
 
-def run_examples(only: str | None = None) -> tuple[int, int]:
-    """`npu-emu demo`'s part: compile and run every examples/c program when a C++ compiler
-    is present; (ran, failed). Nothing runs (0, 0) without a compiler or the examples."""
+def run_examples(only: str | None = None, jobs: int = 1) -> tuple[int, int]:
+    """`npu-emu demo`'s part: compile every examples/c program when a C++ compiler is
+    present, then run them, `jobs` at a time, each one's output printed whole and in order
+    (_ordered.run_in_order); (ran, failed). Nothing runs (0, 0) without a compiler or the
+    examples."""
+    from .._ordered import run_in_order
     folder = examples_dir()
     if folder is None or cxx_compiler() is None:
         print("\n(examples/c skipped: " + ("no C++ compiler" if folder else "not installed") + ")")
         return 0, 0
     sources = sorted(p for p in folder.glob("*.cpp") if not only or only in p.name)
     failed = 0
+    built = []
     for src in sources:
-        print(f"\n===== examples/c/{src.name} " + "=" * max(0, 58 - len(src.name)))
-        sys.stdout.flush()
         try:
-            exe = compile_example(src)
+            built.append((src, compile_example(src)))
         except CapiBuildError as exc:
+            print(f"\n===== examples/c/{src.name} " + "=" * max(0, 58 - len(src.name)))
             print(exc)
             failed += 1
-            continue
-        rc = subprocess.call([str(exe)])
+    codes = run_in_order([[str(exe)] for _, exe in built],
+                         lambda i: f"\n===== examples/c/{built[i][0].name} "
+                                   + "=" * max(0, 58 - len(built[i][0].name)), jobs)
+    for (src, _), rc in zip(built, codes):
         if rc != 0:
             print(f"examples/c/{src.name} exited with {rc}")
             failed += 1
