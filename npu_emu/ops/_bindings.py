@@ -29,7 +29,7 @@ from ..runtime.base import ALIGN, Launch, Pointer
 from ..tensor import Tensor
 
 KEPT = 512            # geometries kept, least recently used out first
-BINDINGS_KEPT = 64    # addresses kept per geometry (a loop cycles through its results')
+BINDINGS_KEPT = 256   # addresses kept per geometry (a loop cycles through its results')
 BOUND_KEPT = 4096     # addresses kept in all
 
 # moves[k] = ((argument position, tensor index, byte offset from its base), ...) of launch k

@@ -237,6 +237,11 @@ class _Block:
         self.fences: list = []
 
 
+def _descending(block: _Block) -> int:
+    """A free list's order: by address, the highest first (the lowest is popped)."""
+    return -block.ptr
+
+
 class Allocator:
     """The pool both backends share: size classes, free lists, statistics, live blocks by
     address (so a pointer the pool never gave out is refused, and a range can be checked
@@ -308,8 +313,8 @@ class Allocator:
         rounded = (nbytes + 511) & ~511 if nbytes.__class__ is int and 0 < nbytes <= 1 << 20 \
             else size_class(nbytes)
         with self._lock:
-            # The common case first: the block freed last in this class, its work done when
-            # it was freed (no fences); anything else takes the full search below.
+            # The common case first: the lowest block of this class (see free), its work
+            # done when it was freed (no fences); anything else takes the full search below.
             bucket = self._free.get(rounded)
             if bucket and not bucket[-1].fences:
                 block = bucket.pop()
@@ -359,7 +364,7 @@ class Allocator:
         bucket = self._free.get(rounded)
         if not bucket:
             return None
-        for i in range(len(bucket) - 1, -1, -1):   # most recently freed first
+        for i in range(len(bucket) - 1, -1, -1):   # the lowest address first (see free)
             block = bucket[i]
             if block.fences:                       # none: freed after its work (the common case)
                 block.fences = [(s, t) for s, t in block.fences if not s._fence_passed(t)]
@@ -421,7 +426,14 @@ class Allocator:
             bucket = self._free.get(block.rounded)
             if bucket is None:
                 bucket = self._free[block.rounded] = []
-            bucket.append(block)
+            # Kept by address, the lowest last (taken first): which block a malloc gets then
+            # depends on which blocks are free, not on the order they were freed in, so a
+            # loop that allocates the same way each round gets the same addresses each round
+            # (and its plans, kept by address, are found bound: ops._bindings).
+            if bucket and bucket[-1].ptr < block.ptr:
+                bisect.insort(bucket, block, key=_descending)
+            else:
+                bucket.append(block)
             self.bytes_cached += block.rounded
 
     def empty_cache(self) -> None:
