@@ -15,8 +15,7 @@ the library computes only what they lack (`own_elementwise`, `own_reduction` dec
 """
 from __future__ import annotations
 
-import contextlib
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -62,18 +61,30 @@ def library_operand(x: Array | PyScalar, ct: np.dtype | None, be: Backend) -> Ar
     return x
 
 
-@contextlib.contextmanager
-def computing(be: Backend) -> Iterator[Any]:
-    """Library calls in stream order with our kernels (see library_order); yields the library.
-    NumPy's floating-point warnings are silenced: overflow and invalid results are values
-    (inf, nan) in the standard, as on the device."""
-    lib = library(be)
-    with library_order(be):
-        if lib is np:
-            with np.errstate(all="ignore"):
-                yield lib
-        else:
-            yield lib
+class computing:
+    """Library calls in stream order with our kernels (see library_order); `with` gives the
+    library. NumPy's floating-point warnings are silenced: overflow and invalid results are
+    values (inf, nan) in the standard, as on the device. (A class, as library_order.)"""
+
+    __slots__ = ("_be", "_inner")
+
+    def __init__(self, be: Backend) -> None:
+        self._be, self._inner = be, None
+
+    def __enter__(self) -> Any:
+        be = self._be
+        if be.is_cpu:
+            be.default_stream.synchronize()
+            self._inner = np.errstate(all="ignore")
+            self._inner.__enter__()
+            return np
+        self._inner = library_order(be)
+        self._inner.__enter__()
+        return library(be)
+
+    def __exit__(self, *exc: object) -> bool:
+        self._inner.__exit__(*exc)
+        return False
 
 
 def acl_of_numpy(dtype: np.dtype, param: str = "obj") -> DT:
