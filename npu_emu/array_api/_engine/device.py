@@ -114,6 +114,9 @@ class _Regions:
             j = i
             while j > 0 and pieces[starts[j - 1]][0] >= r[0]:   # ... and reach its start
                 j -= 1
+            if i == j:                                      # apart from every piece
+                self._replace([], [(r[0], r[1], collections.Counter((r,)))])
+                return self._next
             if i - j == 1:
                 s = starts[j]
                 e, members = pieces[s]
