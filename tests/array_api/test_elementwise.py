@@ -561,3 +561,23 @@ def test_narrow_results_round_back_through_our_conversion(monkeypatch):
     calls.clear()
     xp.exp(xp.asarray([0.5, 2.0]))
     assert calls == []
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_x_to_a_python_2_is_the_correctly_rounded_square(dtype):
+    # NumPy squares too (the exact product rounded once): x ** 2, pow(x, 2.0) and x **= 2.
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal((40, 7)) * (30 if dtype == np.float16 else 1e3)).astype(dtype)
+    a[0, :4] = [0.0, -0.0, np.inf, np.nan]
+    want = (a.astype(np.float64) ** 2).astype(dtype) if dtype != np.float64 else a * a
+    x = xp.asarray(a)
+    for got in (x ** 2, xp.pow(x, 2.0), x[:, ::-1] ** 2):
+        assert got.dtype == x.dtype
+    np.testing.assert_array_equal(np.asarray(x ** 2), want)
+    np.testing.assert_array_equal(np.asarray(xp.pow(x, 2.0)), want)
+    np.testing.assert_array_equal(np.asarray(x[:, ::-1] ** 2), want[:, ::-1])
+    y = xp.asarray(a.copy())
+    y **= 2
+    np.testing.assert_array_equal(np.asarray(y), want)
+    # An array of 2s takes pow: within 1 ulp of the square.
+    np.testing.assert_array_max_ulp(np.asarray(x ** xp.asarray(2.0, dtype=x.dtype)), want, 1)
