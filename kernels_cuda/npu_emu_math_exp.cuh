@@ -346,49 +346,152 @@ NPU_EMU_HD double expm1(double x) {
     return -1.0;                       // x < -40: e^x < 2^-57
 }
 
-// The logarithms: fast for positive normal finite x; rare: subnormals (normalized first), 0,
-// negative, inf and NaN. `scale` is 1/ln(base) as a double-double ({1, 0}: the natural log).
+// The logarithms: fast for positive normal finite x; rare: subnormals (scaled by 2^54 first),
+// 0, negative, inf and NaN. fdlibm's scheme (e_log.c, s_log1p.c; FreeBSD's k_log.h for log2
+// and log10) in plain double, no table and no double-double: x = 2^k m with m in
+// [sqrt(1/2), sqrt(2)) from the bits and f = m - 1 exact; s = f / (2 + f), z = s^2 <= 0.0295
+// and log(1 + f) = f - hfsq + s (hfsq + R) with hfsq = f^2/2 and R = LG1 z + ... + LG7 z^7
+// (fdlibm's fit, error below 2^-58.45). Each result is within 1 ulp (fdlibm's bound;
+// docs/math.md has the measured errors). The double-double log above (log_dd, log1p_dd) is
+// what asinh, acosh, atanh, pow and logaddexp use; these four standalone functions do not.
+namespace expdetail {
+// ln2 in fdlibm's split (LN2_HI_FD has 21 trailing zero bits: k * LN2_HI_FD exact for |k| < 2^11)
+constexpr double LN2_HI_FD = 0x1.62e42fee00000p-1;
+constexpr double LN2_LO_FD = 0x1.a39ef35793c76p-33;
+constexpr double LG1 = 0x1.5555555555593p-1, LG2 = 0x1.999999997fa04p-2, LG3 = 0x1.2492494229359p-2,
+                 LG4 = 0x1.c71c51d8e78afp-3, LG5 = 0x1.7466496cb03dep-3, LG6 = 0x1.39a09d078c69fp-3,
+                 LG7 = 0x1.2f112df3e5244p-3;
+// 1/ln2 and 1/ln10 with a 32-bit high part (hi * HI exact for hi of 21 bits), log10(2) with
+// k * LOG10_2_HI exact for |k| < 2^11 (FreeBSD e_log2.c, e_log10.c)
+constexpr double IVLN2_HI = 0x1.7154765200000p+0, IVLN2_LO = 0x1.705fc2eefa200p-33;
+constexpr double IVLN10_HI = 0x1.bcb7b15200000p-2, IVLN10_LO = 0x1.b9438ca9aadd5p-36;
+constexpr double LOG10_2_HI = 0x1.34413509f6000p-2, LOG10_2_LO = 0x1.9fef311f12b36p-42;
+
+struct log_arg {  // x = 2^k (1 + f), 1 + f in [sqrt(1/2), sqrt(2)); k a small integer as a double
+    double f, k;
+};
+
+// For positive normal finite x (a subnormal is scaled by 2^54 first and 54 taken off k).
+// Adding 1 - sqrt(1/2) to the mantissa's bits carries into the exponent where m >= sqrt(2):
+// the exponent field of the sum is k + 1023. Integer shifts and adds only (no int64 to double
+// conversion: k comes from the bits of 2^52 + k + 1023), so the loops vectorize.
+NPU_EMU_HD log_arg log_reduce_d(double x) {
+    const uint64_t b = double_as_bits(x);
+    const uint64_t kb = (b + 0x00095F619980C433ull) >> 52;  // 0x3FF0... - bits of sqrt(1/2)
+    const double m = bits_as_double(b - ((kb - 1023u) << 52));
+    const double k = bits_as_double(0x4330000000000000ull | kb) - 0x1.00000000003ffp52;
+    return {m - 1.0, k};
+}
+
+// s (hfsq + R), the part of log(1 + f) past f - hfsq (at most ~1/12 of f^3).
+NPU_EMU_HD double log1p_tail_d(double f, double hfsq) {
+    const double s = f / (2.0 + f), z = s * s, w = z * z;
+    const double t1 = w * (LG2 + w * (LG4 + w * LG6));
+    const double t2 = z * (LG1 + w * (LG3 + w * (LG5 + w * LG7)));
+    return s * (hfsq + (t2 + t1));
+}
+
+// k ln2 + log(1 + f) + c (c: log1p's correction for the rounding of 1 + x, |c| <= 2^-53),
+// as fdlibm sums it: k * LN2_HI_FD exact, the small terms first.
+NPU_EMU_HD double log_sum_d(log_arg a, double c) {
+    const double hfsq = 0.5 * a.f * a.f;
+    const double r = log1p_tail_d(a.f, hfsq);
+    return a.k * LN2_HI_FD - ((hfsq - (r + (a.k * LN2_LO_FD + c))) - a.f);
+}
+NPU_EMU_HD double log_sum_d(log_arg a) {  // k ln2 + log(1 + f)
+    const double hfsq = 0.5 * a.f * a.f;
+    const double r = log1p_tail_d(a.f, hfsq);
+    return a.k * LN2_HI_FD - ((hfsq - (r + a.k * LN2_LO_FD)) - a.f);
+}
+NPU_EMU_HD log_arg log_reduce_subnormal_d(double x) {  // 0 < x < 2^-1022
+    const log_arg a = log_reduce_d(x * 0x1p54);
+    return {a.f, a.k - 54.0};
+}
+
+// log(1 + f) split as hi + lo with hi of 21 bits (its low word cleared), so hi * IVLN*_HI is
+// exact (FreeBSD k_log.h's use in e_log2.c and e_log10.c).
+struct log_hilo {
+    double hi, lo;
+};
+NPU_EMU_HD log_hilo log1p_hilo_d(double f) {
+    const double hfsq = 0.5 * f * f;
+    const double r = log1p_tail_d(f, hfsq);
+    const double hi = bits_as_double(double_as_bits(f - hfsq) & 0xFFFFFFFF00000000ull);
+    return {hi, ((f - hi) - hfsq) + r};
+}
+
+// k + log(1 + f) / ln2: 2^k gives k exactly (f = 0).
+NPU_EMU_HD double log2_sum_d(log_arg a) {
+    const log_hilo l = log1p_hilo_d(a.f);
+    const double vhi = l.hi * IVLN2_HI;
+    double vlo = (l.lo + l.hi) * IVLN2_LO + l.lo * IVLN2_HI;
+    const double w = a.k + vhi;
+    vlo = vlo + ((a.k - w) + vhi);
+    return vlo + w;
+}
+
+// k log10(2) + log(1 + f) / ln10, k log10(2) as an exact high part and a low one.
+NPU_EMU_HD double log10_sum_d(log_arg a) {
+    const log_hilo l = log1p_hilo_d(a.f);
+    const double vhi = l.hi * IVLN10_HI, y2 = a.k * LOG10_2_HI;
+    double vlo = a.k * LOG10_2_LO + (l.lo + l.hi) * IVLN10_LO + l.lo * IVLN10_HI;
+    const double w = y2 + vhi;
+    vlo = vlo + ((y2 - w) + vhi);
+    return vlo + w;
+}
+
+// log1p for -1 < x < inf, |x| >= 2^-54: f = x itself (k = 0) for x in (sqrt(1/2) - 1,
+// sqrt(2) - 1); elsewhere u = 1 + x rounded, reduced as for log, and the rounding error
+// c = 1 + x - u (exact: a fast two-sum with the larger of 1 and x first) added back as c / u,
+// log(u + c) = log u + c/u to far below an ulp. Both forms computed, one selected.
+NPU_EMU_HD double log1p_d(double x) {
+    const bool near0 = x > -0x1.2bec333018866p-2 && x < 0x1.a827999fcef32p-2;
+    const double u = 1.0 + x;
+    const double c = x < 1.0 ? x - (u - 1.0) : 1.0 - (u - x);
+    const log_arg far = log_reduce_d(u);  // u >= 2^-53: normal
+    const log_arg a = near0 ? log_arg{x, 0.0} : far;
+    return log_sum_d(a, near0 ? 0.0 : c / u);
+}
+}  // namespace expdetail
+
 NPU_EMU_HD bool log_rare(double x) { return !(x >= 0x1p-1022 && x < expdetail::inf_d()); }
-NPU_EMU_HD double log_times(expdetail::dd l, expdetail::dd scale) {
-    const expdetail::dd r = scale.hi == 1.0 ? l : expdetail::dd_mul(l, scale);
-    return r.hi + r.lo;
-}
-NPU_EMU_HD double log_full(double x, expdetail::dd scale) {
+NPU_EMU_HD double log_special(double x) {  // x <= 0, NaN or +inf
     using namespace expdetail;
-    if (!(x > 0.0)) return x == 0.0 ? -inf_d() : nan_d();
-    if (x == inf_d()) return inf_d();
-    return log_times(log_dd({x, 0.0}), scale);
+    return x == 0.0 ? -inf_d() : x == inf_d() ? inf_d() : nan_d();
 }
+NPU_EMU_HD bool is_subnormal_d(double x) { return x > 0.0 && x < 0x1p-1022; }
 
 template <> struct Split<fn::log, double> {
     static NPU_EMU_HD bool rare(double x) { return log_rare(x); }
-    static NPU_EMU_HD double fast(double x) { return log_times(expdetail::log_dd({x, 0.0}), {1.0, 0.0}); }
+    static NPU_EMU_HD double fast(double x) { return expdetail::log_sum_d(expdetail::log_reduce_d(x)); }
 };
 NPU_EMU_HD double log(double x) {
+    using namespace expdetail;
     using S = Split<fn::log, double>;
-    return S::rare(x) ? log_full(x, {1.0, 0.0}) : S::fast(x);
+    return !S::rare(x) ? S::fast(x)
+           : is_subnormal_d(x) ? log_sum_d(log_reduce_subnormal_d(x)) : log_special(x);
 }
 
 template <> struct Split<fn::log2, double> {
     static NPU_EMU_HD bool rare(double x) { return log_rare(x); }
-    static NPU_EMU_HD double fast(double x) {
-        return log_times(expdetail::log_dd({x, 0.0}), {expdetail::INV_LN2, expdetail::INV_LN2_L});
-    }
+    static NPU_EMU_HD double fast(double x) { return expdetail::log2_sum_d(expdetail::log_reduce_d(x)); }
 };
 NPU_EMU_HD double log2(double x) {
+    using namespace expdetail;
     using S = Split<fn::log2, double>;
-    return S::rare(x) ? log_full(x, {expdetail::INV_LN2, expdetail::INV_LN2_L}) : S::fast(x);
+    return !S::rare(x) ? S::fast(x)
+           : is_subnormal_d(x) ? log2_sum_d(log_reduce_subnormal_d(x)) : log_special(x);
 }
 
 template <> struct Split<fn::log10, double> {
     static NPU_EMU_HD bool rare(double x) { return log_rare(x); }
-    static NPU_EMU_HD double fast(double x) {
-        return log_times(expdetail::log_dd({x, 0.0}), {expdetail::INV_LN10_H, expdetail::INV_LN10_L});
-    }
+    static NPU_EMU_HD double fast(double x) { return expdetail::log10_sum_d(expdetail::log_reduce_d(x)); }
 };
 NPU_EMU_HD double log10(double x) {
+    using namespace expdetail;
     using S = Split<fn::log10, double>;
-    return S::rare(x) ? log_full(x, {expdetail::INV_LN10_H, expdetail::INV_LN10_L}) : S::fast(x);
+    return !S::rare(x) ? S::fast(x)
+           : is_subnormal_d(x) ? log10_sum_d(log_reduce_subnormal_d(x)) : log_special(x);
 }
 
 namespace fn { struct log1p; struct pow; }
@@ -396,10 +499,7 @@ template <> struct Split<fn::log1p, double> {
     static NPU_EMU_HD bool rare(double x) {
         return !(x > -1.0 && x < expdetail::inf_d() && expdetail::abs_d(x) >= 0x1p-54);
     }
-    static NPU_EMU_HD double fast(double x) {
-        const expdetail::dd l = expdetail::log1p_dd({x, 0.0});
-        return l.hi + l.lo;
-    }
+    static NPU_EMU_HD double fast(double x) { return expdetail::log1p_d(x); }
 };
 NPU_EMU_HD double log1p(double x) {
     using namespace expdetail;

@@ -491,6 +491,40 @@ def test_float32_log1p_where_one_plus_x_rounds_in_double(shim):
     assert d.max() <= 1, (x[np.argmax(d)], d.max())
 
 
+def _bit_neighbours(values, k: int) -> np.ndarray:
+    """The k float64 bit patterns below and above each of `values` (and the values)."""
+    b = np.asarray(values, np.float64).view(np.int64)[:, None] + np.arange(-k, k + 1)
+    return b.ravel().view(np.float64)
+
+
+def test_float64_logarithms_where_their_reduction_switches(shim):
+    """The float64 logarithms reduce x = 2^k m with m in [sqrt(1/2), sqrt(2)) and log1p
+    takes x itself for f in (sqrt(1/2) - 1, sqrt(2) - 1) and 1 + x rounded (plus its rounding
+    error) elsewhere: 300 bit patterns either side of each switch, at several exponents, and
+    log1p where 1 + x rounds (x just below 1, around 2^52 ... 2^54, near -1), within 1 ulp."""
+    edges = np.sqrt([0.5, 2.0])[:, None] * 2.0 ** np.array([-1022, -60, -1, 0, 1, 60, 1000])
+    x = _bit_neighbours(np.concatenate([edges.ravel(), [1.0, 2.0, 0.5]]), 300)
+    w = _bit_neighbours(np.concatenate([np.sqrt([0.5, 2.0]) - 1, [-0.2929, 0.4142, 1.0, 2.0 ** 52,
+                                                                  2.0 ** 53, 2.0 ** 54, -1 + 2.0 ** -20]]), 300)
+    for name, args in (("log", x), ("log2", x), ("log10", x), ("log1p", w[w > -1])):
+        got = run(shim, name, np.float64, args)
+        want = np.array([reference(name, np.float64, float(a)) for a in args])
+        d = ulp_distance(got, want, np.float64)
+        assert d.max() <= 1, (name, args[np.argmax(d)], d.max())
+
+
+def test_exact_logarithms_stay_exact(shim):
+    """log2(2^k) = k for every power of two (subnormals included), in both formats, and
+    float64 log10(1eN) = N wherever that is the correctly rounded result (1e-311 ... 1e308:
+    exact for N = 0 ... 22, the nearest doubles to 10^N elsewhere)."""
+    for dt, lo, hi in ((np.float32, -149, 127), (np.float64, -1074, 1023)):
+        k = np.arange(lo, hi + 1.0)
+        assert np.array_equal(run(shim, "log2", dt, np.exp2(k).astype(dt)), k.astype(dt)), dt
+    n = np.arange(-311, 309)
+    got = run(shim, "log10", np.float64, np.array([float(f"1e{i}") for i in n]))
+    assert np.array_equal(got, n.astype(np.float64)), n[got != n]
+
+
 def test_odd_functions_keep_the_sign_of_zero(shim):
     for name in ("expm1", "log1p", "sinh", "tanh", "asinh", "atanh"):
         for dt in DTYPES.values():
