@@ -45,23 +45,29 @@ def _program(text: str, delay: float, rc: int = 0) -> list[str]:
             f"print({text!r} + ' on stderr', file=sys.stderr); sys.exit({rc})"]
 
 
-def test_a_python_programs_lines_keep_their_order_without_a_flush(capfd, monkeypatch):
-    # Piped, Python buffers stdout and not stderr: the children run unbuffered.
+def test_a_python_programs_lines_keep_their_order_without_a_flush(monkeypatch):
+    # Piped, Python buffers stdout and not stderr: the children run unbuffered, and their
+    # pieces are replayed in the order they came, so with 2>&1 the lines interleave as live.
     monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)
-    run_in_order([_program("out", 0.0), _program("next", 0.0)], lambda i: f"== {i}", jobs=2)
-    assert capfd.readouterr().out.splitlines() == ["== 0", "out", "out on stderr",
-                                                   "== 1", "next", "next on stderr"]
+    code = ("import sys; from npu_emu._ordered import run_in_order; "
+            f"run_in_order([{_program('out', 0.0)!r}, {_program('next', 0.0)!r}], "
+            "lambda i: f'== {i}', jobs=2)")
+    r = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 0, r.stdout
+    assert r.stdout.splitlines() == ["== 0", "out", "out on stderr",
+                                     "== 1", "next", "next on stderr"]
 
 
 def test_programs_run_side_by_side_print_whole_and_in_order(capfd):
     # The first one finishes last: its output still comes first, and each one's lines stay
-    # together under its header, stderr with its stdout.
+    # together under its header; its stderr stays on stderr (NPU_EMU_CHECK's reports, 2>file).
     commands = [_program("first", 1.0), _program("second", 0.0, rc=3), _program("third", 0.2)]
     codes = run_in_order(commands, lambda i: f"== {i}", jobs=3)
     assert codes == [0, 3, 0]
-    lines = capfd.readouterr().out.splitlines()
-    assert lines == ["== 0", "first", "first on stderr", "== 1", "second", "second on stderr",
-                     "== 2", "third", "third on stderr"]
+    out = capfd.readouterr()
+    assert out.out.splitlines() == ["== 0", "first", "== 1", "second", "== 2", "third"]
+    assert out.err.splitlines() == ["first on stderr", "second on stderr", "third on stderr"]
 
 
 def test_one_job_runs_them_one_after_another(capfd):
