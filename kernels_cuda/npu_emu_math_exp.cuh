@@ -300,14 +300,76 @@ namespace fn { struct exp; struct log; struct log2; struct log10; }
 // Split forms (npu_emu_math_split.cuh) of the double functions: fast(x) is the full path's
 // operations for the common arguments with its branches resolved (so the same bits), rare(x)
 // the rest.
+// exp and expm1 in fdlibm's scheme (e_exp.c, s_expm1.c) in plain double, no double-double:
+// x = k ln2 + r with ln2 in fdlibm's split (k * LN2_HI_FD exact, x - k * LN2_HI_FD exact by
+// Sterbenz's lemma), r = hi - lo; k by the 0x1.8p52 shift, whose low bits hold k as an integer,
+// so 2^k and 2^-k come from bits (no int64 to double conversion: the loops vectorize). fdlibm
+// bounds both results below 1 ulp. exp_dd, expm1_dd and exp_scaled above stay what the other
+// functions (and the rare paths) use.
+namespace expdetail {
+// ln2 in fdlibm's split (LN2_HI_FD has 21 trailing zero bits: k * LN2_HI_FD exact for |k| < 2^11)
+constexpr double LN2_HI_FD = 0x1.62e42fee00000p-1;
+constexpr double LN2_LO_FD = 0x1.a39ef35793c76p-33;
+// e_exp.c's P1..P5: r (e^r + 1) / (e^r - 1) = 2 + r^2/6 - ... on [0, 0.347], error < 2^-59
+constexpr double EXP_P1 = 0x1.555555555553ep-3, EXP_P2 = -0x1.6c16c16bebd93p-9, EXP_P3 = 0x1.1566aaf25de2cp-14,
+                 EXP_P4 = -0x1.bbd41c5d26bf1p-20, EXP_P5 = 0x1.6376972bea4d0p-25;
+// s_expm1.c's Q1..Q5 (error < 2^-61)
+constexpr double EXPM1_Q1 = -0x1.11111111110f4p-5, EXPM1_Q2 = 0x1.a01a019fe5585p-10,
+                 EXPM1_Q3 = -0x1.4ce199eaadbb7p-14, EXPM1_Q4 = 0x1.0cfca86e65239p-18,
+                 EXPM1_Q5 = -0x1.afdb76e09c32dp-23;
+
+struct exp_arg {  // x = k ln2 + (hi - lo), r = hi - lo rounded; kb's low 12 bits: k
+    double hi, lo, r, k;
+    uint64_t kb;
+};
+NPU_EMU_HD exp_arg exp_reduce_d(double x) {  // |x| < 1000
+    const double t = x * INV_LN2 + 0x1.8p52;
+    const double k = t - 0x1.8p52;
+    const double hi = x - k * LN2_HI_FD, lo = k * LN2_LO_FD;
+    return {hi, lo, hi - lo, k, double_as_bits(t)};
+}
+NPU_EMU_HD double pow2_kb(uint64_t kb) { return bits_as_double((kb + 1023u) << 52); }   // 2^k, -1022 <= k <= 1023
+NPU_EMU_HD double pow2_neg_kb(uint64_t kb) { return bits_as_double((1023u - kb) << 52); }  // 2^-k
+
+// e^x for -708 < x < 709 (2^k a normal scale): 1 - ((lo - r c / (2 - c)) - hi), times 2^k.
+NPU_EMU_HD double exp_d(double x) {
+    const exp_arg a = exp_reduce_d(x);
+    const double t = a.r * a.r;
+    const double c = a.r - t * (EXP_P1 + t * (EXP_P2 + t * (EXP_P3 + t * (EXP_P4 + t * EXP_P5))));
+    const double y = 1.0 - ((a.lo - (a.r * c) / (2.0 - c)) - a.hi);
+    return y * pow2_kb(a.kb);
+}
+
+// e^x - 1 for 2^-54 <= |x|, -40 <= x <= 700: s_expm1.c with its branches on k computed as
+// selects (k = 0: r = x and c = 0, no reduction).
+NPU_EMU_HD double expm1_d(double x) {
+    const exp_arg a = exp_reduce_d(x);
+    const double r = a.r, c = (a.hi - r) - a.lo, k = a.k;
+    const double hfx = 0.5 * r, hxs = r * hfx;
+    const double r1 = 1.0 + hxs * (EXPM1_Q1 + hxs * (EXPM1_Q2 + hxs * (EXPM1_Q3 + hxs * (EXPM1_Q4 + hxs * EXPM1_Q5))));
+    const double t = 3.0 - r1 * hfx;
+    const double e0 = hxs * ((r1 - t) / (6.0 - r * t));
+    const double near0 = r - (r * e0 - hxs);
+    const double e = (r * (e0 - c) - c) - hxs;
+    const double km1 = 0.5 * (r - e) - 0.5;
+    const double k1 = r < -0.25 ? -2.0 * (e - (r + 0.5)) : 1.0 + 2.0 * (r - e);
+    const double s = pow2_kb(a.kb), si = pow2_neg_kb(a.kb);
+    const double kfar = (1.0 - (e - r)) * s - 1.0;    // k <= -2 or k > 56
+    const double klow = ((1.0 - si) - (e - r)) * s;   // 2 <= k < 20: 1 - 2^-k exact
+    const double khigh = ((r - (e + si)) + 1.0) * s;  // 20 <= k <= 56
+    // one select after another (a chain of ?: with || keeps control flow in the loop)
+    const bool far = (k <= -2.0) | (k > 56.0);
+    double y = k < 20.0 ? klow : khigh;
+    y = far ? kfar : y;
+    y = k == 1.0 ? k1 : y;
+    y = k == -1.0 ? km1 : y;
+    return k == 0.0 ? near0 : y;
+}
+}  // namespace expdetail
+
 template <> struct Split<fn::exp, double> {  // -708 < x < 709: 2^k a normal scale, no clamping
     static NPU_EMU_HD bool rare(double x) { return !(x > -708.0 && x < 709.0); }
-    static NPU_EMU_HD double fast(double x) {
-        using namespace expdetail;
-        const reduced red = exp_reduce({x, 0.0});
-        const dd e = exp_poly(red.r);
-        return (e.hi + e.lo) * pow2(red.k);
-    }
+    static NPU_EMU_HD double fast(double x) { return expdetail::exp_d(x); }
 };
 NPU_EMU_HD double exp(double x) {
     using S = Split<fn::exp, double>;
@@ -331,10 +393,7 @@ namespace fn { struct expm1; struct sinh; struct cosh; struct tanh; }
 
 template <> struct Split<fn::expm1, double> {
     static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-54 && x >= -40.0 && x <= 700.0); }
-    static NPU_EMU_HD double fast(double x) {
-        const expdetail::dd e = expdetail::expm1_dd(x);
-        return e.hi + e.lo;
-    }
+    static NPU_EMU_HD double fast(double x) { return expdetail::expm1_d(x); }
 };
 NPU_EMU_HD double expm1(double x) {
     using namespace expdetail;
@@ -355,9 +414,7 @@ NPU_EMU_HD double expm1(double x) {
 // docs/math.md has the measured errors). The double-double log above (log_dd, log1p_dd) is
 // what asinh, acosh, atanh, pow and logaddexp use; these four standalone functions do not.
 namespace expdetail {
-// ln2 in fdlibm's split (LN2_HI_FD has 21 trailing zero bits: k * LN2_HI_FD exact for |k| < 2^11)
-constexpr double LN2_HI_FD = 0x1.62e42fee00000p-1;
-constexpr double LN2_LO_FD = 0x1.a39ef35793c76p-33;
+// (LN2_HI_FD, LN2_LO_FD: fdlibm's split of ln2, with exp_d above)
 constexpr double LG1 = 0x1.5555555555593p-1, LG2 = 0x1.999999997fa04p-2, LG3 = 0x1.2492494229359p-2,
                  LG4 = 0x1.c71c51d8e78afp-3, LG5 = 0x1.7466496cb03dep-3, LG6 = 0x1.39a09d078c69fp-3,
                  LG7 = 0x1.2f112df3e5244p-3;
@@ -512,16 +569,34 @@ NPU_EMU_HD double log1p(double x) {
 }
 
 // sinh, cosh, tanh for 2^-28 <= |x| <= 22 (cosh: |x| <= 22), the rest in the full paths.
-// sinh = (E + E / (E + 1)) / 2 with E = e^|x| - 1: no cancellation.
+// fdlibm's formulas (e_sinh.c, e_cosh.c, s_tanh.c) on expm1_d and exp_d, except below 1, where
+// their 2 ulp errors lie: there sinh |x| = |x| + |x|^3 S(x^2) and cosh = 1 + x^2 C(x^2) (the
+// Taylor series, truncated past 2^-65), and tanh = sinh / cosh with the quotient's remainder
+// added back: q = (x + s) / (1 + c), then q + ((x - q) + s - q c) / (1 + c) (x - q exact).
 NPU_EMU_HD double with_sign_of(double r, double x) { return x < 0.0 ? -r : r; }
+namespace expdetail {
+NPU_EMU_HD double sinh_tail_d(double z) {  // (sinh x - x) / x^3 for z = x^2 <= 1: 1/3! + z/5! + ... + z^8/19!
+    const double c[9] = {0x1.2f49b46814157p-57, 0x1.952c77030ad4ap-49, 0x1.ae7f3e733b81fp-41,
+                         0x1.6124613a86d09p-33, 0x1.ae64567f544e4p-26, 0x1.71de3a556c734p-19,
+                         0x1.a01a01a01a01ap-13, 0x1.1111111111111p-7,  0x1.5555555555555p-3};
+    return horner(c, z);
+}
+NPU_EMU_HD double cosh_tail_d(double z) {  // (cosh x - 1) / x^2 for z = x^2 <= 1: 1/2! + ... + z^9/20!
+    const double c[10] = {0x1.e542ba4020225p-62, 0x1.6827863b97d97p-53, 0x1.ae7f3e733b81fp-45,
+                          0x1.93974a8c07c9dp-37, 0x1.1eed8eff8d898p-29, 0x1.27e4fb7789f5cp-22,
+                          0x1.a01a01a01a01ap-16, 0x1.6c16c16c16c17p-10, 0x1.5555555555555p-5,
+                          0x1.0p-1};
+    return horner(c, z);
+}
+}  // namespace expdetail
 
 template <> struct Split<fn::sinh, double> {
     static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-28 && expdetail::abs_d(x) <= 22.0); }
     static NPU_EMU_HD double fast(double x) {
         using namespace expdetail;
-        const dd e = expm1_dd(abs_d(x));
-        const dd t = dd_add(e, dd_div(e, dd_add_d(e, 1.0)));
-        return with_sign_of(0.5 * (t.hi + t.lo), x);
+        const double ax = abs_d(x), z = ax * ax, t = expm1_d(ax);
+        const double near0 = ax + ax * z * sinh_tail_d(z);
+        return with_sign_of(ax < 1.0 ? near0 : 0.5 * (t + t / (t + 1.0)), x);
     }
 };
 NPU_EMU_HD double sinh(double x) {
@@ -537,9 +612,8 @@ template <> struct Split<fn::cosh, double> {
     static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) <= 22.0); }
     static NPU_EMU_HD double fast(double x) {
         using namespace expdetail;
-        const dd e = exp_dd(abs_d(x));
-        const dd t = dd_add(e, dd_div({1.0, 0.0}, e));
-        return 0.5 * (t.hi + t.lo);
+        const double t = exp_d(abs_d(x));
+        return 0.5 * t + 0.5 / t;
     }
 };
 NPU_EMU_HD double cosh(double x) {
@@ -550,13 +624,16 @@ NPU_EMU_HD double cosh(double x) {
     return exp_scaled({abs_d(x), 0.0}, -1);
 }
 
-template <> struct Split<fn::tanh, double> {  // E / (E + 2) with E = e^(2|x|) - 1
+template <> struct Split<fn::tanh, double> {
     static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-28 && expdetail::abs_d(x) <= 22.0); }
     static NPU_EMU_HD double fast(double x) {
         using namespace expdetail;
-        const dd e = expm1_dd(2.0 * abs_d(x));
-        const dd t = dd_div(e, dd_add_d(e, 2.0));
-        return with_sign_of(t.hi + t.lo, x);
+        const double ax = abs_d(x), z = ax * ax;
+        const double s = ax * z * sinh_tail_d(z), c = z * cosh_tail_d(z), d = 1.0 + c;
+        const double q = (ax + s) / d;
+        const double near0 = q + (((ax - q) + s) - q * c) / d;
+        const double t = expm1_d(2.0 * ax);
+        return with_sign_of(ax < 1.0 ? near0 : 1.0 - 2.0 / (t + 2.0), x);
     }
 };
 NPU_EMU_HD double tanh(double x) {
