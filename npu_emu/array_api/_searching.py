@@ -20,7 +20,7 @@ from ._engine.args import array_arg, axes_arg, axis_arg, same_device
 from ._engine.array import Array, empty_array
 from ._engine.kernel import convert, copy_into
 from ._engine.library import arg_reduce, compute_dtype, computing, operand, result
-from ._engine.scalars import PyScalar, promote, scalar_array, scalar_dtype
+from ._engine.scalars import PyScalar, promote, scalar_array, scalar_constant, scalar_dtype
 from ._engine.ufunc import operands
 
 INDEX = _dtypes.DEFAULT_INDEX.acl_dtype
@@ -162,10 +162,13 @@ def where(condition: Array, x1: object = _NO_BRANCH, x2: object = _NO_BRANCH, /)
     branches = []
     for o in (a, b):
         if isinstance(o, PyScalar):
-            o = scalar_array(o.value, dt, be)
+            o = scalar_constant(o.value, dt, be)   # read only: the shared one
         elif o._t.dtype != dt:
             o = convert(o, dt)
         branches.append(o)
+    if (INFO[cond._t.dtype].kind == BOOL and cond._layout is None
+            and branches[0]._layout is None and branches[1]._layout is None):
+        return _select(cond, *branches)         # both branches in dt now: copy their bits
     out = empty_array(shape, dt, be)
     if out.size == 0:
         return out

@@ -207,6 +207,24 @@ def test_where_with_python_scalars_and_numeric_conditions():
         xp.where(xp.asarray([True, False]), i, i)
 
 
+@pytest.mark.parametrize("value", [-0.0, float("nan"), -float("nan"), 1e40, 1.4e-45, 2.5])
+def test_a_python_scalar_branch_gives_its_converted_bits(value):
+    # A scalar branch is the shared 0-d constant of its value in the array's dtype (float32,
+    # by NumPy's float32 rounding); the result is new memory, the constant stays as it was.
+    a = RNG.standard_normal(7).astype(np.float32)
+    c = np.array([1, 0, 1, 0, 0, 1, 0], dtype=bool)
+    x, cond = xp.asarray(a), xp.asarray(c)
+    with np.errstate(over="ignore"):
+        s32 = np.float32(value)
+    for got, want in ((xp.where(cond, x, value), np.where(c, a, s32)),
+                      (xp.where(cond, value, x), np.where(c, s32, a))):
+        assert got.dtype == xp.float32
+        np.testing.assert_array_equal(bits(got).view(np.uint32), want.view(np.uint32))
+        got[...] = 7.0
+    again = xp.where(cond, x, value)
+    np.testing.assert_array_equal(bits(again).view(np.uint32), np.where(c, a, s32).view(np.uint32))
+
+
 def test_where_with_the_condition_alone_is_nonzero():
     c = xp.asarray([[True, False], [False, True]])
     got = xp.where(c)
