@@ -3,9 +3,9 @@ examples (Python and C++), each in its own process as a user runs it."""
 from __future__ import annotations
 
 import os
+import selectors
 import subprocess
 import sys
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Sequence
 
@@ -49,6 +49,11 @@ def run_in_order(commands: Sequence[Sequence[str]], header: Callable[[int], str]
                     stream = sys.stderr if to_stderr else sys.stdout
                     stream.buffer.write(data)
                     stream.buffer.flush()
+                if any(not to_stderr for to_stderr, _ in pieces):
+                    last = next(data for to_stderr, data in reversed(pieces) if not to_stderr)
+                    if not last.endswith(b"\n"):     # the next header starts its own line
+                        sys.stdout.buffer.write(b"\n")
+                        sys.stdout.buffer.flush()
                 codes.append(rc)
         except BaseException:
             for future in futures:
@@ -58,23 +63,33 @@ def run_in_order(commands: Sequence[Sequence[str]], header: Callable[[int], str]
 
 
 def _captured(argv: Sequence[str], env: dict) -> tuple[int, list[tuple[bool, bytes]]]:
-    """Run `argv`; its exit status and its output as (from stderr, bytes) pieces in the
-    order they arrived."""
+    """Run `argv`; its exit status and its output as (from stderr, bytes) pieces of whole
+    lines, in the order they arrived. One reader serves both pipes: a line is kept until its
+    newline (an unbuffered print writes its text and its newline apart, and another stream's
+    line must not land between them), and when both pipes are ready stdout is read first, so
+    a program that prints a line then writes one to stderr is replayed in that order. Across
+    the two pipes the order is the arrival order, which is all two pipes can tell."""
     proc = subprocess.Popen(list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, env=env)
     pieces: list[tuple[bool, bytes]] = []
-    lock = threading.Lock()
-
-    def drain(pipe, to_stderr: bool) -> None:
-        with pipe:
-            for data in iter(lambda: pipe.read1(65536), b""):
-                with lock:
-                    pieces.append((to_stderr, data))
-
-    readers = [threading.Thread(target=drain, args=(proc.stdout, False), daemon=True),
-               threading.Thread(target=drain, args=(proc.stderr, True), daemon=True)]
-    for reader in readers:
-        reader.start()
-    for reader in readers:
-        reader.join()
+    partial = {False: b"", True: b""}
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ, False)
+        selector.register(proc.stderr, selectors.EVENT_READ, True)
+        while selector.get_map():
+            ready = sorted(key.data for key, _ in selector.select())   # stdout (False) first
+            for to_stderr in ready:
+                pipe = proc.stderr if to_stderr else proc.stdout
+                data = os.read(pipe.fileno(), 65536)
+                if not data:
+                    selector.unregister(pipe)
+                    pipe.close()
+                    if partial[to_stderr]:
+                        pieces.append((to_stderr, partial[to_stderr]))
+                    continue
+                text = partial[to_stderr] + data
+                cut = text.rfind(b"\n") + 1
+                if cut:
+                    pieces.append((to_stderr, text[:cut]))
+                partial[to_stderr] = text[cut:]
     return proc.wait(), pieces

@@ -59,6 +59,23 @@ def test_a_python_programs_lines_keep_their_order_without_a_flush(monkeypatch):
                                      "== 1", "next", "next on stderr"]
 
 
+def test_a_line_is_replayed_whole_when_the_other_stream_writes_in_its_middle():
+    # Half a stdout line, a whole stderr line, then the rest: with 2>&1 the stderr line comes
+    # first and never lands inside the stdout line; output without a final newline gets one
+    # before the next header.
+    child = ("import sys, time; sys.stdout.write('half'); sys.stdout.flush(); time.sleep(0.2); "
+             "sys.stderr.write('err\\n'); sys.stderr.flush(); time.sleep(0.2); "
+             "sys.stdout.write(' whole\\n'); sys.stdout.write('tail')")
+    argv = [sys.executable, "-c", child]
+    code = ("from npu_emu._ordered import run_in_order; "
+            f"run_in_order([{argv!r}, {argv!r}], lambda i: f'== {{i}}', jobs=2)")
+    r = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 0, r.stdout
+    assert r.stdout.splitlines() == ["== 0", "err", "half whole", "tail",
+                                     "== 1", "err", "half whole", "tail"]
+
+
 def test_programs_run_side_by_side_print_whole_and_in_order(capfd):
     # The first one finishes last: its output still comes first, and each one's lines stay
     # together under its header; its stderr stays on stderr (NPU_EMU_CHECK's reports, 2>file).
