@@ -144,9 +144,25 @@ const float* decode_table() {
 // included: convert.cuh's f16c_to_floats), a group of eight with a NaN in it through the rule
 // (to_float keeps a signalling NaN's payload unquieted, the instruction does not).
 // tests/test_cast_kernel.py decodes every fp16 code through it.
+// (16 lanes where the CPU has AVX-512F, as f16c_from_floats.)
+__attribute__((target("avx512f"))) inline int64_t f16c_to_floats_keeping_nans_512(
+    float* __restrict__ d, const npu_emu::f16* __restrict__ s, int64_t n) {   // the elements done
+    const __m256i magnitude = _mm256_set1_epi16(0x7FFF), inf = _mm256_set1_epi16(0x7C00);
+    int64_t j = 0;
+    for (; j + 16 <= n; j += 16) {
+        const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + j));
+        const __m256i nan = _mm256_cmpgt_epi16(_mm256_and_si256(h, magnitude), inf);   // both >= 0
+        if (_mm256_testz_si256(nan, nan)) {
+            _mm512_storeu_ps(d + j, _mm512_cvtph_ps(h));
+        } else {
+            for (int64_t k = j; k < j + 16; ++k) d[k] = npu_emu::to_float(s[k]);
+        }
+    }
+    return j;
+}
 inline void f16c_to_floats_keeping_nans(float* __restrict__ d, const npu_emu::f16* __restrict__ s, int64_t n) {
     const __m128i magnitude = _mm_set1_epi16(0x7FFF), inf = _mm_set1_epi16(0x7C00);
-    int64_t j = 0;
+    int64_t j = n >= 16 && npu_emu::has_avx512f() ? f16c_to_floats_keeping_nans_512(d, s, n) : 0;
     for (; j + 8 <= n; j += 8) {
         const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + j));
         const __m128i nan = _mm_cmpgt_epi16(_mm_and_si128(h, magnitude), inf);   // both >= 0
@@ -215,6 +231,11 @@ template <typename Dst, typename V>
 __attribute__((noinline)) void store_chunk(Dst* __restrict__ d, int64_t ds, const V* __restrict__ re,
                                            const V* __restrict__ im, int64_t k, bool stream = false) {
     using detail::Store;
+#if defined(NPU_EMU_F16C)
+    if constexpr (detail::is_same<Dst, npu_emu::f16>::value && detail::is_same<V, float>::value) {
+        if (stream_it(stream, ds, k, sizeof(Dst)) && npu_emu::f16c_from_floats_streamed(d, re, k)) return;
+    }
+#endif
     if (stream_it(stream, ds, k, sizeof(Dst))) {
         const StoreCtx<Dst, V> ctx{re, im};
         stream_row(reinterpret_cast<unsigned char*>(d), k, sizeof(Dst), &store_part<Dst, V>, &ctx);

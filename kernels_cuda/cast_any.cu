@@ -170,13 +170,21 @@ NPU_EMU_EXPORT(cast_any)
 #if defined(NPU_EMU_CPU)
 // Test hook of the F16C path (tests/test_cpu_fast_paths.py): how many of the float32 bit
 // patterns lo, lo + step, ... (below hi) npu_emu::f16c_from_floats encodes differently from
-// the integer rule from_float<f16>; the first such pattern goes to *first. -1: this build has
-// no F16C path (the cast kernels use the rule alone).
+// the integer rule from_float<f16>; the first such pattern goes to *first. zmm = 0 checks the
+// ymm loops alone (where the CPU has AVX-512F, they otherwise carry only the tails); zmm = 1 the
+// zmm loops, -2 where the CPU has none. -1: this build has no F16C path (the cast kernels use
+// the rule alone).
 extern "C" long long npu_emu_f16c_mismatches(unsigned long long lo, unsigned long long hi,
-                                             unsigned long long step, unsigned long long* first) {
+                                             unsigned long long step, unsigned long long* first,
+                                             int zmm) {
 #if defined(NPU_EMU_F16C)
     constexpr unsigned long long BLOCK = 4096;
     if (step == 0 || hi <= lo) return 0;
+    if (zmm && !npu_emu::has_avx512f()) return -2;   // no zmm loops on this host
+    struct Width {   // zmm = 0: the ymm loops alone, in this module, for this call
+        explicit Width(int on) { npu_emu::zmm_allowed.store(on); }
+        ~Width() { npu_emu::zmm_allowed.store(1); }
+    } width(zmm);
     const unsigned long long count = (hi - lo + step - 1) / step;
     const long long blocks = static_cast<long long>((count + BLOCK - 1) / BLOCK);
     long long bad = 0;
@@ -200,7 +208,41 @@ extern "C" long long npu_emu_f16c_mismatches(unsigned long long lo, unsigned lon
     *first = lowest;
     return bad;
 #else
-    (void)lo; (void)hi; (void)step; (void)first;
+    (void)lo; (void)hi; (void)step; (void)first; (void)zmm;
+    return -1;
+#endif
+}
+
+// Test hook of the fp16 decoders (tests/test_cpu_fast_paths.py): every fp16 code, at offsets
+// 0..31 of a row (heads and tails of each width), through f16c_to_floats_keeping_nans (the
+// casts: the rule's bits, NaN payloads included) and f16c_to_floats (the ufunc rows: the
+// rule's bits but for NaNs, which must stay NaN); the codes that differ. zmm as above.
+extern "C" long long npu_emu_f16c_decode_mismatches(int zmm) {
+#if defined(NPU_EMU_F16C)
+    if (zmm && !npu_emu::has_avx512f()) return -2;
+    struct Width {
+        explicit Width(int on) { npu_emu::zmm_allowed.store(on); }
+        ~Width() { npu_emu::zmm_allowed.store(1); }
+    } width(zmm);
+    constexpr int64_t N = 65536;
+    static npu_emu::f16 codes[N + 32];
+    static float kept[N + 32], plain[N + 32];
+    long long bad = 0;
+    for (int64_t off = 0; off < 32; ++off) {
+        for (int64_t c = 0; c < N; ++c) codes[off + c] = npu_emu::f16{static_cast<uint16_t>(c)};
+        f16c_to_floats_keeping_nans(kept + off, codes + off, N);
+        npu_emu::f16c_to_floats(plain + off, codes + off, N);
+        for (int64_t c = 0; c < N; ++c) {
+            const float want = npu_emu::to_float(codes[off + c]);
+            const bool nan = want != want;
+            bad += npu_emu::float_as_bits(kept[off + c]) != npu_emu::float_as_bits(want);
+            bad += nan ? plain[off + c] == plain[off + c]
+                       : npu_emu::float_as_bits(plain[off + c]) != npu_emu::float_as_bits(want);
+        }
+    }
+    return bad;
+#else
+    (void)zmm;
     return -1;
 #endif
 }

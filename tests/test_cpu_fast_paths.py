@@ -6,7 +6,8 @@ source for a contiguous copy), with a plain head up to 32-byte alignment and a p
 copies, broadcasts and adds past that size, at unaligned offsets, against NumPy (and large casts, which take the F16C path, against our codec).
 
 On x86 with F16C, float32 -> fp16 casts use vcvtps2ph (kernels_cuda/npu_emu_convert.cuh,
-f16c_from_floats); the rule is from_float<f16>. cast_any.cu exports a hook that runs both on a set of
+f16c_from_floats; 16 lanes at a time where the CPU has AVX-512F, 8 else: both are checked
+where both run); the rule is from_float<f16>. cast_any.cu exports a hook that runs both on a set of
 float32 bit patterns and counts the differences. By default every pattern whose rounding is
 delicate is checked exhaustively (float32 denormals, the exponents of fp16 denormals and their
 boundaries, the overflow boundary, inf/NaN, both signs), plus every low-mantissa pattern of
@@ -26,19 +27,25 @@ from npu_emu.kernels.copy import View, plan_copy
 MANTISSA = 1 << 23
 
 
-@pytest.fixture(scope="module")
-def mismatches():
+@pytest.fixture(scope="module", params=["ymm", "zmm"])
+def mismatches(request):
+    # Both widths of the path: the ymm loops (F16C), and the zmm ones (AVX-512F) that carry
+    # the bulk of a row where the CPU has them.
     lib = cpu.CpuModuleCache().load("cast_any.cu")
     fn = lib.npu_emu_f16c_mismatches
-    fn.argtypes = (ctypes.c_ulonglong,) * 3 + (ctypes.POINTER(ctypes.c_ulonglong),)
+    fn.argtypes = (ctypes.c_ulonglong,) * 3 + (ctypes.POINTER(ctypes.c_ulonglong), ctypes.c_int)
     fn.restype = ctypes.c_longlong
+    zmm = int(request.param == "zmm")
 
     def check(lo: int, hi: int, step: int = 1) -> tuple[int, int]:
         first = ctypes.c_ulonglong(0)
-        return fn(lo, hi, step, ctypes.byref(first)), first.value
+        return fn(lo, hi, step, ctypes.byref(first), zmm), first.value
 
-    if check(0, 1)[0] < 0:
+    found = check(0, 1)[0]
+    if found == -1:
         pytest.skip("this host's build has no F16C path (the cast kernels use the integer rule alone)")
+    if found == -2:
+        pytest.skip("this CPU has no AVX-512F: the zmm loops never run here")
     return check
 
 
@@ -86,6 +93,20 @@ def test_f16c_nan_rule_is_the_integer_one(mismatches):
 def test_f16c_matches_the_rule_on_all_float32(mismatches):
     bad, first = mismatches(0, 1 << 32)
     assert bad == 0, f"{bad} patterns differ, first {first:#010x}"
+
+
+@pytest.mark.parametrize("width", ["ymm", "zmm"])
+def test_f16c_decoders_match_the_rule_on_every_code(width):
+    # fp16 -> float32 (vcvtph2ps): every code at every offset of a 32-element group, through
+    # the casts' decoder (NaN payloads kept) and the ufunc rows' (NaNs stay NaN).
+    fn = cpu.CpuModuleCache().load("cast_any.cu").npu_emu_f16c_decode_mismatches
+    fn.argtypes, fn.restype = (ctypes.c_int,), ctypes.c_longlong
+    bad = fn(int(width == "zmm"))
+    if bad == -1:
+        pytest.skip("this host's build has no F16C path (the cast kernels use the integer rule alone)")
+    if bad == -2:
+        pytest.skip("this CPU has no AVX-512F: the zmm loops never run here")
+    assert bad == 0
 
 
 def test_f16_cast_kernel_keeps_signalling_nan_payloads():
