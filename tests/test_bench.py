@@ -465,7 +465,15 @@ def test_threads_measures_each_case_at_each_count_and_the_scaling(tmp_path):
         v = s["case"].split()[1]
         one, two = by[(v, 1)]["ours"]["gbps"], by[(v, 2)]["ours"]["gbps"]
         assert s["gbps"] == {"1": pytest.approx(one), "2": pytest.approx(two)}
-        assert s["ratio"] == pytest.approx(two / one) and s["target"] == pytest.approx(1.7)
+        # The ratio is the paired one: both counts in turns on one build, kept on the case
+        # at the most threads.
+        assert "paired" not in by[(v, 1)]
+        paired = by[(v, 2)]["paired"]
+        assert paired["threads"] == [1, 2] and all(_positive(g) for g in paired["gbps"])
+        assert paired["ratio"] == pytest.approx(paired["gbps"][1] / paired["gbps"][0])
+        assert s["paired_gbps"] == {"1": pytest.approx(paired["gbps"][0]),
+                                    "2": pytest.approx(paired["gbps"][1])}
+        assert s["ratio"] == pytest.approx(paired["ratio"]) and s["target"] == pytest.approx(1.7)
         host_target = 0.85 * data["host_scaling"]["ratio"]
         assert s["host_target"] == pytest.approx(host_target)
         assert s["met"] == (s["ratio"] >= 1.7 or two >= by[(v, 2)]["ceiling"]["gbps"]
@@ -479,6 +487,27 @@ def test_threads_measures_each_case_at_each_count_and_the_scaling(tmp_path):
     report = run_cli(["bench", "--report", str(out)], timeout=120)
     assert report.returncode == 0 and "Scaling (`--threads`):" in report.stdout
     assert "| threads |" in report.stdout
+
+
+def _threaded_case(threads: int, gbps: float, paired: dict | None = None) -> dict:
+    case = {"op": "view_copy", "variant": "transposed", "dtype": "f16", "numel": 1 << 24,
+            "threads": threads, "ours": {"gbps": gbps}, "ceiling": {"gbps": 100.0}, "peers": {}}
+    if paired:
+        case["paired"] = paired
+    return case
+
+
+def test_scaling_takes_the_paired_ratio_and_falls_back_to_the_two_cases():
+    # Two builds 3x apart (where the buffers landed) against the paired 1.9x of one build;
+    # a run recorded before the pairing existed keeps the ratio of its two cases.
+    from npu_emu.bench.report import scaling
+    paired = {"threads": [1, 2], "gbps": [4.0, 7.6], "ratio": 1.9}
+    (s,) = scaling([_threaded_case(1, 7.5), _threaded_case(2, 7.2, paired)])
+    assert s["ratio"] == pytest.approx(1.9) and s["met"]
+    assert s["paired_gbps"] == {"1": 4.0, "2": 7.6} and s["gbps"] == {"1": 7.5, "2": 7.2}
+    (old,) = scaling([_threaded_case(1, 7.5), _threaded_case(2, 7.2)])
+    assert old["ratio"] == pytest.approx(7.2 / 7.5) and not old["met"]
+    assert old["paired_gbps"] is None
 
 
 def test_the_core_probe_does_its_work_and_one_thread_is_the_unit(cpu_backend):

@@ -81,7 +81,9 @@ def scaling(cases: Sequence[dict], host_ratio: float | None = None) -> list[dict
     measured in the same run (the memory bandwidth: a case at that speed cannot scale), or
     0.85x of what the host's own threads give on register-only vector work (`host_ratio`,
     CpuBackend.core_scaling: two SMT siblings of one core give far less than 2x, and no
-    kernel scales past its host)."""
+    kernel scales past its host). The ratio is the paired one where the run has it (both
+    counts timed in turns on one build: Runner.paired_scaling), else that of the two cases'
+    own figures."""
     groups: dict[str, list[dict]] = {}
     for c in cases:
         if "threads" in c:
@@ -91,7 +93,8 @@ def scaling(cases: Sequence[dict], host_ratio: float | None = None) -> list[dict
         lo, hi = min(cs, key=lambda c: c["threads"]), max(cs, key=lambda c: c["threads"])
         if lo is hi:
             continue
-        ratio = hi["ours"]["gbps"] / lo["ours"]["gbps"]
+        paired = hi.get("paired")
+        ratio = paired["ratio"] if paired else hi["ours"]["gbps"] / lo["ours"]["gbps"]
         target = SCALING_TARGET * hi["threads"] / lo["threads"]
         host_target = None if host_ratio is None else SCALING_TARGET * host_ratio
         peer = None
@@ -99,6 +102,8 @@ def scaling(cases: Sequence[dict], host_ratio: float | None = None) -> list[dict
             peer = hi["peers"]["torch"]["gbps"] / lo["peers"]["torch"]["gbps"]
         out.append({"case": label, "threads": [c["threads"] for c in cs],
                     "gbps": {str(c["threads"]): c["ours"]["gbps"] for c in cs},
+                    "paired_gbps": None if not paired else
+                    {str(t): g for t, g in zip(paired["threads"], paired["gbps"])},
                     "ratio": ratio, "target": target, "torch_ratio": peer,
                     "copy_gbps": hi["ceiling"]["gbps"], "host_target": host_target,
                     "met": ratio >= target or hi["ours"]["gbps"] >= hi["ceiling"]["gbps"]
@@ -118,6 +123,10 @@ def scaling_lines(data: dict) -> list[str]:
     for s in data.get("scaling", []):
         ts = sorted(int(t) for t in s["gbps"])
         figures = " -> ".join(f"{_gbps(s['gbps'][str(t)])}" for t in ts)
+        if s.get("paired_gbps"):      # the ratio's own figures: both counts on one build
+            pts = sorted(int(t) for t in s["paired_gbps"])
+            figures = (" -> ".join(f"{_gbps(s['paired_gbps'][str(t)])}" for t in pts)
+                       + " (in turns on one build)")
         torch = "" if s["torch_ratio"] is None else f"; PyTorch {s['torch_ratio']:.2f}x"
         host = "" if s.get("host_target") is None else f" or the host's {s['host_target']:.2f}x"
         lines.append(f"{s['case']}, {ts[0]} -> {ts[-1]} threads: {figures} GB/s = "

@@ -315,7 +315,9 @@ class Bench:
 
     def run_threaded(self, op: Op, spec: CaseSpec) -> list[dict]:
         """The case once, or (--threads) once per thread count, back to back: our kernels
-        on n OpenMP threads and PyTorch on n intra-op threads (NumPy's loops have one)."""
+        on n OpenMP threads and PyTorch on n intra-op threads (NumPy's loops have one). The
+        case at the most threads also carries `paired`: the fewest and the most threads
+        timed in turns on one build (paired_scaling)."""
         counts = self.settings.threads
         if not counts:
             return [self.run_case(op, spec)]
@@ -333,11 +335,38 @@ class Bench:
                 case = self.run_case(op, spec)
                 case["threads"] = n
                 cases.append(case)
+            if len(set(counts)) > 1:
+                hi = max(counts)
+                cases[counts.index(hi)]["paired"] = self.paired_scaling(op, spec, min(counts), hi)
         finally:
             be.set_threads(before)
             if torch is not None:
                 torch.set_num_threads(torch_before)
         return cases
+
+    def paired_scaling(self, op: Op, spec: CaseSpec, lo: int, hi: int) -> dict:
+        """Our kernels on `lo` and on `hi` threads in turns (lo, hi, lo, ...), on one build:
+        the same memory at both counts. Each case above has its own buffers, and on some
+        hosts where a buffer lands moves a strided kernel's speed by 2-3x (a 2-byte
+        transpose: 2.5-7.5 GB/s on one thread, from one allocation to the next), which a
+        ratio of two builds would take for scaling."""
+        from npu_emu import runtime
+        be = runtime.current()
+        with self.built(op, spec, self.soc_for(op, spec.variant, spec.dtype)) as built:
+            built.run()
+            base = stream_sampler(built.run, self.stream, self.backend) if built.on_bench_stream \
+                else device_sampler(built.run)
+
+            def at(n: int) -> Callable[[int], float]:
+                def sample(k: int) -> float:
+                    be.set_threads(n)
+                    return base(k)
+                return sample
+
+            t_lo, t_hi = measure_turns([at(lo), at(hi)], self.settings.policy)
+        return {"threads": [lo, hi], "gbps": [spec.traffic / t_lo.median_s / 1e9,
+                                              spec.traffic / t_hi.median_s / 1e9],
+                "ratio": t_lo.median_s / t_hi.median_s}
 
     def host_overhead(self) -> dict:
         """The host cost of tiny calls, with the plan cache warm (a repeated call: the common
