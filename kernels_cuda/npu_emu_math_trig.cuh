@@ -19,11 +19,12 @@
 //                for |x| < 2^20, Payne-Hanek (x times a 192-bit window of 2/pi, in 32-bit
 //                integer arithmetic) above; then odd/even polynomials on |r| <= pi/4; tan is
 //                the double-double quotient of the two.
-//   atan family  one core atan(y/x) for y, x >= 0 in double-double: the ratio (or its
-//                reciprocal, from pi/2) is reduced by atan(u) = atan(c) + atan((u-c)/(1+uc)),
-//                c = j/16, and a short odd polynomial; asin and acos go through it with
-//                sqrt(1 - x^2), 1 - x^2 formed exactly. float: no table, the ratio moves to
-//                the nearest of 0, tan(pi/8), 1 (one division), then a polynomial.
+//   atan family  double: fdlibm's schemes in plain double (s_atan.c's reduction of y/x to one
+//                of the centres 0, 1/2, 1, 3/2, inf with one division, atan2 with the
+//                division's error taken back; asin and acos as e_asin.c and e_acos.c reduce
+//                them, with a polynomial in place of the rational and the square root's
+//                error carried). float: no table, the ratio moves to the nearest of 0,
+//                tan(pi/8), 1 (one division), then a polynomial.
 //   hypot        exact scaling by a power of two, a^2 + b^2 as a double-double, its sqrt.
 // Constants between the GENERATED markers come from tools/gen_trig_coeffs.py (mpmath;
 // tests/test_math_trig.py checks they are what it makes).
@@ -48,8 +49,8 @@ namespace trig_detail {
 NPU_EMU_TRIG_TABLE double SIN_C[8] = {-0x1.5555555555555p-3, 0x1.1111111111111p-7, -0x1.a01a01a01a019p-13, 0x1.71de3a556c2c7p-19, -0x1.ae64567e72f38p-26, 0x1.61245fb4cbac1p-33, -0x1.ae7c5380b1d5fp-41, 0x1.924296786f1a3p-49};
 // COS: max relative error of the polynomial 2^-59.5
 NPU_EMU_TRIG_TABLE double COS_C[7] = {0x1.5555555555555p-5, -0x1.6c16c16c16c16p-10, 0x1.a01a01a019d0ap-16, -0x1.27e4fb7712bdfp-22, 0x1.1eed8deb6d561p-29, -0x1.9394b9c9c20a4p-37, 0x1.ab783376962cfp-45};
-// ATAN: max relative error of the polynomial 2^-65.6
-NPU_EMU_TRIG_TABLE double ATAN_C[6] = {-0x1.5555555555555p-2, 0x1.999999999999ap-3, -0x1.249249249210dp-3, 0x1.c71c71bf9e109p-4, -0x1.745cdd90d1c8bp-4, 0x1.3a46d0741d5bdp-4};
+// ASIN: max relative error of the polynomial 2^-52.9
+NPU_EMU_TRIG_TABLE double ASIN_C[13] = {0x1.5555555555556p-3, 0x1.3333333332ecap-4, 0x1.6db6db6e31f13p-5, 0x1.f1c71c1db0623p-6, 0x1.6e8bb1c8209a2p-6, 0x1.1c4d35cf95421p-6, 0x1.c9cf07674736ap-7, 0x1.782651caa6547p-7, 0x1.52420b04b37bep-7, 0x1.65a9c4dfcf8b2p-8, 0x1.1d189408314eep-6, -0x1.e6aaa8a0a04ccp-7, 0x1.d72b2bc8155f8p-6};
 // SINF: max relative error of the polynomial 2^-35.6
 NPU_EMU_TRIG_TABLE double SINF_C[4] = {-0x1.555555545dd83p-3, 0x1.11110deeb33b2p-7, -0x1.a013a6edc8f34p-13, 0x1.6dbdd26f56d2dp-19};
 // COSF: max relative error of the polynomial 2^-39.5
@@ -67,7 +68,11 @@ constexpr double PIO2_HI = 0x1.921fb54442d18p+0, PIO2_LO = 0x1.1a62633145c07p-54
 constexpr double PI_HI = 0x1.921fb54442d18p+1, PI_LO = 0x1.1a62633145c07p-53;
 constexpr double PIO4_HI = 0x1.921fb54442d18p-1, PIO4_LO = 0x1.1a62633145c07p-55;
 constexpr double INV_PIO2_HI = 0x1.45f306dc9c883p-1, INV_PIO2_LO = -0x1.6b01ec5417056p-55;
-constexpr double THREE_PIO4 = 0x1.2d97c7f3321d2p+1;
+constexpr double ATAN_HALF_HI = 0x1.dac670561bb4fp-2, ATAN_HALF_LO = 0x1.a2b7f222f65e2p-56;
+constexpr double ATAN_3HALF_HI = 0x1.f730bd281f69bp-1, ATAN_3HALF_LO = 0x1.007887af0cbbdp-56;
+constexpr double PI_ATAN_HALF_HI = 0x1.56c6e7397f5aep+1, PI_ATAN_HALF_LO = 0x1.660b64ece6f4bp-53;
+constexpr double THREE_PIO4_HI = 0x1.2d97c7f3321d2p+1, THREE_PIO4_LO = 0x1.a79394c9e8a0ap-54;
+constexpr double PI_ATAN_3HALF_HI = 0x1.145385fa3af71p+1, PI_ATAN_3HALF_LO = 0x1.fa53523b6428fp-53;
 // float atan centres: TAN_PI8 = tan(pi/8) rounded, ATAN_TAN_PI8 = atan(TAN_PI8); the
 // ratio u moves to the centre tan(pi/8) above ATANF_T1 = tan(pi/16), to 1 above ATANF_T2 = tan(3pi/16)
 constexpr double TAN_PI8 = 0x1.a827999fcef32p-2, ATAN_TAN_PI8 = 0x1.921fb54442d18p-2;
@@ -79,9 +84,6 @@ NPU_EMU_TRIG_TABLE uint32_t TWO_OVER_PI_BITS[40] = {
     0xE88235F5u, 0x2EBB4484u, 0xE99C7026u, 0xB45F7E41u, 0x3991D639u, 0x835339F4u, 0x9C845F8Bu, 0xBDF9283Bu,
     0x1FF897FFu, 0xDE05980Fu, 0xEF2F118Bu, 0x5A0A6D1Fu, 0x6D367ECFu, 0x27CB09B7u, 0x4F463F66u, 0x9E5FEA2Du,
     0x7527BAC7u, 0xEBE5F17Bu, 0x3D0739F7u, 0x8A5292EAu, 0x6BFB5FB1u, 0x1F8D5D08u, 0x56033046u, 0xFC7B6BABu};
-// atan(j/16) = ATAN_J16_HI[j] + ATAN_J16_LO[j], j = 0..16
-NPU_EMU_TRIG_TABLE double ATAN_J16_HI[17] = {0x0.0p+0, 0x1.ff55bb72cfdeap-5, 0x1.fd5ba9aac2f6ep-4, 0x1.7b97b4bce5b02p-3, 0x1.f5b75f92c80ddp-3, 0x1.362773707ebccp-2, 0x1.6f61941e4def1p-2, 0x1.a64eec3cc23fdp-2, 0x1.dac670561bb4fp-2, 0x1.0657e94db30d0p-1, 0x1.1e00babdefeb4p-1, 0x1.345f01cce37bbp-1, 0x1.4978fa3269ee1p-1, 0x1.5d58987169b18p-1, 0x1.700a7c5784634p-1, 0x1.819d0b7158a4dp-1, 0x1.921fb54442d18p-1};
-NPU_EMU_TRIG_TABLE double ATAN_J16_LO[17] = {0x0.0p+0, -0x1.c934d86d23f1dp-60, -0x1.cd37686760c17p-59, 0x1.347b0b4f881cap-58, 0x1.8ab6e3cf7afbdp-57, -0x1.963a544b672d8p-57, -0x1.c63aae6f6e918p-56, -0x1.24dec1b50b7ffp-56, 0x1.a2b7f222f65e2p-56, -0x1.d5b495f6349e6p-56, -0x1.928df287a668fp-58, 0x1.1021137c71102p-55, 0x1.2419a87f2a458p-56, 0x1.0028e4bc5e7cap-57, -0x1.8c34d25aadef6p-56, -0x1.bf76229d3b917p-56, 0x1.1a62633145c07p-55};
 // ---- GENERATED: end
 
 // ------------------------------------------------------------------ bits and scaling
@@ -301,46 +303,123 @@ NPU_EMU_HD double sincostan_fast(double x) {
     return flip_sign(v, (((q >> 1) & 1) << 63) ^ (WHICH == 0 ? sign_of(x) : 0));
 }
 
-// ------------------------------------------------------------------ atan core
-// atan(u) for a double-double 0 <= u <~ 1.
-NPU_EMU_HD dd atan_unit(dd u) {
-    // the index clamped in double, NaN to 16: a split form's fast path runs on rare lanes too
-    // (their values are discarded), and its table read must stay in the table
-    double jd = u.hi * 16.0 + 0.5;
-    jd = jd < 16.0 ? jd : 16.0;
-    int j = static_cast<int>(jd > 0.0 ? jd : 0.0);
-    double c = j * 0.0625;
-    dd num = two_sum(u.hi - c, u.lo);                // u.hi - c is exact (Sterbenz)
-    dd p = two_prod(u.hi, c);
-    dd den = dd_add({1.0, 0.0}, {p.hi, p.lo + u.lo * c});
-    dd t = dd_div(num, den);
-    double z = t.hi * t.hi;
-    double s = ATAN_C[5];
-    for (int i = 4; i >= 0; --i) s = s * z + ATAN_C[i];
-    dd head = two_sum(ATAN_J16_HI[j], t.hi);
-    return fast_two_sum(head.hi, head.lo + ((t.lo + t.hi * (z * s)) + ATAN_J16_LO[j]));
+// ------------------------------------------------------------------ float64 atan family
+// fdlibm's schemes (s_atan.c, e_asin.c, e_acos.c, e_atan2.c) in plain double, no table and no
+// double-double, each function's cases all computed and one result selected, so the split
+// forms' fast paths are branch-free and a loop over them vectorizes (the selections become
+// blends). The atan coefficients AT* are s_atan.c's fit (Copyright (C) 1993 by Sun
+// Microsystems, Inc.; permission to use, copy, modify, and distribute this software is freely
+// granted, provided that this notice is preserved): atan t = t - t^3 (AT0 + AT1 t^2 + ... +
+// AT10 t^20) for |t| <= 7/16.
+constexpr double AT0 = 0x1.555555555550dp-2, AT1 = -0x1.999999998ebc4p-3, AT2 = 0x1.24924920083ffp-3,
+                 AT3 = -0x1.c71c6fe231671p-4, AT4 = 0x1.745cdc54c206ep-4, AT5 = -0x1.3b0f2af749a6dp-4,
+                 AT6 = 0x1.10d66a0d03d51p-4, AT7 = -0x1.dde2d52defd9ap-5, AT8 = 0x1.97b4b24760debp-5,
+                 AT9 = -0x1.2b4442c6a6c2fp-5, AT10 = 0x1.0ad3ae322da11p-6;
+
+// 1/v to about 2^-6 relative for a positive normal v (not near either end of the range): the
+// exponent and leading bits negated in integer arithmetic, then one Newton step.
+NPU_EMU_HD double recip_rough(double v) {
+    const double r = bits_as_double(0x7FDE623822FC16E6ull - double_as_bits(v));
+    return r * (2.0 - v * r);
 }
 
-// atan(y / x) in [0, pi/2] for double-doubles y, x >= 0, not both 0, their ratio in
-// [2^-64, 2^64] or 0 (callers scale), no overflow in the products.
-NPU_EMU_HD dd atan_ratio(dd y, dd x) {
-    if (y.hi <= x.hi) return atan_unit(dd_div(y, x));
-    return dd_add({PIO2_HI, PIO2_LO}, dd_neg(atan_unit(dd_div(x, y))));
+// atan(y/x) for finite y >= 0, x > 0, or pi - atan(y/x) (x_neg: e_atan2.c's x < 0), y/x within
+// 2^+-62 and y, x within 2^+-500 (callers scale). s_atan.c's reduction of u = y/x by its
+// interval (the boundaries 7/16, 11/16, 19/16, 39/16 are exact for x = 1):
+//   u < 7/16          atan u = t - t^3 R(t^2)   t = u
+//   [7/16, 11/16)     atan(1/2) + atan t        t = (u - 1/2) / (1 + u/2)
+//   [11/16, 19/16)    atan(1) + atan t          t = (u - 1) / (1 + u)
+//   [19/16, 39/16)    atan(3/2) + atan t        t = (u - 3/2) / (1 + 3u/2)
+//   39/16 <= u        pi/2 + atan t             t = -1/u
+// in one form t = (y - c x) / (x + c y) with c = 0, 1/2, 1, 3/2 (the last: (0 - x) / (0 + y)):
+// one division. (2u - 1)/(2 + u), s_atan.c's form of the second, is the same quotient scaled
+// by 2, so with x = 1 (PAIR false) the operations give s_atan.c's bits. y - c x is exact
+// (Sterbenz) but for c = 3/2, whose product's rounding error is taken off. Then
+// atan = hi - ((t R' - lo) - t), hi + lo = atan(c) (0 below 7/16), R' = t^2 R(t^2) summed in
+// odd and even powers of t^2 as s_atan.c does. For a pair (atan2) the division's rounding,
+// absent from s_atan.c (its t is exact below 7/16), is taken back: num - t den (exact) over
+// atan's slope den (1 + t^2) ~ den + t num (a rough reciprocal: the term is below 2^-52 t)
+// joins lo. x < 0: t's sign flipped, hi + lo = pi - atan(c).
+// by_interval(b0, b1, b2, b3, v0, ..., v4): v0 below 7/16, v1 on [7/16, 11/16), ..., v4 from
+// 39/16 (b3 implies b2 implies b1 implies b0): a run of single selections, which the
+// vectorizer turns into blends (a nested conditional expression stays a branch).
+NPU_EMU_HD double by_interval(bool b0, bool b1, bool b2, bool b3, double v0, double v1, double v2, double v3,
+                              double v4) {
+    double v = v0;
+    v = b0 ? v1 : v;
+    v = b1 ? v2 : v;
+    v = b2 ? v3 : v;
+    v = b3 ? v4 : v;
+    return v;
 }
-// The same without a branch (the split forms' fast paths): both operands selected by a mask,
-// atan_unit's table read a gather on the CPU.
-NPU_EMU_HD dd dd_select(uint64_t mask, dd a, dd b) { return {select(mask, a.hi, b.hi), select(mask, a.lo, b.lo)}; }
-NPU_EMU_HD dd atan_ratio_fast(dd y, dd x) {
-    uint64_t swap = mask_if(y.hi > x.hi);
-    dd t = atan_unit(dd_div(dd_select(swap, x, y), dd_select(swap, y, x)));
-    return dd_select(swap, dd_add({PIO2_HI, PIO2_LO}, dd_neg(t)), t);
+template <bool PAIR>
+NPU_EMU_HD double atan_fd(double y, double x, bool x_neg) {
+    const bool b0 = y >= 0.4375 * x, b1 = y >= 0.6875 * x, b2 = y >= 1.1875 * x, b3 = y >= 2.4375 * x;
+    const double c = by_interval(b0, b1, b2, b3, 0.0, 0.5, 1.0, 1.5, 1.0);
+    const double cx = c * x;
+    double num = (b3 ? 0.0 : y) - cx;
+    if (PAIR) num = num + ((cx - x) - (c - 1.0) * x);    // + (c x rounded - c x): 0 but for c = 3/2
+    const double den = (b3 ? 0.0 : x) + c * y;
+    const double t = num / den;
+    const double z = t * t, w = z * z;
+    const double s1 = z * (AT0 + w * (AT2 + w * (AT4 + w * (AT6 + w * (AT8 + w * AT10)))));
+    const double s2 = w * (AT1 + w * (AT3 + w * (AT5 + w * (AT7 + w * AT9))));
+    if (!PAIR) {
+        const double hi = by_interval(b0, b1, b2, b3, 0.0, ATAN_HALF_HI, PIO4_HI, ATAN_3HALF_HI, PIO2_HI);
+        const double lo = by_interval(b0, b1, b2, b3, 0.0, ATAN_HALF_LO, PIO4_LO, ATAN_3HALF_LO, PIO2_LO);
+        return hi - ((t * (s1 + s2) - lo) - t);
+    }
+    const dd p = two_prod(t, den);
+    const double corr = ((num - p.hi) - p.lo) * recip_rough(den + t * num);
+    const double hi = x_neg ? by_interval(b0, b1, b2, b3, PI_HI, PI_ATAN_HALF_HI, THREE_PIO4_HI, PI_ATAN_3HALF_HI, PIO2_HI)
+                            : by_interval(b0, b1, b2, b3, 0.0, ATAN_HALF_HI, PIO4_HI, ATAN_3HALF_HI, PIO2_HI);
+    const double lo = x_neg ? by_interval(b0, b1, b2, b3, PI_LO, PI_ATAN_HALF_LO, THREE_PIO4_LO, PI_ATAN_3HALF_LO, PIO2_LO)
+                            : by_interval(b0, b1, b2, b3, 0.0, ATAN_HALF_LO, PIO4_LO, ATAN_3HALF_LO, PIO2_LO);
+    const double tt = x_neg ? -t : t;
+    return hi - ((tt * (s1 + s2) - (lo + (x_neg ? -corr : corr))) - tt);
 }
 
-// sqrt_rn(1 - a^2) for 0 <= a < 1, as a double-double: 1 - a^2 is formed exactly.
-NPU_EMU_HD dd sqrt_one_minus_sq(double a) {
-    dd p = two_prod(a, a);
-    dd h = two_sum(1.0, -p.hi);
-    return dd_sqrt(fast_two_sum(h.hi, h.lo - p.lo));
+// asin and acos: e_asin.c's and e_acos.c's reduction. With q = t R(t) and R the polynomial
+// ASIN_C (in place of fdlibm's rational P/Q: no division), asin s = s + s q for s = sqrt(t) <=
+// 1/2. |x| < 1/2: t = x^2; else t = (1 - |x|)/2 (exact), asin |x| = pi/2 - 2 asin sqrt(t) and
+// acos x = 2 asin sqrt(t) (x > 0) or pi - 2 asin sqrt(t). The rounded root s is carried with
+// its error d = (t - s^2) / (2s): t - s^2 exact from s = h + l (h its high word, so h^2 and
+// 2 h l are exact), the quotient with a rough reciprocal (d is below 2^-53 s); fdlibm drops d
+// where the result is large, and splits s at its high word with a division instead.
+struct asin_parts { double t, q, s, d; };
+NPU_EMU_HD asin_parts asin_reduce(double a, bool small) {
+    const double t = small ? a * a : (1.0 - a) * 0.5;
+    double r = ASIN_C[12];
+    for (int i = 11; i >= 0; --i) r = r * t + ASIN_C[i];
+    const double s = sqrt_rn(t);
+    const double h = bits_as_double(double_as_bits(s) & 0xFFFFFFFF00000000ull), l = s - h;
+    const double res = ((t - h * h) - 2.0 * h * l) - l * l;
+    return {t, t * r, s, res * recip_rough(s + s)};
+}
+// base - 2 (s + d) (1 + q) for base >= 2s, to within an ulp of the result: base - 2s exact as
+// a fast two-sum, the small terms added to its low part.
+NPU_EMU_HD double minus_twice_asin(double base_hi, double base_lo, const asin_parts& p) {
+    const double v = p.s + p.s;
+    const double hi = base_hi - v, lo = (base_hi - hi) - v;
+    return hi + ((lo + base_lo) - 2.0 * ((p.s * p.q + p.d) + p.d * p.q));
+}
+
+// asin a for 0 <= a < 1
+NPU_EMU_HD double asin_fd(double a) {
+    const bool small = a < 0.5;
+    const asin_parts p = asin_reduce(a, small);
+    return small ? a + a * p.q : minus_twice_asin(PIO2_HI, PIO2_LO, p);
+}
+
+// acos x for |x| < 1: |x| < 1/2 as e_acos.c, pi/2 - (x - (pi/2's low part - x q))
+NPU_EMU_HD double acos_fd(double x) {
+    const double a = fabs_(x);
+    const bool small = a < 0.5;
+    const asin_parts p = asin_reduce(a, small);
+    const double twice = p.s + p.s;
+    const double pos = twice + 2.0 * ((p.s * p.q + p.d) + p.d * p.q);
+    const double big = sign_bit(x) ? minus_twice_asin(PI_HI, PI_LO, p) : pos;
+    return small ? PIO2_HI - (x - (PIO2_LO - x * p.q)) : big;
 }
 
 // ------------------------------------------------------------------ float paths
@@ -465,7 +544,7 @@ template <> struct Split<fn::atan, double> {         // 2^-27 <= |x| <= 2^60
     }
     static NPU_EMU_HD double fast(double x) {
         using namespace trig_detail;
-        return copysign_(atan_ratio_fast({fabs_(x), 0.0}, {1.0, 0.0}).hi, x);
+        return flip_sign(atan_fd<false>(fabs_(x), 1.0, false), sign_of(x));
     }
 };
 NPU_EMU_HD double atan(double x) {
@@ -483,8 +562,7 @@ template <> struct Split<fn::asin, double> {         // 2^-27 <= |x| < 1
     }
     static NPU_EMU_HD double fast(double x) {
         using namespace trig_detail;
-        double a = fabs_(x);
-        return copysign_(atan_ratio_fast({a, 0.0}, sqrt_one_minus_sq(a)).hi, x);
+        return flip_sign(asin_fd(fabs_(x)), sign_of(x));
     }
 };
 NPU_EMU_HD double asin(double x) {
@@ -498,12 +576,7 @@ NPU_EMU_HD double asin(double x) {
 
 template <> struct Split<fn::acos, double> {         // |x| < 1
     static NPU_EMU_HD bool rare(double x) { return !(trig_detail::fabs_(x) < 1.0); }
-    static NPU_EMU_HD double fast(double x) {        // atan(sqrt(1 - a^2) / a), from pi for x < 0
-        using namespace trig_detail;
-        double a = fabs_(x);
-        dd angle = atan_ratio_fast(sqrt_one_minus_sq(a), {a, 0.0});
-        return select(mask_if(sign_bit(x)), dd_add({PI_HI, PI_LO}, dd_neg(angle)).hi, angle.hi);
-    }
+    static NPU_EMU_HD double fast(double x) { return trig_detail::acos_fd(x); }
 };
 NPU_EMU_HD double acos(double x) {
     using namespace trig_detail;
@@ -522,9 +595,7 @@ template <> struct Split<fn::atan2, double> {        // |y|, |x| in [2^-500, 2^5
     }
     static NPU_EMU_HD double fast(double y, double x) {
         using namespace trig_detail;
-        dd angle = atan_ratio_fast({fabs_(y), 0.0}, {fabs_(x), 0.0});
-        double v = select(mask_if(sign_bit(x)), dd_add({PI_HI, PI_LO}, dd_neg(angle)).hi, angle.hi);
-        return copysign_(v, y);
+        return flip_sign(atan_fd<true>(fabs_(y), fabs_(x), sign_bit(x)), sign_of(y));
     }
 };
 NPU_EMU_HD double atan2(double y, double x) {
@@ -537,7 +608,7 @@ NPU_EMU_HD double atan2(double y, double x) {
     if (ay == 0.0) return x_neg ? copysign_(PI_HI, y) : y;     // +-0 / (+0 | x > 0) -> +-0
     if (ax == 0.0) return copysign_(PIO2_HI, y);
     if (is_inf(ax)) {
-        if (is_inf(ay)) return copysign_(x_neg ? THREE_PIO4 : PIO4_HI, y);
+        if (is_inf(ay)) return copysign_(x_neg ? THREE_PIO4_HI : PIO4_HI, y);
         return x_neg ? copysign_(PI_HI, y) : copysign_(0.0, y);
     }
     if (is_inf(ay)) return copysign_(PIO2_HI, y);
@@ -549,10 +620,10 @@ NPU_EMU_HD double atan2(double y, double x) {
         if (!x_neg) return copysign_(r, y);          // keeps a subnormal quotient as IEEE rounds it
         angle = {r, 0.0};
     } else {
-        // ratio within 2^+-62: scale both by one power of two into the double-double's safe range
+        // ratio within 2^+-62: both scaled by one power of two into the fast path's range
         double big = ay > ax ? ay : ax;
         double scale = big > 0x1p500 ? 0x1p-600 : (big < 0x1p-500 ? 0x1p600 : 1.0);
-        angle = atan_ratio({ay * scale, 0.0}, {ax * scale, 0.0});
+        return copysign_(atan_fd<true>(ay * scale, ax * scale, x_neg), y);
     }
     if (x_neg) angle = dd_add({PI_HI, PI_LO}, dd_neg(angle));
     return copysign_(angle.hi, y);

@@ -1,6 +1,7 @@
 """Generates the constants of kernels_cuda/npu_emu_math_trig.cuh with mpmath: the polynomial
 coefficients (Chebyshev fits in z = r*r, rounded to double, their error checked on a dense
-grid), pi/2 split for Cody-Waite, the bits of 2/pi for Payne-Hanek and atan(j/16) as hi + lo.
+grid), pi/2 split for Cody-Waite, the bits of 2/pi for Payne-Hanek and the angles of the float64
+atan reduction's centres as hi + lo.
 
     python tools/gen_trig_coeffs.py          # rewrites the block between the GENERATED markers
     python tools/gen_trig_coeffs.py --check  # exit 1 when the header's block is not what it makes
@@ -63,11 +64,8 @@ def block() -> str:
     Z = R * R
     s = fit(lambda z: (mp.sin(mp.sqrt(z)) - mp.sqrt(z)) / (z * mp.sqrt(z)), Z, 7)
     c = fit(lambda z: (mp.cos(mp.sqrt(z)) - 1 + z / 2) / (z * z), Z, 6)
-    T = mp.mpf(1) / 32 * mp.mpf("1.001")
-    a = fit(lambda z: (mp.atan(mp.sqrt(z)) - mp.sqrt(z)) / (z * mp.sqrt(z)), T * T, 5)
     es = max_rel_error(lambda r: r + r**3 * horner(s, r * r), mp.sin, R)
     ec = max_rel_error(lambda r: 1 - r * r / 2 + r**4 * horner(c, r * r), mp.cos, R)
-    ea = max_rel_error(lambda r: r + r**3 * horner(a, r * r), mp.atan, T)
     # float: the same forms, evaluated in double; a float result rounds within 1 ulp when the
     # value before its last rounding is within 2^-24 relative, these are below 2^-33
     sf = fit(lambda z: (mp.sin(mp.sqrt(z)) - mp.sqrt(z)) / (z * mp.sqrt(z)), Z, 3)
@@ -78,7 +76,13 @@ def block() -> str:
     esf = max_rel_error(lambda r: r + r**3 * horner(sf, r * r), mp.sin, R)
     ecf = max_rel_error(lambda r: 1 - r * r / 2 + r**4 * horner(cf, r * r), mp.cos, R)
     eaf = max_rel_error(lambda r: r + r**3 * horner(af, r * r), mp.atan, TF)
-    for name, cs, err in (("SIN", s, es), ("COS", c, ec), ("ATAN", a, ea),
+    # float64 asin and acos: asin s = s + s t R(t), t = s^2 <= 1/4 (e_asin.c's reduction; a
+    # polynomial R in place of its rational P/Q, so no division)
+    def asin_r(t):
+        return (mp.asin(mp.sqrt(t)) - mp.sqrt(t)) / (t * mp.sqrt(t))
+    q = fit(asin_r, mp.mpf(1) / 4, 12)
+    eq = max_rel_error(lambda t: horner(q, t), asin_r, mp.mpf(1) / 4)
+    for name, cs, err in (("SIN", s, es), ("COS", c, ec), ("ASIN", q, eq),
                           ("SINF", sf, esf), ("COSF", cf, ecf), ("ATANF", af, eaf)):
         out.append(f"// {name}: max relative error of the polynomial 2^{float(mp.log(err, 2)):.1f}")
         out.append(f"{TABLE} double {name}_C[{len(cs)}] = {{" + ", ".join(hexd(v) for v in cs) + "};")
@@ -95,7 +99,13 @@ def block() -> str:
     for name, v in (("PIO2", mp.pi / 2), ("PI", mp.pi), ("PIO4", mp.pi / 4), ("INV_PIO2", 2 / mp.pi)):
         hi = dbl(v)
         out.append(f"constexpr double {name}_HI = {hexd(hi)}, {name}_LO = {hexd(dbl(v - hi))};")
-    out.append(f"constexpr double THREE_PIO4 = {hexd(dbl(3 * mp.pi / 4))};")
+    # float64 atan family (fdlibm's reduction): atan(c) for the centres c = 1/2, 3/2 and, for
+    # x < 0, pi - atan(c) for c = 1/2, 1, 3/2, each as hi + lo
+    for name, v in (("ATAN_HALF", mp.atan(mp.mpf(1) / 2)), ("ATAN_3HALF", mp.atan(mp.mpf(3) / 2)),
+                    ("PI_ATAN_HALF", mp.pi - mp.atan(mp.mpf(1) / 2)), ("THREE_PIO4", 3 * mp.pi / 4),
+                    ("PI_ATAN_3HALF", mp.pi - mp.atan(mp.mpf(3) / 2))):
+        hi = dbl(v)
+        out.append(f"constexpr double {name}_HI = {hexd(hi)}, {name}_LO = {hexd(dbl(v - hi))};")
     tan_pi8 = dbl(mp.tan(mp.pi / 8))
     out.append("// float atan centres: TAN_PI8 = tan(pi/8) rounded, ATAN_TAN_PI8 = atan(TAN_PI8); the")
     out.append("// ratio u moves to the centre tan(pi/8) above ATANF_T1 = tan(pi/16), to 1 above ATANF_T2 = tan(3pi/16)")
@@ -109,11 +119,6 @@ def block() -> str:
     out.append(f"// 2/pi = 0.{{bits of TWO_OVER_PI_BITS[2..]}}: {32 * words} bits, two zero words first")
     rows = [", ".join(f"0x{w:08X}u" for w in table[i:i + 8]) for i in range(0, len(table), 8)]
     out.append(f"{TABLE} uint32_t TWO_OVER_PI_BITS[{len(table)}] = {{\n    " + ",\n    ".join(rows) + "};")
-    hi = [dbl(mp.atan(mp.mpf(j) / 16)) for j in range(17)]
-    lo = [dbl(mp.atan(mp.mpf(j) / 16) - hi[j]) for j in range(17)]
-    out.append("// atan(j/16) = ATAN_J16_HI[j] + ATAN_J16_LO[j], j = 0..16")
-    out.append(f"{TABLE} double ATAN_J16_HI[17] = {{" + ", ".join(hexd(v) for v in hi) + "};")
-    out.append(f"{TABLE} double ATAN_J16_LO[17] = {{" + ", ".join(hexd(v) for v in lo) + "};")
     return "\n".join(out) + "\n"
 
 
