@@ -68,11 +68,10 @@ constexpr double PIO2_HI = 0x1.921fb54442d18p+0, PIO2_LO = 0x1.1a62633145c07p-54
 constexpr double PI_HI = 0x1.921fb54442d18p+1, PI_LO = 0x1.1a62633145c07p-53;
 constexpr double PIO4_HI = 0x1.921fb54442d18p-1, PIO4_LO = 0x1.1a62633145c07p-55;
 constexpr double INV_PIO2_HI = 0x1.45f306dc9c883p-1, INV_PIO2_LO = -0x1.6b01ec5417056p-55;
+constexpr double THREE_PIO4 = 0x1.2d97c7f3321d2p+1;
 constexpr double ATAN_HALF_HI = 0x1.dac670561bb4fp-2, ATAN_HALF_LO = 0x1.a2b7f222f65e2p-56;
 constexpr double ATAN_3HALF_HI = 0x1.f730bd281f69bp-1, ATAN_3HALF_LO = 0x1.007887af0cbbdp-56;
-constexpr double PI_ATAN_HALF_HI = 0x1.56c6e7397f5aep+1, PI_ATAN_HALF_LO = 0x1.660b64ece6f4bp-53;
-constexpr double THREE_PIO4_HI = 0x1.2d97c7f3321d2p+1, THREE_PIO4_LO = 0x1.a79394c9e8a0ap-54;
-constexpr double PI_ATAN_3HALF_HI = 0x1.145385fa3af71p+1, PI_ATAN_3HALF_LO = 0x1.fa53523b6428fp-53;
+constexpr double ATAN_TWO_HI = 0x1.1b6e192ebbe44p+0, ATAN_TWO_LO = 0x1.b1b466a88828ep-54;
 // float atan centres: TAN_PI8 = tan(pi/8) rounded, ATAN_TAN_PI8 = atan(TAN_PI8); the
 // ratio u moves to the centre tan(pi/8) above ATANF_T1 = tan(pi/16), to 1 above ATANF_T2 = tan(3pi/16)
 constexpr double TAN_PI8 = 0x1.a827999fcef32p-2, ATAN_TAN_PI8 = 0x1.921fb54442d18p-2;
@@ -317,29 +316,12 @@ constexpr double AT0 = 0x1.555555555550dp-2, AT1 = -0x1.999999998ebc4p-3, AT2 = 
                  AT9 = -0x1.2b4442c6a6c2fp-5, AT10 = 0x1.0ad3ae322da11p-6;
 
 // 1/v to about 2^-6 relative for a positive normal v (not near either end of the range): the
-// exponent and leading bits negated in integer arithmetic, then one Newton step.
+// exponent and leading bits negated in integer arithmetic, then one Newton step (asin, acos).
 NPU_EMU_HD double recip_rough(double v) {
     const double r = bits_as_double(0x7FDE623822FC16E6ull - double_as_bits(v));
     return r * (2.0 - v * r);
 }
 
-// atan(y/x) for finite y >= 0, x > 0, or pi - atan(y/x) (x_neg: e_atan2.c's x < 0), y/x within
-// 2^+-62 and y, x within 2^+-500 (callers scale). s_atan.c's reduction of u = y/x by its
-// interval (the boundaries 7/16, 11/16, 19/16, 39/16 are exact for x = 1):
-//   u < 7/16          atan u = t - t^3 R(t^2)   t = u
-//   [7/16, 11/16)     atan(1/2) + atan t        t = (u - 1/2) / (1 + u/2)
-//   [11/16, 19/16)    atan(1) + atan t          t = (u - 1) / (1 + u)
-//   [19/16, 39/16)    atan(3/2) + atan t        t = (u - 3/2) / (1 + 3u/2)
-//   39/16 <= u        pi/2 + atan t             t = -1/u
-// in one form t = (y - c x) / (x + c y) with c = 0, 1/2, 1, 3/2 (the last: (0 - x) / (0 + y)):
-// one division. (2u - 1)/(2 + u), s_atan.c's form of the second, is the same quotient scaled
-// by 2, so with x = 1 (PAIR false) the operations give s_atan.c's bits. y - c x is exact
-// (Sterbenz) but for c = 3/2, whose product's rounding error is taken off. Then
-// atan = hi - ((t R' - lo) - t), hi + lo = atan(c) (0 below 7/16), R' = t^2 R(t^2) summed in
-// odd and even powers of t^2 as s_atan.c does. For a pair (atan2) the division's rounding,
-// absent from s_atan.c (its t is exact below 7/16), is taken back: num - t den (exact) over
-// atan's slope den (1 + t^2) ~ den + t num (a rough reciprocal: the term is below 2^-52 t)
-// joins lo. x < 0: t's sign flipped, hi + lo = pi - atan(c).
 // by_interval(b0, b1, b2, b3, v0, ..., v4): v0 below 7/16, v1 on [7/16, 11/16), ..., v4 from
 // 39/16 (b3 implies b2 implies b1 implies b0): a run of single selections, which the
 // vectorizer turns into blends (a nested conditional expression stays a branch).
@@ -352,14 +334,35 @@ NPU_EMU_HD double by_interval(bool b0, bool b1, bool b2, bool b3, double v0, dou
     v = b3 ? v4 : v;
     return v;
 }
+// v with its low 27 bits cleared: 26 significant bits, so the product of two is exact.
+NPU_EMU_HD double high26(double v) { return bits_as_double(double_as_bits(v) & 0xFFFFFFFFF8000000ull); }
+
+// atan(y/x) for finite y >= 0 and x > 0 (x_sign 0), or pi - atan(y/|x|) (x_sign the sign bit:
+// e_atan2.c's x < 0), y/x within 2^+-62 and y, x within 2^+-500 (callers scale). s_atan.c's
+// reduction of u = y/x by its interval (the boundaries are exact for x = 1):
+//   u < 7/16          atan u = t - t^3 R(t^2)   t = u
+//   [7/16, 11/16)     atan(1/2) + atan t        t = (u - 1/2) / (1 + u/2)
+//   [11/16, 19/16)    atan(1) + atan t          t = (u - 1) / (1 + u)
+//   [19/16, 39/16)    atan(c) + atan t          t = (u - c) / (1 + c u), c = 3/2 (atan2: 2)
+//   39/16 <= u        pi/2 + atan t             t = -1/u
+// in one form, t = (y - c x) / (x + c y) with c = 0, 1/2, 1, 3/2 or 2, and (0 - x) / (0 + y)
+// last: one division. s_atan.c writes the second as (2u - 1)/(2 + u), the same quotient scaled
+// by 2, so with x = 1 (PAIR false) these are s_atan.c's operations and bits:
+// hi - ((t R' - lo) - t), hi + lo = atan(c) (0 below 7/16) and R' = t^2 R(t^2) summed in odd
+// and even powers of t^2 as s_atan.c does (within 1 ulp; docs/math.md has the measured error).
+// For a pair (atan2) y - c x is exact (Sterbenz; for that, c = 2 in place of 3/2), and t is
+// made exact as s_atan.c's is below 7/16 (e_atan2.c rounds y/x first: 1.47 ulp measured):
+// corr = (y - c x - t (x + c y)) / (den (1 + t^2)) to first order, with the division's
+// remainder num - t den exact from t and den split at 26 bits and den's rounding error from a
+// two-sum; corr joins lo. x < 0: t's sign flipped, hi + lo = pi - atan(c), the difference
+// from pi made exact by a fast two-sum.
 template <bool PAIR>
-NPU_EMU_HD double atan_fd(double y, double x, bool x_neg) {
+NPU_EMU_HD double atan_fd(double y, double x, uint64_t x_sign) {
     const bool b0 = y >= 0.4375 * x, b1 = y >= 0.6875 * x, b2 = y >= 1.1875 * x, b3 = y >= 2.4375 * x;
-    const double c = by_interval(b0, b1, b2, b3, 0.0, 0.5, 1.0, 1.5, 1.0);
-    const double cx = c * x;
-    double num = (b3 ? 0.0 : y) - cx;
-    if (PAIR) num = num + ((cx - x) - (c - 1.0) * x);    // + (c x rounded - c x): 0 but for c = 3/2
-    const double den = (b3 ? 0.0 : x) + c * y;
+    const double c = by_interval(b0, b1, b2, b3, 0.0, 0.5, 1.0, PAIR ? 2.0 : 1.5, 1.0);
+    const double num = (b3 ? 0.0 : y) - c * x;
+    const double xx = b3 ? 0.0 : x, cy = c * y;
+    const double den = xx + cy;
     const double t = num / den;
     const double z = t * t, w = z * z;
     const double s1 = z * (AT0 + w * (AT2 + w * (AT4 + w * (AT6 + w * (AT8 + w * AT10)))));
@@ -369,14 +372,17 @@ NPU_EMU_HD double atan_fd(double y, double x, bool x_neg) {
         const double lo = by_interval(b0, b1, b2, b3, 0.0, ATAN_HALF_LO, PIO4_LO, ATAN_3HALF_LO, PIO2_LO);
         return hi - ((t * (s1 + s2) - lo) - t);
     }
-    const dd p = two_prod(t, den);
-    const double corr = ((num - p.hi) - p.lo) * recip_rough(den + t * num);
-    const double hi = x_neg ? by_interval(b0, b1, b2, b3, PI_HI, PI_ATAN_HALF_HI, THREE_PIO4_HI, PI_ATAN_3HALF_HI, PIO2_HI)
-                            : by_interval(b0, b1, b2, b3, 0.0, ATAN_HALF_HI, PIO4_HI, ATAN_3HALF_HI, PIO2_HI);
-    const double lo = x_neg ? by_interval(b0, b1, b2, b3, PI_LO, PI_ATAN_HALF_LO, THREE_PIO4_LO, PI_ATAN_3HALF_LO, PIO2_LO)
-                            : by_interval(b0, b1, b2, b3, 0.0, ATAN_HALF_LO, PIO4_LO, ATAN_3HALF_LO, PIO2_LO);
-    const double tt = x_neg ? -t : t;
-    return hi - ((tt * (s1 + s2) - (lo + (x_neg ? -corr : corr))) - tt);
+    const double th = high26(t), tl = t - th, dh = high26(den), dl = den - dh;
+    const double rem = (((num - th * dh) - th * dl) - tl * dh) - tl * dl;
+    const double bb = den - xx, eden = (xx - (den - bb)) + (cy - bb);   // xx + cy - den, exactly
+    const double corr = (rem - t * eden) / (den + t * num);
+    const double h = by_interval(b0, b1, b2, b3, 0.0, ATAN_HALF_HI, PIO4_HI, ATAN_TWO_HI, PIO2_HI);
+    const double l = by_interval(b0, b1, b2, b3, 0.0, ATAN_HALF_LO, PIO4_LO, ATAN_TWO_LO, PIO2_LO);
+    const double hn = PI_HI - h, en = (PI_HI - hn) - h;  // pi - atan(c) = hn + (PI_LO - l + en)
+    const bool x_neg = x_sign != 0;
+    const double hi = x_neg ? hn : h, lo = x_neg ? (PI_LO - l) + en : l;
+    const double tt = flip_sign(t, x_sign);
+    return hi - ((tt * (s1 + s2) - (lo + flip_sign(corr, x_sign))) - tt);
 }
 
 // asin and acos: e_asin.c's and e_acos.c's reduction. With q = t R(t) and R the polynomial
@@ -544,7 +550,7 @@ template <> struct Split<fn::atan, double> {         // 2^-27 <= |x| <= 2^60
     }
     static NPU_EMU_HD double fast(double x) {
         using namespace trig_detail;
-        return flip_sign(atan_fd<false>(fabs_(x), 1.0, false), sign_of(x));
+        return flip_sign(atan_fd<false>(fabs_(x), 1.0, 0), sign_of(x));
     }
 };
 NPU_EMU_HD double atan(double x) {
@@ -595,7 +601,7 @@ template <> struct Split<fn::atan2, double> {        // |y|, |x| in [2^-500, 2^5
     }
     static NPU_EMU_HD double fast(double y, double x) {
         using namespace trig_detail;
-        return flip_sign(atan_fd<true>(fabs_(y), fabs_(x), sign_bit(x)), sign_of(y));
+        return flip_sign(atan_fd<true>(fabs_(y), fabs_(x), sign_of(x)), sign_of(y));
     }
 };
 NPU_EMU_HD double atan2(double y, double x) {
@@ -608,7 +614,7 @@ NPU_EMU_HD double atan2(double y, double x) {
     if (ay == 0.0) return x_neg ? copysign_(PI_HI, y) : y;     // +-0 / (+0 | x > 0) -> +-0
     if (ax == 0.0) return copysign_(PIO2_HI, y);
     if (is_inf(ax)) {
-        if (is_inf(ay)) return copysign_(x_neg ? THREE_PIO4_HI : PIO4_HI, y);
+        if (is_inf(ay)) return copysign_(x_neg ? THREE_PIO4 : PIO4_HI, y);
         return x_neg ? copysign_(PI_HI, y) : copysign_(0.0, y);
     }
     if (is_inf(ay)) return copysign_(PIO2_HI, y);
@@ -623,7 +629,7 @@ NPU_EMU_HD double atan2(double y, double x) {
         // ratio within 2^+-62: both scaled by one power of two into the fast path's range
         double big = ay > ax ? ay : ax;
         double scale = big > 0x1p500 ? 0x1p-600 : (big < 0x1p-500 ? 0x1p600 : 1.0);
-        return copysign_(atan_fd<true>(ay * scale, ax * scale, x_neg), y);
+        return copysign_(atan_fd<true>(ay * scale, ax * scale, sign_of(x)), y);
     }
     if (x_neg) angle = dd_add({PI_HI, PI_LO}, dd_neg(angle));
     return copysign_(angle.hi, y);

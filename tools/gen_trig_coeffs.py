@@ -99,11 +99,11 @@ def block() -> str:
     for name, v in (("PIO2", mp.pi / 2), ("PI", mp.pi), ("PIO4", mp.pi / 4), ("INV_PIO2", 2 / mp.pi)):
         hi = dbl(v)
         out.append(f"constexpr double {name}_HI = {hexd(hi)}, {name}_LO = {hexd(dbl(v - hi))};")
-    # float64 atan family (fdlibm's reduction): atan(c) for the centres c = 1/2, 3/2 and, for
-    # x < 0, pi - atan(c) for c = 1/2, 1, 3/2, each as hi + lo
+    out.append(f"constexpr double THREE_PIO4 = {hexd(dbl(3 * mp.pi / 4))};")
+    # float64 atan family (fdlibm's reduction): atan(c) for the centres c = 1/2, 3/2 and 2
+    # (atan2's in place of 3/2) as hi + lo
     for name, v in (("ATAN_HALF", mp.atan(mp.mpf(1) / 2)), ("ATAN_3HALF", mp.atan(mp.mpf(3) / 2)),
-                    ("PI_ATAN_HALF", mp.pi - mp.atan(mp.mpf(1) / 2)), ("THREE_PIO4", 3 * mp.pi / 4),
-                    ("PI_ATAN_3HALF", mp.pi - mp.atan(mp.mpf(3) / 2))):
+                    ("ATAN_TWO", mp.atan(2))):
         hi = dbl(v)
         out.append(f"constexpr double {name}_HI = {hexd(hi)}, {name}_LO = {hexd(dbl(v - hi))};")
     tan_pi8 = dbl(mp.tan(mp.pi / 8))
