@@ -202,9 +202,13 @@ def unit_samples(fmt: str, rng) -> np.ndarray:
     below_one = [one]
     for _ in range(64):
         below_one.append(np.nextafter(below_one[-1], dtype(0)))
+    half = [dtype(0.5)]   # float64: the reduction changes at 1/2
+    for _ in range(16):
+        half = [np.nextafter(half[0], dtype(0))] + half + [np.nextafter(half[-1], dtype(1))]
     x = np.concatenate([
         rng.uniform(-1, 1, N_RANDOM).astype(dtype),
         np.array(below_one, dtype=dtype),
+        np.array(half, dtype=dtype), rng.uniform(0.49, 0.51, 200).astype(dtype),
         (one - np.geomspace(1e-16 if fmt == "f64" else 1e-7, 0.5, 200)).astype(dtype),
         random_finite(rng, fmt, 4 * N_RANDOM),
         np.array([0.5, np.finfo(dtype).smallest_subnormal, 2.0 ** -27, 2.0 ** -26], dtype=dtype),
@@ -213,13 +217,28 @@ def unit_samples(fmt: str, rng) -> np.ndarray:
     return np.concatenate([x, -x])
 
 
+# the float64 reduction's interval boundaries (s_atan.c's): the ratio's centre changes there
+ATAN_BOUNDS = np.array([7 / 16, 11 / 16, 19 / 16, 39 / 16])
+
+
+def near(dtype, values, steps: int = 8) -> np.ndarray:
+    """values (rounded to dtype) and their `steps` nearest neighbours on each side."""
+    v = np.asarray(values).astype(dtype)
+    out, lo, hi = [v], v, v
+    for _ in range(steps):
+        lo, hi = np.nextafter(lo, dtype(-np.inf)), np.nextafter(hi, dtype(np.inf))
+        out += [lo, hi]
+    return np.concatenate(out)
+
+
 def atan_samples(fmt: str, rng) -> np.ndarray:
     dtype = FORMATS[fmt][0]
     j16 = np.arange(0, 17) / 16
     x = np.concatenate([
         random_finite(rng, fmt, N_RANDOM),
         rng.uniform(-4, 4, N_RANDOM),
-        j16, j16 + 1 / 32, j16 - 1 / 32, 1 / np.maximum(j16[1:], 1 / 16),   # table breakpoints
+        j16, j16 + 1 / 32, j16 - 1 / 32, 1 / np.maximum(j16[1:], 1 / 16),
+        near(dtype, ATAN_BOUNDS), (ATAN_BOUNDS[:, None] * rng.uniform(0.99, 1.01, (4, 100))).ravel(),
         [2.0 ** 60, 2.0 ** 61, 2.0 ** -27, np.finfo(dtype).max],
     ]).astype(dtype)
     x = x[np.isfinite(x)]
@@ -241,6 +260,10 @@ def pair_samples(fmt: str, rng) -> tuple[np.ndarray, np.ndarray]:
     sub = np.finfo(dtype).smallest_subnormal
     a += [rng.uniform(0.5, 4, 200) * big, rng.integers(1, 1000, 200) * sub]
     b += [rng.uniform(0.5, 4, 200) * big, rng.integers(1, 1000, 200) * sub]
+    # ratios at the float64 reduction's interval boundaries (the products rounded: both sides)
+    base_x = rng.uniform(0.5, 2, 800) * 2.0 ** rng.integers(-20, 20, 800)
+    a.append(base_x * np.repeat(ATAN_BOUNDS, 200) * rng.uniform(1 - 2e-15, 1 + 2e-15, 800))
+    b.append(base_x)
     m = min(sum(map(len, a)), sum(map(len, b)))
     y = np.concatenate(a)[:m].astype(dtype)
     x = np.concatenate(b)[:m].astype(dtype)
