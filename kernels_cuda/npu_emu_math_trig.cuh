@@ -338,8 +338,9 @@ NPU_EMU_HD double by_interval(bool b0, bool b1, bool b2, bool b3, double v0, dou
 NPU_EMU_HD double high26(double v) { return bits_as_double(double_as_bits(v) & 0xFFFFFFFFF8000000ull); }
 
 // atan(y/x) for finite y >= 0 and x > 0 (x_sign 0), or pi - atan(y/|x|) (x_sign the sign bit:
-// e_atan2.c's x < 0), y/x within 2^+-62 and y, x within 2^+-500 (callers scale). s_atan.c's
-// reduction of u = y/x by its interval (the boundaries are exact for x = 1):
+// e_atan2.c's x < 0), y/x within 2^+-62 and y, x within [2^-600, 2^500] (callers scale: no
+// product below underflows, none overflows). s_atan.c's reduction of u = y/x by its interval
+// (the boundaries are exact for x = 1):
 //   u < 7/16          atan u = t - t^3 R(t^2)   t = u
 //   [7/16, 11/16)     atan(1/2) + atan t        t = (u - 1/2) / (1 + u/2)
 //   [11/16, 19/16)    atan(1) + atan t          t = (u - 1) / (1 + u)
