@@ -534,6 +534,44 @@ def test_float64_exp_family_where_its_formulas_switch(shim):
         assert d.max() <= 1, (name, args[np.argmax(d)], d.max())
 
 
+def test_float64_pow_where_its_paths_switch(shim):
+    """float64 pow where its paths switch: the fast path ends at |y| = 2^40 (x within 2^-30 of 1
+    keeps y log2 x finite beyond), subnormal x is scaled by 2^54, the reduction switches from
+    b = 1 to b = 1.5 at sqrt(3/2) and halves x from sqrt(3) on, results near the overflow
+    threshold and in the subnormal range are scaled in two factors, and beyond 2^+-1100 they are
+    inf or 0: within 1 ulp there. A negative x with an integer y gives the bits of |x|^y with the
+    sign of y's parity, and pow(2, k) = 2^k."""
+    rng = np.random.default_rng(SEED)
+    near1 = 1 + rng.choice([-1.0, 1.0], 300) * 2.0 ** rng.uniform(-52, -30, 300)
+    y_big = rng.choice([-1.0, 1.0], 300) * np.minimum(2.0 ** rng.uniform(38, 42, 300),
+                                                      700 / np.abs(np.log(near1)))
+    sub = 2.0 ** rng.uniform(-1074, -1022, 200)
+    y_sub = rng.uniform(-0.66, 1.0, 200)
+    edges = _bit_neighbours((np.sqrt([1.5, 3.0, 0.75]) * 2.0 ** np.array([[-300], [0], [300]])).ravel(), 20)
+    y_edges = rng.uniform(-2, 2, edges.size)
+    # results from 2^1023.9 up and from 2^-1022 down to the smallest subnormal
+    x_far = 2.0 ** rng.uniform(-60, 60, 400)
+    z = np.concatenate([rng.uniform(1023.5, 1024.1, 200), rng.uniform(-1075.5, -1021, 200)])
+    y_far = z / np.log2(x_far)
+    # and far beyond: y log2 x up to +-2^40 with |y| <= 2^40 (0 or inf)
+    x_out = 2.0 ** rng.uniform(-1, 1, 200)
+    y_out = rng.choice([-1.0, 1.0], 200) * np.minimum(2.0 ** rng.uniform(11, 40, 200) / np.abs(np.log2(x_out)), 2.0 ** 40)
+    x = np.concatenate([near1, sub, edges, x_far, x_out])
+    y = np.concatenate([y_big, y_sub, y_edges, y_far, y_out])
+    got = run(shim, "pow", np.float64, x, y)
+    want = np.array([reference("pow", np.float64, a, b) for a, b in zip(x, y)])
+    d = ulp_distance(got, want, np.float64)
+    assert d.max() <= 1, (x[np.argmax(d)], y[np.argmax(d)], d.max())
+    # negative x, integer y: the bits of |x|^y, negated for odd y
+    xs = np.concatenate([x_far[:100], near1[:50], sub[:50]])
+    yi = np.round(rng.uniform(-40, 40, xs.size))
+    pos, neg = run(shim, "pow", np.float64, xs, yi), run(shim, "pow", np.float64, -xs, yi)
+    odd = yi % 2 == 1
+    assert np.array_equal(np.where(odd, -pos, pos).view(np.uint64), neg.view(np.uint64))
+    k = np.arange(-1074, 1024.0)
+    assert np.array_equal(run(shim, "pow", np.float64, np.full(k.size, 2.0), k), np.exp2(k))
+
+
 def test_exact_logarithms_stay_exact(shim):
     """log2(2^k) = k for every power of two (subnormals included), in both formats, and
     float64 log10(1eN) = N wherever that is the correctly rounded result (1e-311 ... 1e308:

@@ -1,9 +1,12 @@
 """Derives the constants of kernels_cuda/npu_emu_math_exp.cuh with mpmath: the split ln2,
-the exp tail polynomial (a Chebyshev fit, close to minimax), the atanh series of the log, and
-the float versions' short fits (cosh/sinh of the reduced argument, the log's atanh tail).
+the exp tail polynomial (a Chebyshev fit, close to minimax), the atanh series of the log, the
+float versions' short fits (cosh/sinh of the reduced argument, the log's atanh tail), and pow's
+splits of log2(1.5), 2/(3 ln2) and ln2.
 Prints C++ hex-float literals and each fit's error; run `python tools/gen_math_exp_coeffs.py`
 and paste."""
 from __future__ import annotations
+
+import struct
 
 import mpmath
 from mpmath import mp, mpf
@@ -15,6 +18,13 @@ def split(v: mpf, bits: int) -> tuple[float, float]:
     """v = hi + lo, hi with `bits` significant bits (so hi * k is exact for small k)."""
     m, e = mpmath.frexp(v)
     hi = float(mpmath.ldexp(mpmath.floor(mpmath.ldexp(m, bits)), e - bits))
+    return hi, float(v - hi)
+
+
+def split_nearest(v: mpf, bits: int) -> tuple[float, float]:
+    """v = hi + lo, hi v rounded to `bits` significant bits (fdlibm's splits in e_pow.c)."""
+    m, e = mpmath.frexp(v)
+    hi = float(mpmath.ldexp(mpmath.nint(mpmath.ldexp(m, bits)), e - bits))
     return hi, float(v - hi)
 
 
@@ -125,6 +135,13 @@ def main() -> None:
     c = [mpf(2) / (2 * n + 3) for n in range(13)]
     print("P0 dd =", ", ".join(x.hex() for x in dd(c[0])), "; P1 dd =", ", ".join(x.hex() for x in dd(c[1])))
     print("P2.. (low to high) =", ", ".join(float(x).hex() for x in c[2:]))
+    print("// pow (fdlibm's e_pow.c scheme): log2(1.5) and 2/(3 ln2) to 24 bits, ln2 to 11 bits")
+    print("POW_DP_H, POW_DP_L =", ", ".join(x.hex() for x in split_nearest(mpmath.log(mpf(3) / 2, 2), 24)))
+    print("POW_CP_H, POW_CP_L =", ", ".join(x.hex() for x in split_nearest(2 / (3 * ln2), 24)))
+    print("POW_LN2_H11, POW_LN2_L11 =", ", ".join(x.hex() for x in split(ln2, 11)))
+    print(f"SQRT_3_2 = {float(mpmath.sqrt(mpf(3) / 2)).hex()}")
+    sqrt3_2 = int.from_bytes(struct.pack(">d", float(mpmath.sqrt(3) / 2)), "big")
+    print(f"0x3FF0000000000000 - bits of sqrt(3)/2 = 0x{0x3FF0000000000000 - sqrt3_2:016X}")
     print("// float versions (relative errors before the final rounding to float)")
     ce, se, worst = cosh_sinh_fits(2)
     print(f"CE (low to high) = {', '.join(x.hex() for x in ce)}")
