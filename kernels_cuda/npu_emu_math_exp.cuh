@@ -647,17 +647,64 @@ NPU_EMU_HD double tanh(double x) {
 
 namespace fn { struct asinh; struct acosh; struct atanh; }
 
-// asinh |x| for 2^-28 <= |x| <= 2^28: log1p(|x| + x^2 / (1 + sqrt(1 + x^2))), no cancellation.
-// Beyond: log(2|x|) (the 1/(4x^2) left out is below 2^-58).
+// asinh, acosh and atanh in fdlibm's scheme (s_asinh.c, e_acosh.c, e_atanh.c): log1p of an
+// argument without cancellation, here on the plain-double log1p above (log_reduce_d,
+// log_sum_d), with the argument's rounding error carried: log1p(a + d) = log1p(a) + d / (1 + a)
+// goes into the log's sum of small terms (as log1p_d's own correction for 1 + x does), so the
+// result keeps that log's error (within 1 ulp) whatever the argument's.
+namespace expdetail {
+// log1p(x + num / den) for x > -1 with x + 1 = u + c exactly (u normal, formed by the caller with
+// one step less than 1 + x), |num / den| below about 2^-50 (1 + x): log1p_d's two forms (x itself
+// near 0, else u reduced as for log) and log_sum_d's sum, R by Estrin's scheme (a shorter chain);
+// one division for the correction and c together, off the log's own chain. Near0 = false where
+// x is at least sqrt(2) - 1 (the reduction of u alone).
+template <bool Near0 = true>
+NPU_EMU_HD double log1p_plus_d(double x, double u, double c, double num, double den) {
+    const bool near0 = Near0 && x > -0x1.2bec333018866p-2 && x < 0x1.a827999fcef32p-2;
+    const log_arg a = near0 ? log_arg{x, 0.0} : log_reduce_d(u);  // u >= 2^-53: normal
+    const double corr = (near0 ? num : c * den + num) / (den * u);
+    const double hfsq = 0.5 * a.f * a.f, s = a.f / (2.0 + a.f), z = s * s, w = z * z;
+    const double R = z * (((LG1 + z * LG2) + w * (LG3 + z * LG4)) + (w * w) * ((LG5 + z * LG6) + w * LG7));
+    return a.k * LN2_HI_FD - ((hfsq - (s * (hfsq + R) + (a.k * LN2_LO_FD + corr))) - a.f);
+}
+
+// sqrt(t) for t = t_hi + t_lo > 0 (|t_lo| <= ulp(t_hi)): r0 correctly rounded, and the residual
+// t - r0^2 (exact but for t_lo's own rounding, r0^2 a Dekker product), so
+// sqrt(t) = r0 + res / (2 r0) to about 2^-100.
+struct sqrt_parts {
+    double r0, res;
+};
+NPU_EMU_HD sqrt_parts sqrt_res_d(double t_hi, double t_lo) {
+    const double r0 = sqrt_rn(t_hi);
+    const dd sq = two_prod(r0, r0);
+    return {r0, ((t_hi - sq.hi) - sq.lo) + t_lo};  // t_hi - sq.hi exact
+}
+
+// x^2 + c for c >= 0 as hi + lo: x^2 a Dekker product, the sum a fast two-sum by magnitude
+NPU_EMU_HD dd square_plus_d(double x, double c) {
+    const dd sq = two_prod(x, x);
+    const double s = sq.hi + c;
+    const double e = sq.hi > c ? c - (s - sq.hi) : sq.hi - (s - c);  // both >= 0: exact
+    return {s, e + sq.lo};
+}
+}  // namespace expdetail
+
+// asinh |x| for 2^-28 <= |x| <= 2^28: log1p(|x| + (r - 1)), r = sqrt(1 + x^2) = r0 + res / (2 r0)
+// (r0 - 1 exact, |x| + (r0 - 1) rounded with its error e, r0 - 1 <= |x|), so the log1p's argument
+// carries e + res / (2 r0). (fdlibm's log(2|x| + 1 / (|x| + r)) above 2 is the same value: r is
+// exact enough here.) Beyond: log(2|x|) (the 1/(4x^2) left out is below 2^-58).
 template <> struct Split<fn::asinh, double> {
     static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-28 && expdetail::abs_d(x) <= 0x1p28); }
     static NPU_EMU_HD double fast(double x) {
         using namespace expdetail;
         const double ax = abs_d(x);
-        const dd sq = two_prod(ax, ax);
-        const dd root = dd_sqrt(dd_add_d(sq, 1.0));
-        const dd l = log1p_dd(dd_add_d(dd_div(sq, dd_add_d(root, 1.0)), ax));
-        return with_sign_of(l.hi + l.lo, x);
+        const dd t = square_plus_d(ax, 1.0);
+        const sqrt_parts r = sqrt_res_d(t.hi, t.lo);
+        // 1 + a formed from r0 + |x| directly (one step less to the log), both with their errors
+        const double q = r.r0 - 1.0, a = ax + q, e = q - (a - ax);
+        const double u = r.r0 + ax, c = (ax - (u - r.r0)) - e;  // x + 1 = u + c (plus the same e)
+        const double den = 2.0 * r.r0;
+        return with_sign_of(log1p_plus_d(a, u, c, e * den + r.res, den), x);
     }
 };
 NPU_EMU_HD double asinh(double x) {
@@ -671,19 +718,20 @@ NPU_EMU_HD double asinh(double x) {
     return with_sign_of(l.hi + l.lo, x);
 }
 
-// acosh x for 1 < x <= 2^28: log1p(t + sqrt(t^2 + 2t)) with t = x - 1 exact below 2,
-// log(x + sqrt(x^2 - 1)) from 2 (both formed, one selected). Beyond: log(2x).
+// acosh x for 1 < x <= 2^28: log1p(t + r) with t = x - 1 (exact) and r = sqrt(t^2 + 2t) (=
+// sqrt(x^2 - 1)) = r0 + res / (2 r0), t + r0 rounded with its error e (t < r0), the log1p's
+// argument carrying e + res / (2 r0). Beyond: log(2x).
 template <> struct Split<fn::acosh, double> {
     static NPU_EMU_HD bool rare(double x) { return !(x > 1.0 && x <= 0x1p28); }
     static NPU_EMU_HD double fast(double x) {
         using namespace expdetail;
-        const bool near1 = x < 2.0;
         const double t = x - 1.0;
-        const dd q = near1 ? dd_add_d(two_prod(t, t), 2.0 * t) : dd_add_d(two_prod(x, x), -1.0);
-        const dd root = dd_sqrt(q);
-        const dd ln = log1p_dd(dd_add_d(root, t)), lf = log_dd(dd_add_d(root, x));
-        const dd l = near1 ? ln : lf;
-        return l.hi + l.lo;
+        const dd q = square_plus_d(t, 2.0 * t);
+        const sqrt_parts r = sqrt_res_d(q.hi, q.lo);
+        const double a = r.r0 + t, e = t - (a - r.r0);
+        const double u = x + r.r0, c = (r.r0 - (u - x)) - e;  // 1 + a = u + c: one step less to the log
+        const double den = 2.0 * r.r0;
+        return log1p_plus_d(a, u, c, e * den + r.res, den);
     }
 };
 NPU_EMU_HD double acosh(double x) {
@@ -697,14 +745,24 @@ NPU_EMU_HD double acosh(double x) {
     return l.hi + l.lo;
 }
 
-// atanh |x| for 2^-28 <= |x| < 1: log1p(2|x| / (1 - |x|)) / 2.
+// atanh |x| for 2^-28 <= |x| < 1. Below 0.1716 (the log's range of s = f / (2 + f)) it is the
+// log's own series: log(1 + f) = 2 atanh(s) = 2s + s R(s^2), so atanh |x| = |x| + |x| R(x^2) / 2
+// (fdlibm's fit, no division). Above, e_atanh.c's log1p(2|x| / (1 - |x|)) / 2, as
+// log((1 + |x|) / (1 - |x|)) / 2 with 1 +- |x| = n, d exact as double-doubles and the quotient
+// q = n_hi / d_hi with its remainder n - q d (q d_hi a Dekker product) carried into the log
+// (q >= sqrt(2): its reduction alone). Both computed, one selected.
 template <> struct Split<fn::atanh, double> {
     static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-28 && expdetail::abs_d(x) < 1.0); }
     static NPU_EMU_HD double fast(double x) {
         using namespace expdetail;
-        const double ax = abs_d(x);
-        const dd l = log1p_dd(dd_div({2.0 * ax, 0.0}, two_sum(1.0, -ax)));
-        return with_sign_of(0.5 * (l.hi + l.lo), x);
+        const double ax = abs_d(x), z = ax * ax, w = z * z;
+        const double near0 = ax + 0.5 * (ax * (z * (LG1 + w * (LG3 + w * (LG5 + w * LG7))) + w * (LG2 + w * (LG4 + w * LG6))));
+        const double d_hi = 1.0 - ax, d_lo = (1.0 - d_hi) - ax, n_hi = 1.0 + ax, n_lo = (1.0 - n_hi) + ax;
+        const double q = n_hi / d_hi;
+        const dd qd = two_prod(q, d_hi);
+        const double rem = (((n_hi - qd.hi) - qd.lo) + n_lo) - q * d_lo;  // n_hi - qd.hi exact
+        const double far = 0.5 * log1p_plus_d<false>(q - 1.0, q, 0.0, rem, d_hi);
+        return with_sign_of(ax < 0x1.5f619980c4337p-3 ? near0 : far, x);
     }
 };
 NPU_EMU_HD double atanh(double x) {

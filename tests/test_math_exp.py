@@ -572,6 +572,27 @@ def test_float64_pow_where_its_paths_switch(shim):
     assert np.array_equal(run(shim, "pow", np.float64, np.full(k.size, 2.0), k), np.exp2(k))
 
 
+def test_float64_inverse_hyperbolics_where_their_forms_switch(shim):
+    """float64 asinh, acosh and atanh carry their log1p argument's rounding error into the log:
+    bit patterns either side of where the log1p takes its argument a itself or reduces 1 + a
+    (a = sqrt(2) - 1: asinh at 0.3536, acosh at 1.0607), where the 1 or the x^2 of 1 + x^2 drops
+    out, where (x - 1)^2 and 2(x - 1) trade places in acosh (x = 3), at the fast paths' ends
+    (2^-28, 2^28, 1) and where atanh switches from the log's series to the quotient (0.1716),
+    within 1 ulp."""
+    asinh_pts = [0.35355339059327384, 2.0 ** -28, 2.0 ** -26.5, 2.0 ** 26.5, 2.0 ** 28, 0.5, 2.0, 1.0]
+    acosh_pts = [1.0 + 2.0 ** -52, 1.0 + 2.0 ** -30, 1.0 + 2.0 ** -8, 1.0606601717798214, 2.0, 3.0, 2.0 ** 26.5, 2.0 ** 28]
+    atanh_pts = [2.0 ** -28, 0.17157287525380990, 0.5, 0.75, 1.0 - 2.0 ** -20, 1.0 - 2.0 ** -50]
+    for name, pts in (("asinh", asinh_pts), ("acosh", acosh_pts), ("atanh", atanh_pts)):
+        x = _bit_neighbours(pts, 40)
+        x = x[(x > 1.0) if name == "acosh" else (np.abs(x) < 1.0) if name == "atanh" else np.isfinite(x)]
+        if name != "acosh":
+            x = np.concatenate([x, -x])
+        got = run(shim, name, np.float64, x)
+        want = np.array([reference(name, np.float64, float(a)) for a in x])
+        d = ulp_distance(got, want, np.float64)
+        assert d.max() <= 1, (name, x[np.argmax(d)], d.max())
+
+
 def test_exact_logarithms_stay_exact(shim):
     """log2(2^k) = k for every power of two (subnormals included), in both formats, and
     float64 log10(1eN) = N wherever that is the correctly rounded result (1e-311 ... 1e308:
