@@ -80,12 +80,6 @@ NPU_EMU_HD double sqrt_rn(double x) {  // IEEE sqrt (correctly rounded) on both 
 #endif
 }
 
-NPU_EMU_HD dd dd_sqrt(dd a) {  // a > 0
-    const double s = sqrt_rn(a.hi);
-    const dd sq = two_prod(s, s);
-    return fast_two_sum(s, ((a.hi - sq.hi) - sq.lo + a.lo) / (2.0 * s));
-}
-
 // ------------------------------------------------------------------ constants and bits
 constexpr double LN2_HI = 0x1.62e42fefa3800p-1;   // 42 bits: k * LN2_HI is exact for |k| < 2^11
 constexpr double LN2_LO = 0x1.ef35793c76730p-45;  // ln2 - LN2_HI
@@ -243,8 +237,8 @@ NPU_EMU_HD double atanh_series(double z) {  // P(z) in double
     return (atanh_series_tail(z) * z + 0x1.999999999999ap-2) * z + 0x1.5555555555555p-1;
 }
 
-// log(1 + f) for a double-double f in that range. Precise (for pow and logaddexp, where the
-// log is multiplied up or cancelled): relative error below 2^-68, P's first two coefficients
+// log(1 + f) for a double-double f in that range. Precise (for logaddexp, where the log is
+// cancelled): relative error below 2^-68, P's first two coefficients
 // and the products in double-double. Otherwise s z P(z) in double, at most 1% of the result:
 // relative error below 2^-57.
 template <bool Precise = false>
@@ -411,8 +405,9 @@ NPU_EMU_HD double expm1(double x) {
 // [sqrt(1/2), sqrt(2)) from the bits and f = m - 1 exact; s = f / (2 + f), z = s^2 <= 0.0295
 // and log(1 + f) = f - hfsq + s (hfsq + R) with hfsq = f^2/2 and R = LG1 z + ... + LG7 z^7
 // (fdlibm's fit, error below 2^-58.45). Each result is within 1 ulp (fdlibm's bound;
-// docs/math.md has the measured errors). The double-double log above (log_dd, log1p_dd) is
-// what asinh, acosh, atanh, pow and logaddexp use; these four standalone functions do not.
+// docs/math.md has the measured errors). asinh, acosh, atanh and pow build on these pieces
+// too; the double-double log above (log_dd, log1p_dd) is what logaddexp and the rare paths of
+// asinh and acosh use.
 namespace expdetail {
 // (LN2_HI_FD, LN2_LO_FD: fdlibm's split of ln2, with exp_d above)
 constexpr double LG1 = 0x1.5555555555593p-1, LG2 = 0x1.999999997fa04p-2, LG3 = 0x1.2492494229359p-2,
@@ -786,13 +781,15 @@ NPU_EMU_HD double atanh(double x) {
 // log2 a = log2 b + 2/(3 ln2) s (3 + s^2 + s^4 L(s^2)). s, 3 + s^2 + s^4 L and their product
 // are carried as a 21-bit high part (its low word cleared: two such parts multiply exactly) and
 // a low part, as e_pow.c does. Unlike e_pow.c, the high parts p_h and t1 come from an estimate
-// (the first terms of the series, within 2^-22) and only the low parts wait for the whole sum,
-// whose last term, 2/(3 ln2) p_l, is left for the exponential: that one goes to y (2/3) p_l in
-// its argument (2/(3 ln2) ln2 = 2/3), the shortest chain of dependent operations.
+// (s (3 + s^2), within 2^-15) and only the low parts wait for the whole sum, whose last terms,
+// 2/(3 ln2) (m + f P), are left for the exponential: they go to y (2/3) (m + f P) in its
+// argument (2/(3 ln2) ln2 = 2/3). The shortest chain of dependent operations is what bounds the
+// vectorized loop.
 // Exponential: n = the integer nearest y1 t1 (from the bits of the 0x1.8p52 shift), the rest
-// times ln2 as z + w (z rounded, w its error), |z| < 0.35, and e^(z + w) = 1 + z + (w + z w +
-// z^2 G(z)), G(z) = 1/2 + z F(z) with F exp_tail's fit (above), 1 + z as an exact sum (e_exp.c's
-// rational form would put a division on that chain, and is less accurate). 2^n from bits, in
+// times ln2 as z + w (z rounded, w its error), |z| < 0.37, and e^(z + w) = 1 + z + (w + z w +
+// z^2 G(z)), G(z) = 1/2 + z F(z) with F a fit as exp_tail's on [-0.375, 0.375] (error 2^-60.7),
+// 1 + z as an exact sum (e_exp.c's rational form would put a division on that chain, and is less
+// accurate). 2^n from bits, in
 // two factors (one rounding: subnormal results, overflow to inf). Selects and bit operations
 // only, so the loops vectorize. Measured error below 0.77 ulp (docs/math.md).
 namespace expdetail {
@@ -809,7 +806,7 @@ constexpr double POW_L1 = 0x1.3333333333303p-1, POW_L2 = 0x1.b6db6db6fabffp-2, P
 NPU_EMU_HD double high_word(double v) { return bits_as_double(double_as_bits(v) & 0xFFFFFFFF00000000ull); }
 
 // log2 x = t1 + t2 + 2/(3 ln2) (m + f P), t1 with its low word cleared; the other terms below
-// 2^-19 |log2 x|, f P (the series' tail) the last one known.
+// 2^-15 |log2 x|, f P (the series' tail) the last one known.
 struct log2_parts {
     double t1, t2, m, f, P;
 };
@@ -828,11 +825,11 @@ NPU_EMU_HD log2_parts log2_pow_d(double x, double k0 = 0.0) {
     const double ss = u * v, s_h = high_word(ss);
     const double t_h = high_word(apb), t_l = a - (t_h - bp);
     const double s_l = v * ((u - s_h * t_h) - s_h * t_l);
-    // p = s (3 + s^2 + s^4 L): p_h its first 21 bits from s (3 + s^2 + L1 s^4) (within 2^-22),
-    // z_h = 2/(3 ln2)'s high part times p_h (exact), t1 = n + log2 b's high part (exact) plus z_h,
-    // cut to 21 bits
+    // p = s (3 + s^2 + s^4 L): p_h the first 21 bits of s (3 + s^2) (within 2^-15), z_h =
+    // 2/(3 ln2)'s high part times p_h (exact), t1 = n + log2 b's high part (exact) plus z_h, cut
+    // to 21 bits
     const double s2 = ss * ss, s4 = s2 * s2, s8 = s4 * s4;
-    const double p_h = high_word(ss * ((3.0 + s2) + s4 * POW_L1));
+    const double p_h = high_word(ss * (3.0 + s2));
     const double z_h = POW_CP_H * p_h, nd = n + dp_h;
     const double t1 = high_word(nd + z_h);
     // p - p_h with q_h = 3 + s_h^2 cut to 21 bits: s_h q_h exact, s_h q_h - p_h exact, and
@@ -840,7 +837,7 @@ NPU_EMU_HD log2_parts log2_pow_d(double x, double k0 = 0.0) {
     const double sh2 = s_h * s_h, q_h = high_word(3.0 + sh2);
     const double m = ((s_h * q_h - p_h) + s_l * q_h) + ss * (s_l * (s_h + ss) - ((q_h - 3.0) - sh2));
     const double P = ((POW_L1 + s2 * POW_L2) + s4 * (POW_L3 + s2 * POW_L4)) + s8 * (POW_L5 + s2 * POW_L6);
-    // (nd - t1) + z_h: below 2^-19 |t1|, exact or nearly
+    // (nd - t1) + z_h: below 2^-15 |t1|, exact or nearly
     return {t1, ((nd - t1) + z_h) + (POW_CP_L * p_h + dp_l), m, ss * s4, P};
 }
 
@@ -851,7 +848,7 @@ NPU_EMU_HD double exp2_pow_d(double y, log2_parts l) {
     const double y1 = high_word(y), ph0 = y1 * l.t1;
     const double sh = ph0 + 0x1.8p52;  // n = the integer nearest y1 t1, in the low bits
     // (y log2 x - n) ln2 = z + w: p_h = y1 t1 - n times ln2's high part (exact: p_h has at most
-    // 42 bits), plus the low parts (at most 2^-8; 2/(3 ln2) ln2 = 2/3)
+    // 42 bits), plus the low parts (below 0.03; 2/(3 ln2) ln2 = 2/3)
     const double y23 = y * 0x1.5555555555555p-1;
     const double p_h = ph0 - (sh - 0x1.8p52);  // exact, |p_h| <= 1/2
     const double u = p_h * POW_LN2_H11;
@@ -862,8 +859,8 @@ NPU_EMU_HD double exp2_pow_d(double y, log2_parts l) {
     const double s = 1.0 + z, c = z - (s - 1.0);
     const double zz = z * z, z4 = zz * zz, z8 = z4 * z4;
     const double g = (((0.5 + z * 0x1.5555555555555p-3) + zz * (0x1.5555555555556p-5 + z * 0x1.1111111111111p-7))
-                      + z4 * ((0x1.6c16c16c16214p-10 + z * 0x1.a01a01a019ac3p-13) + zz * (0x1.a01a01a74077ap-16 + z * 0x1.71de3a593c8b9p-19)))
-                     + z8 * ((0x1.27e4da1e12fb1p-22 + z * 0x1.ae6432edf6fafp-26) + zz * (0x1.1f75a3caadff5p-29 + z * 0x1.61b58491cefd7p-33));
+                      + z4 * ((0x1.6c16c16c15ab3p-10 + z * 0x1.a01a01a0196d4p-13) + zz * (0x1.a01a01aaeba6cp-16 + z * 0x1.71de3a5b31551p-19)))
+                     + z8 * ((0x1.27e4cf82d095bp-22 + z * 0x1.ae64279e563dep-26) + zz * (0x1.1f89cb8097583p-29 + z * 0x1.61cb0304d6bcbp-33));
     const double e = s + (((c + w) + z * w) + zz * g);
     // 2^n as 2^(n - n/2) 2^(n/2), n clamped to +-1100: the first product exact, only the second
     // one rounds. Beyond 1100 (inf or 0) z is not reduced and e is replaced by 1.

@@ -140,6 +140,9 @@ def main() -> None:
     print("POW_CP_H, POW_CP_L =", ", ".join(x.hex() for x in split_nearest(2 / (3 * ln2), 24)))
     print("POW_LN2_H11, POW_LN2_L11 =", ", ".join(x.hex() for x in split(ln2, 11)))
     print(f"SQRT_3_2 = {float(mpmath.sqrt(mpf(3) / 2)).hex()}")
+    coeffs, worst = exp_tail(10, 0.375)  # pow's e^z: |z| < 0.37 (its reduction from estimates)
+    print(f"POW exp tail on [-0.375, 0.375] (low to high, error 2^{float(mpmath.log(worst, 2)):.1f}) =",
+          ", ".join(c.hex() for c in coeffs))
     sqrt3_2 = int.from_bytes(struct.pack(">d", float(mpmath.sqrt(3) / 2)), "big")
     print(f"0x3FF0000000000000 - bits of sqrt(3)/2 = 0x{0x3FF0000000000000 - sqrt3_2:016X}")
     print("// float versions (relative errors before the final rounding to float)")
