@@ -557,7 +557,7 @@ class ArrayApiCase:
 ARRAY_API_CASES = {c.function: c for c in [
     ArrayApiCase("add", 2), ArrayApiCase("multiply", 2), ArrayApiCase("exp", 1),
     ArrayApiCase("log", 1), ArrayApiCase("log1p", 1), ArrayApiCase("sin", 1),
-    ArrayApiCase("tanh", 1),
+    ArrayApiCase("tanh", 1), ArrayApiCase("atan", 1), ArrayApiCase("asinh", 1),
     ArrayApiCase("pow", 2), ArrayApiCase("sqrt", 1), ArrayApiCase("sum", 1, True),
     ArrayApiCase("mean", 1, True), ArrayApiCase("max", 1, True), ArrayApiCase("min", 1, True),
     ArrayApiCase("argmax", 1, True, index=True),
@@ -567,10 +567,10 @@ ARRAY_API_CASES = {c.function: c for c in [
 # Mantissa bits of the floats: one unit in the last place, relative.
 _MANTISSA_BITS = {"f64": 52, "f32": 23, "f16": 10, "bf16": 7, "fp8e4m3fn": 3, "fp8e5m2": 2}
 # What the namespace promises (docs/math.md, docs/reductions.md), so what the check holds it
-# to: + * sqrt max min argmax correctly rounded or exact (equal bits); exp log log1p sin tanh pow
-# within 1 ulp of the exact result (our own math library, not NumPy's, which differs by up to
+# to: + * sqrt max min argmax correctly rounded or exact (equal bits); exp log log1p sin tanh
+# atan asinh pow within 1 ulp of the exact result (our own math library, not NumPy's, which differs by up to
 # an ulp); sum and mean in our fixed order, within its error bound of the exact sum.
-_WITHIN_AN_ULP = {"exp", "log", "log1p", "sin", "tanh", "pow"}
+_WITHIN_AN_ULP = {"exp", "log", "log1p", "sin", "tanh", "atan", "asinh", "pow"}
 _SUMS = {"sum", "mean"}
 # Inputs inside the functions' real domains: |x| for sqrt, log and log1p, |x| ** (y / 8) for pow
 # (results of moderate size: no overflow to compare).
