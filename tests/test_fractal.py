@@ -1,5 +1,5 @@
 """Private layouts (docs/formats.md#private-layouts): the shape math of npu_emu.fractal, and the layout kernels
-(kernels_cuda/layout.cu) against an independent NumPy pad -> reshape -> transpose reference
+(kernels_cuda/layout.cuh) against an independent NumPy pad -> reshape -> transpose reference
 written here from docs/formats.md#private-layouts -- for every layout, dtypes of 1, 2 and 4 bytes, shapes that are
 and are not multiples of the fractal, batch dims, 1-element dims and non-contiguous sources.
 """

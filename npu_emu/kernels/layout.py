@@ -1,4 +1,4 @@
-"""Plans for the layout kernels of `kernels_cuda/layout.cu`: a strided view to a private
+"""Plans for the layout kernels of `kernels_cuda/layout.cuh`: a strided view to a private
 layout's storage (padding written as zeros) and back (padding dropped), each one pass.
 
 A layout is given as its storage axes (see `npu_emu.fractal.LayoutSpec`): axis (dim, mult,
@@ -21,7 +21,7 @@ from ..runtime.base import Backend, Launch, Workspace
 from .copy import View, pointer_arg, tile_order
 from .indexing import IterSpace, coalesce, pack_params, params_dtype
 
-MODULE = "layout.cu"
+MODULES = {"i32": "layout.cu", "i64": "layout_i64.cu"}   # by index width (cold start: half each)
 UNITS = {1: "b1", 2: "b2", 4: "b4", 8: "b8"}
 TILE = 32              # the shared tile of layout_tiled_* (32 x 33)
 TILE_MIN = 8           # both axes at least this long before a transposing tile pays
@@ -130,17 +130,17 @@ def plan_layout(be: Backend, axes: Sequence[Axis], view: View, storage: int | Wo
         if tiles < 2**31:
             # cpu: a strip of tiles per block (a few blocks per worker); gpu: one tile each
             run = max(1, -(-tiles // (be.parallelism * 4))) if be.is_cpu else 1
-            kernel = be.function(MODULE, f"layout_tiled_{unit}_{index}")
+            kernel = be.function(MODULES[index], f"layout_tiled_{unit}_{index}")
             bx, by = be.tile_block
             return [Launch(kernel, (-(-tiles // run), 1, 1), (bx, by, 1),
                            (_pack(tiled, run, flags, bounds),) + tail)]
     if not transposed and be.is_cpu and _planes_ok(space):
         grid, block, run = _planes_geometry(be, space, view.itemsize)
-        kernel = be.function(MODULE, f"layout_planes_{unit}_{index}")
+        kernel = be.function(MODULES[index], f"layout_planes_{unit}_{index}")
         return [Launch(kernel, (grid, 1, 1), block, (_pack(space, run, flags, bounds),) + tail)]
     grid, block, run = be.space_geometry(space, view.itemsize, operands=(0, 1),
                                          pointers=((0, dst_ptr, view.itemsize), (1, src_ptr, view.itemsize)))
-    kernel = be.function(MODULE, f"layout_gather_{unit}_{index}")
+    kernel = be.function(MODULES[index], f"layout_gather_{unit}_{index}")
     return [Launch(kernel, (grid, 1, 1), (block, 1, 1), (_pack(space, run, flags, bounds),) + tail)]
 
 

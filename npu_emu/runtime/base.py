@@ -534,7 +534,7 @@ class Allocator:
 # machine): a batch builds longest first, so no core is left with one long build at the end.
 # Other modules are estimated from the bytes of their own files (module_cost).
 BUILD_COST_HINTS: dict[str, float] = {
-    "layout.cu": 6.5, "elementwise_f16_i64.cu": 5.7, "ufunc_binary_basic_int.cu": 4.3,
+    "layout.cu": 3.3, "layout_i64.cu": 3.3, "elementwise_f16_i64.cu": 5.7, "ufunc_binary_basic_int.cu": 4.3,
     "elementwise_f16.cu": 4.0, "strided_copy.cu": 2.3, "matmul.cu": 0.9,
     # docs/backends.md's table of the elementwise functions' units
     "ufunc_compare_int.cu": 8.5, "ufunc_unary_exp_f16.cu": 6.9, "ufunc_unary_exp_bf16.cu": 5.4,
