@@ -160,28 +160,6 @@ NPU_EMU_HD dd exp_poly(dd r) {
     return fast_two_sum(s2.hi, s1.lo + s2.lo + p.lo + r.lo);
 }
 
-// e^x as a double-double, |x| < 700 (the scaling by 2^k is exact there).
-NPU_EMU_HD dd exp_dd(double x) {
-    const reduced red = exp_reduce({x, 0.0});
-    const dd e = exp_poly(red.r);
-    const double s = pow2(red.k);
-    return {e.hi * s, e.lo * s};
-}
-
-// e^x - 1 as a double-double with relative error < 2^-57, 2^-54 <= |x| < 700.
-// Both forms are computed and one selected (no branch, for the split forms' vectorized loops;
-// exp_poly repeats expm1_minus_r, which the compiler shares).
-NPU_EMU_HD dd expm1_dd(double x) {
-    const reduced red = exp_reduce({x, 0.0});
-    const dd p = expm1_minus_r(red.r);  // k == 0, r == x: x + (e^x - 1 - x), no cancellation
-    const dd s = two_sum(x, p.hi);
-    const dd near0 = fast_two_sum(s.hi, s.lo + p.lo);
-    const dd e = exp_poly(red.r);
-    const double sc = pow2(red.k);
-    const dd far = dd_add_d({e.hi * sc, e.lo * sc}, -1.0);
-    return red.k == 0 ? near0 : far;
-}
-
 // e^x * 2^extra rounded once, for any x (0 or inf outside the range), extra in {0, -1}.
 // Selects, no branches: out of range, x is replaced by 0 before the reduction and the result by
 // inf or 0.
@@ -298,8 +276,8 @@ namespace fn { struct exp; struct log; struct log2; struct log10; }
 // x = k ln2 + r with ln2 in fdlibm's split (k * LN2_HI_FD exact, x - k * LN2_HI_FD exact by
 // Sterbenz's lemma), r = hi - lo; k by the 0x1.8p52 shift, whose low bits hold k as an integer,
 // so 2^k and 2^-k come from bits (no int64 to double conversion: the loops vectorize). fdlibm
-// bounds both results below 1 ulp. exp_dd, expm1_dd and exp_scaled above stay what the other
-// functions (and the rare paths) use.
+// bounds both results below 1 ulp. exp_scaled above stays what the other functions (and the
+// rare paths) use.
 namespace expdetail {
 // ln2 in fdlibm's split (LN2_HI_FD has 21 trailing zero bits: k * LN2_HI_FD exact for |k| < 2^11)
 constexpr double LN2_HI_FD = 0x1.62e42fee00000p-1;
