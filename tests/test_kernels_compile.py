@@ -164,7 +164,7 @@ def test_the_checks_see_what_cupys_forced_flag_does():
 # (elementwise_complex.cu is not here: a complex element is 8 or 16 bytes, loaded as parts.)
 @pytest.mark.parametrize("source", ["strided_copy.cu", "elementwise_f32.cu", "elementwise_s32.cu",
                                     "cast_float.cu", "layout.cu", "ufunc_unary_basic_f32.cu",
-                                    "ufunc_binary_basic_int.cu", "ufunc_compare_int.cu"])
+                                    "ufunc_binary_basic_int32.cu", "ufunc_compare_int8.cu"])
 def test_row_kernels_move_16_byte_vectors(built, source):
     """The GPU geometry's runs are one 16-byte load and store per operand (coalesced)."""
     _, ptx = built[source]

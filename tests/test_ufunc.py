@@ -504,9 +504,9 @@ def test_units_split_by_function_family_and_dtype_group_and_read_only_their_math
         ("sqrt", f32), ("add", s64), ("subtract", c64), ("exp", f16), ("sin", f32),
         ("pow", DT.ACL_DOUBLE), ("hypot", DT.ACL_BF16), ("less", DT.ACL_UINT16),
         ("logical_and", DT.ACL_BOOL))] == [
-        "ufunc_unary_basic_f32.cu", "ufunc_binary_basic_int.cu", "ufunc_binary_basic_complex.cu",
+        "ufunc_unary_basic_f32.cu", "ufunc_binary_basic_int64.cu", "ufunc_binary_basic_complex.cu",
         "ufunc_unary_exp_f16.cu", "ufunc_unary_trig_f32.cu", "ufunc_binary_exp_f64.cu",
-        "ufunc_binary_trig_bf16.cu", "ufunc_compare_int.cu", "ufunc_compare_int.cu"]
+        "ufunc_binary_trig_bf16.cu", "ufunc_compare_int16.cu", "ufunc_compare_int8.cu"]
     every = set(U.MATH_HEADERS.values()) | {U.COMPLEX_MATH_HEADER}
     for unit, module in U.MODULES.items():
         read = {p.name for p in module_sources(module)}

@@ -60,11 +60,12 @@ COMPLEX_MATH_HEADER = "npu_emu_math_complex.cuh"
 COMPLEX_BASIC = frozenset({"abs", "sign", "sqrt"})   # non-math functors with complex branches
 # Storage type -> dtype group of the build units: a call builds the kernels of its own group
 # only. Each float type apart (a float16 kernel costs g++ twice a float32 one: the
-# conversions), the integers and bool together (by width, the signed ones share the unsigned
-# kernels), complex together.
+# conversions), the integers by width (the signed ones share the unsigned kernels where the
+# bits agree; bool with the 8-bit ones), complex together.
+INT_GROUPS = {"bool": "int8", "s8": "int8", "u8": "int8", "s16": "int16", "u16": "int16",
+              "s32": "int32", "u32": "int32", "s64": "int64", "u64": "int64"}
 GROUP_OF = {"f32": "f32", "f64": "f64", "f16": "f16", "bf16": "bf16", "c64": "complex",
-            "c128": "complex", **{t: "int" for t in ("bool", "s8", "s16", "s32", "s64", "u8",
-                                                     "u16", "u32", "u64")}}
+            "c128": "complex", **INT_GROUPS}
 WIDE_INDEX = 1   # IterParams::flags (ufunc.cuh): take the 64-bit body
 
 
@@ -244,7 +245,7 @@ def _check_dtype(u: Ufunc, dt: DT) -> None:
 def headers_of(u: Ufunc, tag: str) -> set[str]:
     """The math headers the kernel of `u` on storage type `tag` needs (ufunc.cuh aside)."""
     if (tag in ("c64", "c128") and (u.math or u.name in COMPLEX_BASIC)) or \
-            (u.name == "pow" and GROUP_OF[tag] == "int"):
+            (u.name == "pow" and tag in INT_GROUPS):
         return {COMPLEX_MATH_HEADER}
     return {MATH_HEADERS[u.math]} if u.math else set()
 

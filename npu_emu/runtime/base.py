@@ -534,12 +534,15 @@ class Allocator:
 # machine): a batch builds longest first, so no core is left with one long build at the end.
 # Other modules are estimated from the bytes of their own files (module_cost).
 BUILD_COST_HINTS: dict[str, float] = {
-    "layout.cu": 3.3, "layout_i64.cu": 3.3, "elementwise_f16_i64.cu": 5.7, "ufunc_binary_basic_int.cu": 4.3,
+    "layout.cu": 3.3, "layout_i64.cu": 3.3, "elementwise_f16_i64.cu": 5.7,
     "elementwise_f16.cu": 4.0, "strided_copy.cu": 2.3, "matmul.cu": 0.9,
     # docs/backends.md's table of the elementwise functions' units
-    "ufunc_compare_int.cu": 8.5, "ufunc_unary_exp_f16.cu": 6.9, "ufunc_unary_exp_bf16.cu": 5.4,
+    "ufunc_unary_exp_f16.cu": 6.9, "ufunc_unary_exp_bf16.cu": 5.4,
     "ufunc_unary_basic_f16.cu": 4.1, "ufunc_unary_exp_f64.cu": 4.0, "ufunc_binary_basic_f16.cu": 3.9,
-    "ufunc_unary_basic_int.cu": 3.4,
+    # the integer units, one per width (2026-12-06: 1.5-4.8 s each; one unit of all took 4.2-12.2 s)
+    **{f"ufunc_{family}_int{bits}.cu": cost
+       for family, cost in (("binary_basic", 2.8), ("compare", 3.0), ("unary_basic", 1.6))
+       for bits in (8, 16, 32, 64)},
     # the cast units (npu_emu/kernels/cast.py: their own files are a few lines each)
     "cast_int64.cu": 5.8, "cast_float.cu": 4.7, "cast_fp8.cu": 4.6, "cast_complex.cu": 4.6,
     "cast_double.cu": 4.5, "cast_int.cu": 4.3, "cast_any.cu": 1.4,

@@ -1,0 +1,8 @@
+// Generated from the catalog UFUNCS of npu_emu/kernels/ufunc.py by
+// `python -m npu_emu.kernels.ufunc`; do not edit (tests/test_ufunc.py checks it is fresh).
+// Build unit binary_exp_int8: pow.
+#include "ufunc.cuh"
+#include "npu_emu_math_complex.cuh"
+NPU_EMU_UFUNC_MATH2(op_pow, pow)
+NPU_EMU_UFUNC2_KERNEL(ufunc_pow_s8, op_pow, int8_t, int8_t)
+NPU_EMU_UFUNC2_KERNEL(ufunc_pow_u8, op_pow, uint8_t, uint8_t)

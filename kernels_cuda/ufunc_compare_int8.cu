@@ -1,0 +1,28 @@
+// Generated from the catalog UFUNCS of npu_emu/kernels/ufunc.py by
+// `python -m npu_emu.kernels.ufunc`; do not edit (tests/test_ufunc.py checks it is fresh).
+// Build unit compare_int8: equal, not_equal, less, less_equal, greater, greater_equal, logical_and, logical_or, logical_xor, bitwise_and, bitwise_or, bitwise_xor, bitwise_left_shift, bitwise_right_shift.
+#include "ufunc.cuh"
+NPU_EMU_UFUNC2_KERNEL(ufunc_equal_u8, op_equal, uint8_t, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_equal_bool, op_equal, npu_emu::boolean, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_not_equal_u8, op_not_equal, uint8_t, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_not_equal_bool, op_not_equal, npu_emu::boolean, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_less_s8, op_less, int8_t, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_less_u8, op_less, uint8_t, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_less_equal_s8, op_less_equal, int8_t, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_less_equal_u8, op_less_equal, uint8_t, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_greater_s8, op_greater, int8_t, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_greater_u8, op_greater, uint8_t, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_greater_equal_s8, op_greater_equal, int8_t, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_greater_equal_u8, op_greater_equal, uint8_t, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_logical_and_bool, op_logical_and, npu_emu::boolean, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_logical_or_bool, op_logical_or, npu_emu::boolean, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_logical_xor_bool, op_logical_xor, npu_emu::boolean, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_bitwise_and_u8, op_bitwise_and, uint8_t, uint8_t)
+NPU_EMU_UFUNC2_KERNEL(ufunc_bitwise_and_bool, op_bitwise_and, npu_emu::boolean, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_bitwise_or_u8, op_bitwise_or, uint8_t, uint8_t)
+NPU_EMU_UFUNC2_KERNEL(ufunc_bitwise_or_bool, op_bitwise_or, npu_emu::boolean, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_bitwise_xor_u8, op_bitwise_xor, uint8_t, uint8_t)
+NPU_EMU_UFUNC2_KERNEL(ufunc_bitwise_xor_bool, op_bitwise_xor, npu_emu::boolean, npu_emu::boolean)
+NPU_EMU_UFUNC2_KERNEL(ufunc_bitwise_left_shift_u8, op_bitwise_left_shift, uint8_t, uint8_t)
+NPU_EMU_UFUNC2_KERNEL(ufunc_bitwise_right_shift_s8, op_bitwise_right_shift, int8_t, int8_t)
+NPU_EMU_UFUNC2_KERNEL(ufunc_bitwise_right_shift_u8, op_bitwise_right_shift, uint8_t, uint8_t)
