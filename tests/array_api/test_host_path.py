@@ -198,3 +198,63 @@ def test_a_repeated_reduction_skips_to_its_plan_and_refuses_what_it_refused(full
     with pytest.raises(TypeError, match="correction"):
         xp.var(x, correction=False)
     np.testing.assert_array_equal(np.asarray(xp.sum(x, axis=1)), np.asarray(xp.sum(x, axis=(1,))))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "float16"])
+def test_a_repeated_in_place_call_skips_to_its_plan_and_gives_the_full_paths_bits(full_path, dtype):
+    """x op= y takes the short way too where it is one launch (float32 += on our operator,
+    float64 /= on our ufunc kernel, a Python scalar or an array operand), writing x's own
+    memory; the bits are NumPy's, every round; a plan cache cleared sends it down the full
+    path again. (An in-place call made of two steps, as float16 /= (in float32, then rounded
+    into x) or int32 //= (its fix for a zero divisor), takes the full path every time.)"""
+    rng = np.random.default_rng(11)
+    a = (rng.standard_normal((12, 5)) * 4).astype(dtype)
+    b = (rng.standard_normal((1, 5)) * 4 + 9).astype(dtype)
+    y = xp.asarray(b)
+    s = 3 if dtype == "int32" else 0.75
+
+    def rounds():
+        x = xp.asarray(a, copy=True)
+        x += y
+        x *= s
+        if dtype == "float64":
+            x /= y
+        else:
+            x *= y
+        x -= s
+        return x
+    want = a + b
+    want = want * np.asarray(s, dtype)
+    want = want / b if dtype == "float64" else want * b
+    want = want - np.asarray(s, dtype)
+    first = np.asarray(rounds())
+    seen = full_path["n"]
+    for _ in range(3):
+        x = rounds()
+        assert np.asarray(x).tobytes() == first.tobytes()
+    assert full_path["n"] == seen                  # every repeat took the short way
+    np.testing.assert_array_equal(first, want)
+    clear_plan_cache()
+    assert np.asarray(rounds()).tobytes() == first.tobytes()
+    assert full_path["n"] > seen
+
+
+def test_the_in_place_short_way_refuses_what_the_full_path_refuses(full_path):
+    """A read-only x, and an operand that is x's own memory seen another way, never take the
+    short way: the first is refused every time, the second gets the full path's copy (its
+    result is the out-of-place one)."""
+    a = np.arange(8.0)
+    x = xp.asarray(a, copy=True)
+    for _ in range(2):
+        x += 1.0
+    ro = np.arange(8.0)
+    ro.flags.writeable = False
+    r = xp.asarray(ro)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="read-only"):
+            r += 1.0
+    for _ in range(3):
+        z = xp.asarray(a, copy=True)
+        want = np.asarray(z)[::-1] + np.asarray(z)
+        z += xp.flip(z)
+        np.testing.assert_array_equal(np.asarray(z), want)

@@ -74,6 +74,23 @@ def short_way(name: str, *xs: object, params: tuple = ()) -> tuple[Array | None,
     return None, key
 
 
+def short_way_into(name: str, x: Array, other: object) -> tuple[bool, tuple | None]:
+    """x (name)= other by the short way: (whether it ran, the call's key for remember_*, or
+    None when it has none). The caller has checked that x is writable."""
+    fast = call_key(_INTO + name, (x, other))
+    if fast is None:
+        return False, None
+    key, be, ctx = fast
+    known = _CALLS.get(key)
+    if known is not None and known[0] is ctx:
+        return _repeat(known, (x, other), be, ctx, x) is not None, key
+    return False, key
+
+
+# The key's name of an in-place call (x op= y): its result is x, not a new array.
+_INTO = "="
+
+
 def _keep(key: tuple, entry: tuple) -> None:
     if len(_CALLS) >= CALLS_KEPT:      # contexts made on the fly: start over
         _CALLS.clear()
@@ -111,10 +128,13 @@ def remember_family(key: tuple, ctx: Context, call: tuple, ops: Sequence[Array |
                 out._t.dtype, _constants(ops, arrays)))
 
 
-def _repeat(known: tuple, xs: Sequence[object], be: Backend, ctx: Context) -> Array | None:
-    """A call of the entry `known` again, or None when its plan is no longer cached."""
+def _repeat(known: tuple, xs: Sequence[object], be: Backend, ctx: Context,
+            out: Array | None = None) -> Array | None:
+    """A call of the entry `known` again (into `out`, an in-place call's x, else into a new
+    array), or None when its plan is no longer cached."""
     arrays = [x if c is None else c for x, c in zip(xs, known[5])]
-    out = empty_array(known[3], known[4], be)
+    if out is None:
+        out = empty_array(known[3], known[4], be)
     at = known[1]
     if at is None:        # our operator
         tensors = [x._t for x in arrays]

@@ -409,6 +409,11 @@ def inplace(name: str, x: Array, other: object) -> None:
             raise ValueError(f"x @= y would change x's shape {x.shape} to {result.shape}")
         assign(x, result)
         return
+    done, key = repeat.short_way_into(name, x, other)
+    if done:
+        return
+    if other.__class__ is Array and other._st is x._st:
+        key = None    # y is x's memory: the kernel may get a copy of it (not remembered)
     spec = BINARY[name]
     a, b = operands(name, x, other)
     if not isinstance(a, Array):
@@ -431,6 +436,8 @@ def inplace(name: str, x: Array, other: object) -> None:
         bb = _as_array(b, be)
         d, s = aligned(x, bb)
         call(chosen[0], (d._t, s._kernel_tensor()), (d,), chosen[1], be, (bb,))
+        if key is not None:
+            repeat.remember_operator(key, context(be), chosen, (a, b), [x, bb], x)
         return
     if da == compute and da not in VIA_FLOAT32 and spec.fix is None:
         # The library writes x's memory directly: x's dtype is the one computed in (a fix
@@ -438,5 +445,7 @@ def inplace(name: str, x: Array, other: object) -> None:
         # our conversion).
         check_library_destination(x)
         library.elementwise_into(spec, x, b, compute)
+        if key is not None:
+            _remember_ufunc(key, context(be), name, compute, (a, b), x, be)
         return
     assign(x, binary(name, x, other))
