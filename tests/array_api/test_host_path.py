@@ -206,7 +206,7 @@ def test_a_repeated_in_place_call_skips_to_its_plan_and_gives_the_full_paths_bit
     float64 /= on our ufunc kernel, a Python scalar or an array operand), writing x's own
     memory; the bits are NumPy's, every round; a plan cache cleared sends it down the full
     path again. (An in-place call made of two steps, as float16 /= (in float32, then rounded
-    into x) or int32 //= (its fix for a zero divisor), takes the full path every time.)"""
+    into x) or //= (through the library, with its fix for infinite operands), takes the full path every time.)"""
     rng = np.random.default_rng(11)
     a = (rng.standard_normal((12, 5)) * 4).astype(dtype)
     b = (rng.standard_normal((1, 5)) * 4 + 9).astype(dtype)
