@@ -364,6 +364,32 @@ def test_the_check_catches_a_wrong_result(cpu_backend):
     assert result["first_mismatch"]["position"] == 4095
 
 
+def test_every_math_library_function_is_an_array_api_case_held_to_an_ulp(cpu_backend):
+    """The array_api op times every function of our math library (the catalog's math
+    entries), on inputs inside its domain, and holds a float64 result to the reference of a
+    wider type: a result two ulps off is caught."""
+    from npu_emu.bench import cases
+    from npu_emu.kernels import ufunc
+    math_functions = {u.name for u in ufunc.UFUNCS if u.math}
+    assert math_functions <= set(cases.ARRAY_API_CASES) and math_functions <= cases._WITHIN_AN_ULP
+    b = bench.Bench(bench.Settings(["array_api"], {}, {}, bench.TimingPolicy()), bench.Output(0, quiet=True))
+    op = bench.OPS["array_api"]
+    for name in ("acos", "acosh", "logaddexp"):
+        spec = op.spec(name, common.dtype_of("f64"), 4096)
+        with b.built(op, spec, "Ascend910B") as built:
+            built.run()
+            assert bench.check_result(built, b.stream)["ok"], name
+            honest = built.expected
+
+            def two_ulps_off(idx):
+                want = honest(idx).view(np.float64).copy()
+                want[idx == 7] = np.nextafter(np.nextafter(want[idx == 7], np.inf), np.inf)
+                return want
+            built.expected = two_ulps_off
+            result = bench.check_result(built, b.stream)
+        assert not result["ok"] and result["mismatches"] == 1, name
+
+
 def test_version_and_python_dash_m():
     import npu_emu
     for cmd in (["npu-emu", "--version"], [sys.executable, "-m", "npu_emu", "--version"]):

@@ -554,11 +554,14 @@ class ArrayApiCase:
     index: bool = False
 
 
+# Every function of our math library (docs/math.md) is a case; the rest are samples.
+MATH_UNARY = ("exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "atan",
+              "asin", "acos", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh")
+MATH_BINARY = ("pow", "atan2", "hypot", "logaddexp")
 ARRAY_API_CASES = {c.function: c for c in [
-    ArrayApiCase("add", 2), ArrayApiCase("multiply", 2), ArrayApiCase("exp", 1),
-    ArrayApiCase("log", 1), ArrayApiCase("log1p", 1), ArrayApiCase("sin", 1),
-    ArrayApiCase("tanh", 1), ArrayApiCase("atan", 1), ArrayApiCase("asinh", 1),
-    ArrayApiCase("pow", 2), ArrayApiCase("sqrt", 1), ArrayApiCase("sum", 1, True),
+    ArrayApiCase("add", 2), ArrayApiCase("multiply", 2),
+    *(ArrayApiCase(f, 1) for f in MATH_UNARY), *(ArrayApiCase(f, 2) for f in MATH_BINARY),
+    ArrayApiCase("sqrt", 1), ArrayApiCase("sum", 1, True),
     ArrayApiCase("mean", 1, True), ArrayApiCase("max", 1, True), ArrayApiCase("min", 1, True),
     ArrayApiCase("argmax", 1, True, index=True),
 ]}
@@ -567,14 +570,30 @@ ARRAY_API_CASES = {c.function: c for c in [
 # Mantissa bits of the floats: one unit in the last place, relative.
 _MANTISSA_BITS = {"f64": 52, "f32": 23, "f16": 10, "bf16": 7, "fp8e4m3fn": 3, "fp8e5m2": 2}
 # What the namespace promises (docs/math.md, docs/reductions.md), so what the check holds it
-# to: + * sqrt max min argmax correctly rounded or exact (equal bits); exp log log1p sin tanh
-# atan asinh pow within 1 ulp of the exact result (our own math library, not NumPy's, which differs by up to
-# an ulp); sum and mean in our fixed order, within its error bound of the exact sum.
-_WITHIN_AN_ULP = {"exp", "log", "log1p", "sin", "tanh", "atan", "asinh", "pow"}
+# to: + * sqrt max min argmax correctly rounded or exact (equal bits); the math library's
+# functions within 1 ulp of the exact result (our own library, not NumPy's, which differs by
+# up to an ulp; the reference is NumPy's in a wider type: _reference_type); sum and mean in
+# our fixed order, within its error bound of the exact sum.
+_WITHIN_AN_ULP = set(MATH_UNARY) | set(MATH_BINARY)
 _SUMS = {"sum", "mean"}
-# Inputs inside the functions' real domains: |x| for sqrt, log and log1p, |x| ** (y / 8) for pow
-# (results of moderate size: no overflow to compare).
-_POSITIVE_FIRST = {"sqrt", "log", "log1p", "pow"}
+# Inputs inside the functions' real domains: |x| for sqrt and the logarithms, |x| ** (y / 8)
+# for pow (results of moderate size: no overflow to compare), tanh(x / 8) in (-1, 1) for asin,
+# acos and atanh, 1 + |x| for acosh.
+_POSITIVE_FIRST = {"sqrt", "log", "log1p", "log2", "log10", "pow"}
+def _reference_type(dtype: np.dtype) -> type:
+    """The type the reference of a math function computes in: float64 for float32 (and the
+    narrow floats, computed in float32), the platform's long double for float64 where it is
+    wider (x86: 64 bits of mantissa; aarch64 Linux: 113), else float64 itself."""
+    if dtype == np.float64 and np.finfo(np.longdouble).nmant > 52:
+        return np.longdouble
+    return np.float64
+
+
+# NumPy's (1.x and 2) and CuPy's names where the standard's differ; PyTorch has the standard's.
+_LIBRARY_NAMES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "atan2": "arctan2",
+                  "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh", "pow": "power"}
+_DOMAIN = {"asin": lambda v: np.tanh(v / 8), "acos": lambda v: np.tanh(v / 8),
+           "atanh": lambda v: np.tanh(v / 8), "acosh": lambda v: 1 + np.abs(v)}
 
 
 def array_api_spec(variant: str, dt, numel: int) -> CaseSpec:
@@ -628,15 +647,19 @@ def array_api_build(b: "Bench", s: CaseSpec) -> Built:
     values = [host_values(r, s.dtype).reshape(shape) for r in raws]
     if s.variant in _POSITIVE_FIRST:
         values[0] = np.abs(values[0])
+    if s.variant in _DOMAIN:   # in the type's own precision (float32 for the narrow ones)
+        values[0] = host_values(dtypes.encode(_DOMAIN[s.variant](values[0]).reshape(-1), s.dtype),
+                                s.dtype).reshape(shape)
     if s.variant == "pow":
         raws[1] = dtypes.encode(host_values(raws[1], s.dtype) / np.float32(8), s.dtype)
         values[1] = host_values(raws[1], s.dtype).reshape(shape)
-    if s.variant in ("sqrt", "log", "pow"):
+    if s.variant in _POSITIVE_FIRST or s.variant in _DOMAIN:
         raws[0] = dtypes.encode(values[0].reshape(-1), s.dtype)     # the peers' inputs too
     dtype = {d.acl_dtype: d for d in vars(xp).values() if isinstance(d, xp.DType)}[s.dtype]
     args = [xp.asarray(v, dtype=dtype, copy=True) for v in values]   # our pool, not shared
     fn = getattr(xp, case.function)
-    ufunc = getattr(np, case.function)         # the same name in NumPy, CuPy and PyTorch
+    lib_name = _LIBRARY_NAMES.get(case.function, case.function)   # NumPy's and CuPy's
+    ufunc = getattr(np, lib_name)
     narrow = info.bits < 32
     calc = [v.astype(np.float32) for v in values] if narrow else values
     out_dtype = dtypes.aclDataType.ACL_INT64 if case.index else s.dtype
@@ -649,7 +672,7 @@ def array_api_build(b: "Bench", s: CaseSpec) -> Built:
     # The exact results (float64 holds them for these inputs), for the cases held to a
     # bound rather than to equal bits.
     exact = s.variant in _WITHIN_AN_ULP or s.variant in _SUMS
-    wide = [v.astype(np.float64) for v in calc] if exact else calc
+    wide = [v.astype(_reference_type(v.dtype)) for v in calc] if exact else calc
 
     def expected(idx):
         with np.errstate(all="ignore"):
@@ -673,6 +696,13 @@ def array_api_build(b: "Bench", s: CaseSpec) -> Built:
         ulp = 2.0 ** -_MANTISSA_BITS.get(info.short, 1)    # HiFloat8: 1 bit at the far ends
         if s.variant in _SUMS:
             bound = (96 + math.log2(max(s.numel, 2))) * 2.0 ** -24 * magnitude + ulp * np.abs(w)
+        elif info.short in ("f32", "f64"):
+            # Within 1 ulp of the exact result, the reference rounded from a wider type: one
+            # unit of the type's spacing at the reference (two where float64's reference is
+            # NumPy's float64 itself, within an ulp of its own).
+            units = 1 if info.short == "f32" or _reference_type(np.dtype(np.float64)) is not np.float64 else 2
+            host = np.float32 if info.short == "f32" else np.float64
+            bound = units * np.spacing(np.abs(w).astype(host)).astype(np.float64)
         else:
             bound = ulp * np.abs(w) + 1e-30
         close = (np.abs(g - w) <= bound) | (g == w)
@@ -687,7 +717,7 @@ def array_api_build(b: "Bench", s: CaseSpec) -> Built:
         if xp_lib is not np and not _builtin(s.dtype):
             raise BenchError(f"CuPy has no {short(s.dtype)} type")
         inputs = [asarray(v) for v in values]
-        f = getattr(xp_lib, case.function)
+        f = getattr(xp_lib, lib_name)
         if case.reduces:
             return lambda: f(*inputs)
         # The peer writes into a preallocated output (its loop alone, no page faults of a
@@ -701,8 +731,8 @@ def array_api_build(b: "Bench", s: CaseSpec) -> Built:
         return lambda: f(*inputs)
     built.xp_work, built.torch_work = xp_work, torch_work
     out_note = "" if case.reduces else ", out=out"
-    built.peer_notes = {"numpy": f"np.{case.function}(...{out_note})",
-                        "cupy": f"cupy.{case.function}(...{out_note})",
+    built.peer_notes = {"numpy": f"np.{lib_name}(...{out_note})",
+                        "cupy": f"cupy.{lib_name}(...{out_note})",
                         "torch": f"torch.{case.function}(...)"}
     return built
 
@@ -747,7 +777,8 @@ OPS: dict[str, Op] = {op.name: op for op in [
        "self + mat2 + out", ("square",), ("f16", "f32"), ("f16",), matmul_spec, matmul_build,
        numel_cap={"cpu": 2**18, "cuda": 2**24}),
     Op("array_api", "npu_emu.array_api functions as a user calls them (eager, a new result "
-       "each call): elementwise on (M, N) arrays, reductions over all of them",
+       "each call): elementwise on (M, N) arrays (every function of the math library, inputs "
+       "in its domain), reductions over all of them",
        "inputs + result", tuple(ARRAY_API_CASES), ("f32",), ("f32",), array_api_spec,
        array_api_build),
 ]}
