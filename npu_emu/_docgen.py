@@ -503,8 +503,10 @@ def gen_bench_summary() -> str:
     import json
     results = DOCS.parent / "benchmarks" / "results"
     runs = sorted(p for p in results.glob("*.json") if "history" not in p.name) if results.is_dir() else []
+    # the newest run of the whole bench (a run of one op, as the math functions', is not)
+    runs = [p for p in runs if any(c.get("op") == "expand" for c in json.loads(p.read_text()).get("cases", []))]
     if not runs:
-        raise DocgenError(f"no benchmark JSON in {results}")
+        raise DocgenError(f"no benchmark JSON of a whole run in {results}")
     data = json.loads(runs[-1].read_text())
     goal_lines = _need("npu_emu.bench.report", "goal_lines")
     prov = data.get("provenance", {})
@@ -533,6 +535,61 @@ def gen_bench_summary() -> str:
     table = md_table(["case", "elements", "GB/s", "x NumPy", "x PyTorch"], rows)
     goals = "\n".join(f"- {line}" for line in goal_lines(data))
     return f"{head}\n\n{table}\n\nGoals, as measured in that run:\n\n{goals}"
+
+
+@generator("math-speed")
+def gen_math_speed() -> str:
+    """docs/math.md's table: every math library function against NumPy (and PyTorch) at one
+    and at the most threads, from the newest run in benchmarks/results/ that has the
+    array_api op's math cases at two thread counts or more."""
+    import json
+    results = DOCS.parent / "benchmarks" / "results"
+    unary = _need("npu_emu.bench.cases", "MATH_UNARY")
+    binary = _need("npu_emu.bench.cases", "MATH_BINARY")
+    functions = [*unary, *binary]
+    chosen = None
+    for path in sorted(results.glob("*.json"), reverse=True) if results.is_dir() else []:
+        data = json.loads(path.read_text())
+        cases = [c for c in data.get("cases", []) if c.get("op") == "array_api"
+                 and c.get("variant") in functions and c.get("threads")]
+        if len({c["threads"] for c in cases}) >= 2:
+            chosen = path, data, cases
+            break
+    if chosen is None:
+        raise DocgenError(f"no run of the array_api op's math cases at two thread counts in {results}")
+    path, data, cases = chosen
+    prov = data.get("provenance", {})
+    fewest = min(c["threads"] for c in cases)
+    most = max(c["threads"] for c in cases)
+    by = {(c["variant"], c["dtype"], c["threads"]): c for c in cases}
+    dtypes = [d for d in ("f32", "f64", "f16", "bf16") if any(k[1] == d for k in by)]
+
+    def ms(c: dict | None) -> str:
+        return f"{c['ours']['median_s'] * 1e3:.2f}" if c else "-"
+
+    def ratio(c: dict | None, peer: str) -> str:
+        r = (c or {}).get("ratios", {}).get(peer)
+        return f"{r:.2f}" if r else "-"
+    rows = []
+    for dt in dtypes:
+        for f in functions:
+            one, many = by.get((f, dt, fewest)), by.get((f, dt, most))
+            if one is None and many is None:
+                continue
+            numpy = (one or many)["peers"].get("numpy", {}).get("median_s")
+            rows.append([f, dt, ms(one), ms(many), f"{numpy * 1e3:.2f}" if numpy else "-",
+                         ratio(one, "numpy"), ratio(many, "numpy"), ratio(one, "torch"),
+                         ratio(many, "torch")])
+    size = _need("npu_emu.bench.common", "format_count")(cases[0]["numel"])
+    head = (f"{prov.get('backend')} backend, {str(prov.get('date'))[:10]}, {prov.get('cpu_model')} "
+            f"({prov.get('cpu_count')} CPUs), {size} elements, from "
+            f"`benchmarks/results/{path.name}` (`npu-emu bench --ops array_api --threads`; "
+            f"ratios are the peer's time over ours, timed in turns: above 1, ours is faster; "
+            f"NumPy on one thread with `out=`, PyTorch on as many threads as ours):")
+    table = md_table(["function", "dtype", f"ours, {fewest} thread ms", f"ours, {most} threads ms",
+                      "NumPy ms", f"x NumPy, {fewest}", f"x NumPy, {most}",
+                      f"x PyTorch, {fewest}", f"x PyTorch, {most}"], rows)
+    return f"{head}\n\n{table}"
 
 
 # ----------------------------------------------------------------------------- C ABI
