@@ -24,7 +24,8 @@
 //                division's error taken back; asin and acos as e_asin.c and e_acos.c reduce
 //                them, with a polynomial in place of the rational and the square root's
 //                error carried). float: no table, the ratio moves to the nearest of 0,
-//                tan(pi/8), 1 (one division), then a polynomial.
+//                tan(pi/8), 1 (one division), then a polynomial; asin and acos in musl's
+//                asinf scheme (one square root, one polynomial, no division).
 //   hypot        exact scaling by a power of two, a^2 + b^2 as a double-double, its sqrt.
 // Constants between the GENERATED markers come from tools/gen_trig_coeffs.py (mpmath;
 // tests/test_math_trig.py checks they are what it makes).
@@ -57,6 +58,8 @@ NPU_EMU_TRIG_TABLE double SINF_C[4] = {-0x1.555555545dd83p-3, 0x1.11110deeb33b2p
 NPU_EMU_TRIG_TABLE double COSF_C[4] = {0x1.5555555502be6p-5, -0x1.6c16bf5495185p-10, 0x1.a015c40ec65ecp-16, -0x1.25242a3a17327p-22};
 // ATANF: max relative error of the polynomial 2^-33.9
 NPU_EMU_TRIG_TABLE double ATANF_C[4] = {-0x1.555555391f007p-2, 0x1.9998e7828192bp-3, -0x1.243a0dba7cac8p-3, 0x1.aae50feed3286p-4};
+// ASINF: max relative error of the polynomial 2^-33.6
+NPU_EMU_TRIG_TABLE double ASINF_C[8] = {0x1.55555554ee47bp-3, 0x1.333334ceb6520p-4, 0x1.6db5cfb6af282p-5, 0x1.f208eb1ddd0fbp-6, 0x1.6a9e3262c37dbp-6, 0x1.3c5053c2afce1p-6, 0x1.64b97e009bd03p-8, 0x1.e0231588b1e55p-6};
 // pi/2 = PIO2_1 + PIO2_2 + PIO2_3 (33 bits each: k * PIO2_i is exact for k < 2^20) + PIO2_4
 constexpr double PIO2_1 = 0x1.921fb54400000p+0;
 constexpr double PIO2_2 = 0x1.0b4611a600000p-34;
@@ -513,6 +516,18 @@ NPU_EMU_HD double atan_ratio_f(double y, double x) {
     return flip_sign(t, swap & 0x8000000000000000ull) + bits_as_double(swap & double_as_bits(PIO2_HI));
 }
 
+// asin and acos of a float (musl's asinf and acosf reduction, evaluated in double, branch-free):
+// for a = |x| <= 1, asin s = s + s z P(z) with, below 1/2, s = a, z = a^2 (exact) and, from 1/2
+// (`big`), z = (1 - a)/2 (exact), s = sqrt(z) = sin((pi/2 - asin a)/2). Both z <= 1/4: one
+// square root, no division, one polynomial. The sqrt is taken on every lane (z >= 0).
+NPU_EMU_HD double asin_core_f(double a, bool big) {
+    double z = big ? 0.5 - 0.5 * a : a * a;
+    double s = big ? sqrt_rn(z) : a;
+    double p = ASINF_C[0] + z * (ASINF_C[1] + z * (ASINF_C[2] + z * (ASINF_C[3] + z * (ASINF_C[4] +
+               z * (ASINF_C[5] + z * (ASINF_C[6] + z * ASINF_C[7]))))));
+    return s + (s * z) * p;
+}
+
 }  // namespace trig_detail
 
 // ------------------------------------------------------------------ double
@@ -686,19 +701,24 @@ template <> struct Split<fn::atan, float> {          // finite x
 };
 template <> struct Split<fn::asin, float> {          // |x| <= 1
     static NPU_EMU_HD bool rare(float x) { return !(trig_detail::fabs_(x) <= 1.0); }
-    static NPU_EMU_HD float fast(float x) {          // atan(a / sqrt(1 - a^2)); a*a is exact
+    static NPU_EMU_HD float fast(float x) {          // asin a = v below 1/2, pi/2 - 2v from 1/2
         using namespace trig_detail;
         double d = x, a = fabs_(d);
-        return static_cast<float>(flip_sign(atan_ratio_f(a, sqrt_rn(1.0 - a * a)), sign_of(d)));
+        bool big = a >= 0.5;
+        double v = asin_core_f(a, big);
+        return static_cast<float>(flip_sign(big ? PIO2_HI - (v + v) : v, sign_of(d)));
     }
 };
 template <> struct Split<fn::acos, float> {          // |x| <= 1
     static NPU_EMU_HD bool rare(float x) { return !(trig_detail::fabs_(x) <= 1.0); }
-    static NPU_EMU_HD float fast(float x) {          // atan(sqrt(1 - a^2) / a), from pi for x < 0
+    static NPU_EMU_HD float fast(float x) {          // below 1/2: pi/2 -+ v; from 1/2: 2v, pi - 2v
         using namespace trig_detail;
         double d = x, a = fabs_(d);
-        double angle = atan_ratio_f(sqrt_rn(1.0 - a * a), a);
-        return static_cast<float>(select(mask_if(sign_bit(d)), PI_HI + (PI_LO - angle), angle));
+        bool big = a >= 0.5;
+        double v = asin_core_f(a, big);
+        double w = big ? v + v : -v;                 // acos = base + w, signed with x
+        double base = big ? (d < 0.0 ? PI_HI : 0.0) : PIO2_HI;
+        return static_cast<float>(base + flip_sign(w, sign_of(d)));
     }
 };
 template <> struct Split<fn::atan2, float> {         // both finite and nonzero

@@ -527,6 +527,40 @@ def test_nan_inputs_give_the_canonical_nan(shim):
 
 
 @pytest.mark.skipif(not cpu._X86, reason="compares two x86-64 ISA levels")
+def test_float32_atan_family_where_its_float_paths_switch(shim):
+    """float32 asin and acos change form at |x| = 1/2; atan and atan2 move the ratio to a centre
+    at tan(pi/16) and tan(3pi/16) and divide in float (a float reciprocal, one correction step
+    in double), atan2 after scaling both arguments by one power of two so the larger is in
+    [1, 2): ratios at the boundaries, pairs at every exponent, next to the largest float and
+    subnormal, each within 1 ulp of the correctly rounded result."""
+    f32 = np.float32
+    rng = np.random.default_rng(20261206)
+    edges = np.array([np.tan(np.pi / 16), np.tan(3 * np.pi / 16)])
+    u = np.concatenate([near(f32, np.concatenate([edges, 1 / edges, [1.0, 0.5]]), 24),
+                        (edges[:, None] * rng.uniform(0.999, 1.001, (2, 200))).ravel()]).astype(f32)
+    u = np.concatenate([u, -u])
+    for name in ("atan", "asin", "acos"):
+        x = u[np.abs(u) <= 1] if name != "atan" else u
+        dist = ulp_distance(run(shim, name, "f32", x), reference(name, "f32", x), "f32")
+        assert dist.max() <= 1, f"{name}_f32({x[int(np.argmax(dist))]!r})"
+    e = np.arange(-149, 128)
+    xs = [np.ldexp(rng.uniform(1, 2, e.size), e),                       # every exponent
+          np.full(300, np.finfo(f32).max) * rng.uniform(0.5, 1, 300),   # next to the largest
+          rng.integers(1, 64, 300) * float(np.finfo(f32).smallest_subnormal)]
+    x = np.concatenate(xs).astype(f32)
+    ratio = np.concatenate([np.repeat(edges, x.size // 2 + 1)[: x.size] * rng.uniform(1 - 1e-6, 1 + 1e-6, x.size)])
+    y = (x.astype(np.float64) * ratio).astype(f32)
+    keep = (y != 0) & np.isfinite(y)
+    y, x = y[keep], x[keep]
+    y2 = (x.astype(np.float64) * rng.uniform(0.01, 1, x.size)).astype(f32)   # any ratio, swapped
+    keep2 = y2 != 0
+    ys = np.concatenate([y, x, y2[keep2], -x[keep2]])
+    xs = np.concatenate([x, y, -x[keep2], y2[keep2]])
+    dist = ulp_distance(run(shim, "atan2", "f32", ys, xs), reference("atan2", "f32", ys, xs), "f32")
+    worst = int(np.argmax(dist))
+    assert dist[worst] <= 1, f"atan2_f32({ys[worst]!r}, {xs[worst]!r}): {int(dist[worst])} ulp"
+
+
 def test_same_bits_at_another_isa_level(shim, tmp_path):
     """The build for x86-64-v2 (SSE only) gives the default build's bytes on every sample."""
     other = build_shim(tmp_path, "x86-64-v2")
