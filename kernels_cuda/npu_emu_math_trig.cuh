@@ -18,7 +18,7 @@
 //   sin/cos/tan  reduce x to r = x - n*pi/2 as a double-double: Cody-Waite with a 4-part pi/2
 //                for |x| < 2^20, Payne-Hanek (x times a 192-bit window of 2/pi, in 32-bit
 //                integer arithmetic) above; then odd/even polynomials on |r| <= pi/4; tan is
-//                the double-double quotient of the two.
+//                the double-double quotient of the two (float: a Pade quotient r P(r^2)/Q(r^2)).
 //   atan family  double: fdlibm's schemes in plain double (s_atan.c's reduction of y/x to one
 //                of the centres 0, 1/2, 1, 3/2, inf with one division, atan2 with the
 //                division's error taken back; asin and acos as e_asin.c and e_acos.c reduce
@@ -60,6 +60,9 @@ NPU_EMU_TRIG_TABLE double COSF_C[4] = {0x1.5555555502be6p-5, -0x1.6c16bf5495185p
 NPU_EMU_TRIG_TABLE double ATANF_C[4] = {-0x1.555555391f007p-2, 0x1.9998e7828192bp-3, -0x1.243a0dba7cac8p-3, 0x1.aae50feed3286p-4};
 // ASINF: max relative error of the polynomial 2^-33.6
 NPU_EMU_TRIG_TABLE double ASINF_C[8] = {0x1.55555554ee47bp-3, 0x1.333334ceb6520p-4, 0x1.6db5cfb6af282p-5, 0x1.f208eb1ddd0fbp-6, 0x1.6a9e3262c37dbp-6, 0x1.3c5053c2afce1p-6, 0x1.64b97e009bd03p-8, 0x1.e0231588b1e55p-6};
+// TANF_P / TANF_Q: max relative error of the quotient 2^-42.3
+NPU_EMU_TRIG_TABLE double TANF_P[4] = {0x1.0000000000000p+0, -0x1.0690690690690p-3, 0x1.6ea28d118b474p-9, -0x1.f09b28ba4d955p-18};
+NPU_EMU_TRIG_TABLE double TANF_Q[4] = {0x1.0000000000000p+0, -0x1.d89d89d89d89ep-2, 0x1.7de952f2466a4p-6, -0x1.b287c3a303e2bp-13};
 // pi/2 = PIO2_1 + PIO2_2 + PIO2_3 (33 bits each: k * PIO2_i is exact for k < 2^20) + PIO2_4
 constexpr double PIO2_1 = 0x1.921fb54400000p+0;
 constexpr double PIO2_2 = 0x1.0b4611a600000p-34;
@@ -450,15 +453,17 @@ NPU_EMU_HD double acos_fd(double x) {
 template <int WHICH>
 NPU_EMU_HD float finish_sincostan_f(double d, double r, uint64_t n) {
     double z = r * r;
-    double s = r + (r * z) * (SINF_C[0] + z * (SINF_C[1] + z * (SINF_C[2] + z * SINF_C[3])));
-    double c = (1.0 - 0.5 * z) + (z * z) * (COSF_C[0] + z * (COSF_C[1] + z * (COSF_C[2] + z * COSF_C[3])));
     double v;
     uint64_t flip;
-    if (WHICH == 2) {                                // tan: s/c, in odd quadrants -c/s
+    if (WHICH == 2) {                                // tan = r P(z) / Q(z), in odd quadrants -Q / (r P)
+        double p = r + (r * z) * (TANF_P[1] + z * (TANF_P[2] + z * TANF_P[3]));
+        double q = 1.0 + z * (TANF_Q[1] + z * (TANF_Q[2] + z * TANF_Q[3]));
         uint64_t odd = mask_if((n & 1) != 0);
-        v = select(odd, c, s) / select(odd, s, c);
+        v = select(odd, q, p) / select(odd, p, q);
         flip = ((n & 1) << 63) ^ sign_of(d);
     } else {                                         // cos x = sin(x + pi/2)
+        double s = r + (r * z) * (SINF_C[0] + z * (SINF_C[1] + z * (SINF_C[2] + z * SINF_C[3])));
+        double c = (1.0 - 0.5 * z) + (z * z) * (COSF_C[0] + z * (COSF_C[1] + z * (COSF_C[2] + z * COSF_C[3])));
         uint64_t q = n + WHICH;
         v = select(mask_if((q & 1) != 0), c, s);
         flip = (((q >> 1) & 1) << 63) ^ (WHICH == 0 ? sign_of(d) : 0);
@@ -497,12 +502,21 @@ NPU_EMU_HD float sincostan_rare_f(float x) {
 // odd polynomial. n - c d is exact for c = 1 (Sterbenz) and errs by 2^-53 d for tan(pi/8),
 // where the result is at least atan(tan(pi/16)) = pi/16.
 NPU_EMU_HD double atan_unit_f(double n, double d) {
-    // m2 implies m1 (ATANF_T2 > ATANF_T1): c = m2 ? 1 : m1 ? tan(pi/8) : 0, in and/xor masks
-    // (single instructions, where a blend of two values is three on recent x86 cores)
-    uint64_t m1 = mask_if(n > ATANF_T1 * d), m2 = mask_if(n > ATANF_T2 * d);
-    double c = bits_as_double((m1 & double_as_bits(TAN_PI8)) ^ (m2 & (double_as_bits(1.0) ^ double_as_bits(TAN_PI8))));
-    double base = bits_as_double((m1 & double_as_bits(ATAN_TAN_PI8)) ^
-                                 (m2 & (double_as_bits(PIO4_HI) ^ double_as_bits(ATAN_TAN_PI8))));
+    bool m1 = n > ATANF_T1 * d, m2 = n > ATANF_T2 * d;   // m2 implies m1 (ATANF_T2 > ATANF_T1)
+#if defined(NPU_EMU_CPU) && defined(__AVX512F__)
+    // c = m2 ? 1 : m1 ? tan(pi/8) : 0 as blends: one masked move each with AVX-512's mask
+    // registers (the loop 8 % faster than with the masks below, which an AVX2 build keeps: a
+    // variable blend is two or three instructions there, and 10 % slower); the same bits
+    double c = m1 ? TAN_PI8 : 0.0, base = m1 ? ATAN_TAN_PI8 : 0.0;
+    c = m2 ? 1.0 : c;
+    base = m2 ? PIO4_HI : base;
+#else
+    // in and/xor masks (single instructions)
+    uint64_t k1 = mask_if(m1), k2 = mask_if(m2);
+    double c = bits_as_double((k1 & double_as_bits(TAN_PI8)) ^ (k2 & (double_as_bits(1.0) ^ double_as_bits(TAN_PI8))));
+    double base = bits_as_double((k1 & double_as_bits(ATAN_TAN_PI8)) ^
+                                 (k2 & (double_as_bits(PIO4_HI) ^ double_as_bits(ATAN_TAN_PI8))));
+#endif
     double t = (n - c * d) / (d + c * n);
     double z = t * t;
     return base + (t + (t * z) * (ATANF_C[0] + z * (ATANF_C[1] + z * (ATANF_C[2] + z * ATANF_C[3]))));
@@ -511,9 +525,13 @@ NPU_EMU_HD double atan_unit_f(double n, double d) {
 // underflow in double). For y > x it is pi/2 - atan(x / y) >= pi/4, where PIO2_HI alone
 // (2^-54 short) is ample.
 NPU_EMU_HD double atan_ratio_f(double y, double x) {
-    uint64_t swap = mask_if(y > x);
     double t = atan_unit_f(y < x ? y : x, y < x ? x : y);
+#if defined(NPU_EMU_CPU) && defined(__AVX512F__)
+    return y > x ? PIO2_HI - t : t;                  // a masked subtraction
+#else
+    uint64_t swap = mask_if(y > x);                  // t + 0 = t (t >= 0); pi/2 + (-t) = pi/2 - t
     return flip_sign(t, swap & 0x8000000000000000ull) + bits_as_double(swap & double_as_bits(PIO2_HI));
+#endif
 }
 
 // asin and acos of a float (musl's asinf and acosf reduction, evaluated in double, branch-free):

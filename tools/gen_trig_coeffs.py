@@ -73,6 +73,12 @@ def block() -> str:
     # float atan: |t| <= tan(pi/16) after the step from one of the centres 0, tan(pi/8), 1
     TF = mp.tan(mp.pi / 16) * mp.mpf("1.001")
     af = fit(lambda z: (mp.atan(mp.sqrt(z)) - mp.sqrt(z)) / (z * mp.sqrt(z)), TF * TF, 3)
+    # float tan: the [3/3] Pade approximant of tan(r)/r in z = r^2 at 0, tan r = r P(z) / Q(z)
+    # (P(0) = Q(0) = 1), one division and no sine and cosine polynomials
+    taylor = mp.taylor(mp.tan, 0, 13)
+    tp, tq = mp.pade([taylor[2 * k + 1] for k in range(7)], 3, 3)
+    tp, tq = [dbl(v) for v in tp], [dbl(v) for v in tq]
+    etf = max_rel_error(lambda r: r * horner(tp, r * r) / horner(tq, r * r), mp.tan, R)
     esf = max_rel_error(lambda r: r + r**3 * horner(sf, r * r), mp.sin, R)
     ecf = max_rel_error(lambda r: 1 - r * r / 2 + r**4 * horner(cf, r * r), mp.cos, R)
     eaf = max_rel_error(lambda r: r + r**3 * horner(af, r * r), mp.atan, TF)
@@ -91,6 +97,9 @@ def block() -> str:
                           ("ASINF", qf, eqf)):
         out.append(f"// {name}: max relative error of the polynomial 2^{float(mp.log(err, 2)):.1f}")
         out.append(f"{TABLE} double {name}_C[{len(cs)}] = {{" + ", ".join(hexd(v) for v in cs) + "};")
+    out.append(f"// TANF_P / TANF_Q: max relative error of the quotient 2^{float(mp.log(etf, 2)):.1f}")
+    out.append(f"{TABLE} double TANF_P[{len(tp)}] = {{" + ", ".join(hexd(v) for v in tp) + "};")
+    out.append(f"{TABLE} double TANF_Q[{len(tq)}] = {{" + ", ".join(hexd(v) for v in tq) + "};")
     pio2 = mp.pi / 2
     c1 = split(pio2, 33)
     c2 = split(pio2 - c1, 33)
