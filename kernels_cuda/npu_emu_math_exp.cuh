@@ -905,11 +905,79 @@ NPU_EMU_HD double pow(double x, double y) {
     return neg ? -r : r;
 }
 
+// The split form: for finite x, y, max + log1p(e^d) in plain double, d = min - max <= 0 (its
+// rounding error e_d from a two-sum, clamped at -700: below, e^d < 2^-1009 is below half an
+// ulp of any max of magnitude >= 2^-900), no division but the log's s = f / (2 + f):
+//  - e^d = 2^k (1 + r + r^2/2 + r^3 F(r)) as an unrounded pair (T_hi, T_lo): r = hi - lo as in
+//    exp_d with e_d in lo, r's own rounding error carried, r^2 a Dekker product (r^2/2 exact),
+//    F exp_tail's fit: relative error below 2^-58;
+//  - log1p(t) = log(u) + c / u with u = 1 + t_hi rounded, c its error (plus t_lo), u = 2^j (1 + f)
+//    (j = 0 or 1, f = u - 1 or u/2 - 1 exact, f in [sqrt(1/2) - 1, sqrt(2) - 1]) and
+//    log(1 + f) = f - f^2/2 + s (f^2/2 + R(z)) as log_sum_d, f^2/2 exact (Dekker) and kept
+//    apart from the sum: j LN2_HI_FD + f is exact, so max, it and -f^2/2 are summed with their
+//    rounding errors and the small terms added last: relative error of the log below 2^-56.5.
+// Where max < 0 the sum can cancel: lanes with |result| < log1p(e^d) / 2 are rare (the
+// double-double path above), so the result's relative error stays below 2^-55.5 (within
+// 1 ulp). The cancellation test needs the result itself: fast and rare share
+// logaddexp_core_d, and the compiler computes it once for both.
+namespace expdetail {
+struct lae_parts {
+    double r, log1p;  // the result, and log1p(e^d) (to decide whether the lane cancels)
+    double m, d;
+};
+NPU_EMU_HD lae_parts logaddexp_core_d(double x, double y) {
+    const double m = x > y ? x : y, o = x > y ? y : x;
+    const double d0 = o - m, bb = d0 - o, e0 = (o - (d0 - bb)) + (-m - bb);  // two_sum(o, -m)
+    const bool far = d0 < -700.0;
+    const double d = far ? -700.0 : d0, ed = far ? 0.0 : e0;
+    // e^(d + ed) = 2^k e^(hi - lo), hi = d - k LN2_HI_FD exact
+    const exp_arg a = exp_reduce_d(d);
+    const double lo = a.lo - ed, r = a.hi - lo, rl = (a.hi - r) - lo;  // r + rl = hi - lo
+    const dd sq = two_prod(r, r);
+    const double p_hi = 0.5 * sq.hi;  // exact
+    const double p_lo = (0.5 * sq.lo + sq.hi * r * exp_tail(r)) + rl * (1.0 + r);
+    const double p = p_hi + p_lo, pe = (p_hi - p) + p_lo;  // |p_lo| < p_hi
+    const double s1 = 1.0 + r, e1 = (1.0 - s1) + r;      // |r| < 1
+    const double s2 = s1 + p, e2 = p - (s2 - s1);         // s1 > p
+    const double sc = pow2_kb(a.kb);
+    const double th = s2 * sc, tl = ((e1 + e2) + pe) * sc;  // e^(d + ed) = th + tl, th <= 1
+    // log1p(th + tl)
+    const double u = 1.0 + th, c = ((1.0 - u) + th) + tl;
+    const bool big = u > 0x1.6a09e667f3bcdp+0;  // sqrt(2)
+    const double h = big ? 0.5 * u : u, f = h - 1.0, j = big ? 1.0 : 0.0;
+    const dd ff = two_prod(f, f);
+    const double hf = 0.5 * ff.hi, hfl = 0.5 * ff.lo;  // f^2/2 = hf + hfl, exactly
+    const double s = f / (2.0 + f), z = s * s, w = z * z;
+    // c / u = c' / (1 + f) = c' (1 - s) / (1 + s), |s| < 0.172: four terms (relative error 2^-11.7)
+    const double corr = (big ? 0.5 * c : c) * (1.0 - 2.0 * s * (1.0 - s * (1.0 - s * (1.0 - s))));
+    const double t1 = w * (LG2 + w * (LG4 + w * LG6));
+    const double t2 = z * (LG1 + w * (LG3 + w * (LG5 + w * LG7)));
+    const double small = ((s * (hf + (t2 + t1)) - hfl) + j * LN2_LO_FD) + corr;
+    const double S = j * LN2_HI_FD + f;                   // exact
+    const double a_hi = S - hf, a_lo = (S - a_hi) - hf;   // |S| >= hf
+    const double b_hi = m + a_hi, bb2 = b_hi - m, b_lo = (m - (b_hi - bb2)) + (a_hi - bb2);
+    return {b_hi + (b_lo + (a_lo + small)), a_hi, m, d0};
+}
+}  // namespace expdetail
+
+namespace fn { struct logaddexp; }
+template <> struct Split<fn::logaddexp, double> {
+    static NPU_EMU_HD bool rare(double x, double y) {
+        using namespace expdetail;
+        const lae_parts p = logaddexp_core_d(x, y);
+        const bool finite = (abs_d(x) < inf_d()) & (abs_d(y) < inf_d());  // & and |: no control flow
+        return !finite | ((p.m < 0.0) & (abs_d(p.r) < 0.5 * p.log1p)) | ((p.d < -700.0) & (abs_d(p.m) < 0x1p-900));
+    }
+    static NPU_EMU_HD double fast(double x, double y) { return expdetail::logaddexp_core_d(x, y).r; }
+};
+
 // log(e^x + e^y) = max + log1p(e^-d), d = |x - y| kept exact as a double-double, and a Newton
 // step where that cancels (max < 0, |result| < |max| / 2). Within 1 ulp unless the result is
 // below 2^-46 |max| (only where e^x + e^y lies within ~2^-47 of 1).
 NPU_EMU_HD double logaddexp(double x, double y) {
     using namespace expdetail;
+    using S = Split<fn::logaddexp, double>;
+    if (!S::rare(x, y)) return S::fast(x, y);
     if (x != x || y != y) return nan_d();
     if (x == y) {  // x + ln2 (and no inf - inf below)
         if (abs_d(x) == inf_d()) return x;

@@ -481,6 +481,35 @@ def test_logaddexp_where_the_result_cancels(shim):
     assert d.max() <= 1, (x[keep][np.argmax(d)], y[keep][np.argmax(d)], d.max())
 
 
+def test_float64_logaddexp_where_its_split_form_switches(shim):
+    """float64 logaddexp's split form (plain double, e^d and log1p(e^d) as unrounded pairs)
+    leaves to the double-double path the lanes that cancel (max < 0 and |result| below half of
+    log1p(e^d)) and, with d = min - max clamped at -700, those whose max is below 2^-900: pairs
+    on both sides of each switch (|result| / log1p(e^d) from 1/4 to 1, d around -700, max
+    around 2^-900, x == y, d around the log's switch at u = sqrt(2)), within 1 ulp."""
+    rng = np.random.default_rng(SEED)
+    L = rng.uniform(1e-3, math.log(2.0), 3000)
+    R = np.where(rng.uniform(size=L.size) < 0.5, -1.0, 1.0) * L * rng.uniform(0.25, 1.0, L.size)
+    m = R - L
+    o = m + np.log(np.expm1(L))
+    keep = (m < 0) & (o <= m)
+    xs, ys = [m[keep]], [o[keep]]
+    tiny = np.array([2.0 ** -900, 2.0 ** -901, 2.0 ** -899, 1e-300, 0.0])
+    for d in (-700.0, np.nextafter(-700.0, 0), np.nextafter(-700.0, -1), -699.5, -745.0, -1e5):
+        xs += [tiny, -tiny, np.full(3, 1.0), np.full(3, -3.5)]
+        ys += [tiny + d, -tiny + d, np.full(3, 1.0 + d), np.full(3, -3.5 + d)]
+    same = rng.uniform(-5, 5, 200)
+    d = _bit_neighbours([math.log(math.sqrt(2.0) - 1.0), 0.0, -1e-300], 50)
+    d = d[d <= 0]
+    xs += [same, np.full(d.size, 0.25), np.full(d.size, -0.25)]
+    ys += [same, 0.25 + d, -0.25 + d]
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    got = run(shim, "logaddexp", np.float64, x, y)
+    want = np.array([reference("logaddexp", np.float64, a, b) for a, b in zip(x, y)])
+    d = ulp_distance(got, want, np.float64)
+    assert d.max() <= 1, (x[np.argmax(d)], y[np.argmax(d)], d.max())
+
+
 def test_float32_log1p_where_one_plus_x_rounds_in_double(shim):
     """x = 2^53: 1 + x rounds to x in double and u - 1 = x - 1 exactly, so adding back the
     rounding error of 1 + x unscaled once gave log(x) + 1 (262,144 ulp, found by the
