@@ -312,6 +312,35 @@ NPU_EMU_HD double exp_d(double x) {
     return y * pow2_kb(a.kb);
 }
 
+// e^(x + ex) for -700 <= x <= 700 (|ex| <= ulp(x)) as an unrounded pair hi + lo (|lo| below about
+// 2^-52 hi), relative error below 2^-58: exp_d's reduction with ex in lo, r = hi - lo rounded and
+// its error rl carried, e^r = 1 + r + r^2/2 + r^3 F(r) with r^2 a Dekker product (r^2/2 exact)
+// and F exp_tail's fit, the sums with their errors; hi = 2^k (1 + r + p) rounded.
+// exp_tail's polynomial by Estrin's scheme (r2 = r^2 rounded): a shorter chain of dependent
+// operations than Horner's rule, for the split forms' vectorized loops.
+NPU_EMU_HD double exp_tail_estrin(double r, double r2) {
+    const double b0 = 0x1.5555555555555p-3 + 0x1.5555555555556p-5 * r, b1 = 0x1.1111111111111p-7 + 0x1.6c16c16c16214p-10 * r,
+                 b2 = 0x1.a01a01a019ac3p-13 + 0x1.a01a01a74077ap-16 * r, b3 = 0x1.71de3a593c8b9p-19 + 0x1.27e4da1e12fb1p-22 * r,
+                 b4 = 0x1.ae6432edf6fafp-26 + 0x1.1f75a3caadff5p-29 * r, b5 = 0x1.61b58491cefd7p-33;
+    const double r4 = r2 * r2, r8 = r4 * r4;
+    return ((b0 + b1 * r2) + r4 * (b2 + b3 * r2)) + r8 * (b4 + b5 * r2);
+}
+struct exp_pair {
+    double hi, lo;
+};
+NPU_EMU_HD exp_pair exp_pair_d(double x, double ex) {
+    const exp_arg a = exp_reduce_d(x);  // x = k ln2 + (a.hi - a.lo), a.hi exact
+    const double lo = a.lo - ex, r = a.hi - lo, rl = (a.hi - r) - lo;  // r + rl = a.hi - lo
+    const dd sq = two_prod(r, r);
+    const double p_hi = 0.5 * sq.hi;  // exact
+    const double p_lo = (0.5 * sq.lo + sq.hi * r * exp_tail_estrin(r, sq.hi)) + rl * (1.0 + r);
+    const double p = p_hi + p_lo, pe = (p_hi - p) + p_lo;  // |p_lo| < p_hi
+    const double s1 = 1.0 + r, e1 = (1.0 - s1) + r;      // |r| < 1
+    const double s2 = s1 + p, e2 = p - (s2 - s1);         // s1 > p
+    const double sc = pow2_kb(a.kb);
+    return {s2 * sc, ((e1 + e2) + pe) * sc};
+}
+
 // e^x - 1 for 2^-54 <= |x|, -40 <= x <= 700: s_expm1.c with its branches on k computed as
 // selects (k = 0: r = x and c = 0, no reduction).
 NPU_EMU_HD double expm1_d(double x) {
@@ -597,16 +626,22 @@ NPU_EMU_HD double cosh(double x) {
     return exp_scaled({abs_d(x), 0.0}, -1);
 }
 
+// tanh |x| = E / (E + 2), E = e^(2|x|) - 1 from exp_pair_d's pair (E's own error below 2^-58
+// of it: e^(2|x|) >= 1, so its hi - 1 is a fast two-sum), one division: inv = 1 / (E + 2)'s high
+// part, q = E_hi inv, and the remainder E - q (E + 2) (q times the high part a Dekker product,
+// the subtraction from E_hi exact) times inv added back. Within 0.6 ulp.
 template <> struct Split<fn::tanh, double> {
     static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-28 && expdetail::abs_d(x) <= 22.0); }
     static NPU_EMU_HD double fast(double x) {
         using namespace expdetail;
-        const double ax = abs_d(x), z = ax * ax;
-        const double s = ax * z * sinh_tail_d(z), c = z * cosh_tail_d(z), d = 1.0 + c;
-        const double q = (ax + s) / d;
-        const double near0 = q + (((ax - q) + s) - q * c) / d;
-        const double t = expm1_d(2.0 * ax);
-        return with_sign_of(ax < 1.0 ? near0 : 1.0 - 2.0 / (t + 2.0), x);
+        const exp_pair e = exp_pair_d(2.0 * abs_d(x), 0.0);
+        const double n_hi = e.hi - 1.0, n_lo = ((e.hi - n_hi) - 1.0) + e.lo;  // e.hi >= 1
+        const double d_hi = n_hi + 2.0, bb = d_hi - n_hi;
+        const double d_lo = ((n_hi - (d_hi - bb)) + (2.0 - bb)) + n_lo;  // two-sum
+        const double inv = 1.0 / d_hi, q = n_hi * inv;
+        const dd qd = two_prod(q, d_hi);
+        const double rem = ((n_hi - qd.hi) - qd.lo) + (n_lo - q * d_lo);  // n_hi - qd.hi exact
+        return with_sign_of(q + rem * inv, x);
     }
 };
 NPU_EMU_HD double tanh(double x) {
@@ -908,9 +943,7 @@ NPU_EMU_HD double pow(double x, double y) {
 // The split form: for finite x, y, max + log1p(e^d) in plain double, d = min - max <= 0 (its
 // rounding error e_d from a two-sum, clamped at -700: below, e^d < 2^-1009 is below half an
 // ulp of any max of magnitude >= 2^-900), no division but the log's s = f / (2 + f):
-//  - e^d = 2^k (1 + r + r^2/2 + r^3 F(r)) as an unrounded pair (T_hi, T_lo): r = hi - lo as in
-//    exp_d with e_d in lo, r's own rounding error carried, r^2 a Dekker product (r^2/2 exact),
-//    F exp_tail's fit: relative error below 2^-58;
+//  - e^d as exp_pair_d's unrounded pair t_hi + t_lo (relative error below 2^-58);
 //  - log1p(t) = log(u) + c / u with u = 1 + t_hi rounded, c its error (plus t_lo), u = 2^j (1 + f)
 //    (j = 0 or 1, f = u - 1 or u/2 - 1 exact, f in [sqrt(1/2) - 1, sqrt(2) - 1]) and
 //    log(1 + f) = f - f^2/2 + s (f^2/2 + R(z)) as log_sum_d, f^2/2 exact (Dekker) and kept
@@ -930,17 +963,8 @@ NPU_EMU_HD lae_parts logaddexp_core_d(double x, double y) {
     const double d0 = o - m, bb = d0 - o, e0 = (o - (d0 - bb)) + (-m - bb);  // two_sum(o, -m)
     const bool far = d0 < -700.0;
     const double d = far ? -700.0 : d0, ed = far ? 0.0 : e0;
-    // e^(d + ed) = 2^k e^(hi - lo), hi = d - k LN2_HI_FD exact
-    const exp_arg a = exp_reduce_d(d);
-    const double lo = a.lo - ed, r = a.hi - lo, rl = (a.hi - r) - lo;  // r + rl = hi - lo
-    const dd sq = two_prod(r, r);
-    const double p_hi = 0.5 * sq.hi;  // exact
-    const double p_lo = (0.5 * sq.lo + sq.hi * r * exp_tail(r)) + rl * (1.0 + r);
-    const double p = p_hi + p_lo, pe = (p_hi - p) + p_lo;  // |p_lo| < p_hi
-    const double s1 = 1.0 + r, e1 = (1.0 - s1) + r;      // |r| < 1
-    const double s2 = s1 + p, e2 = p - (s2 - s1);         // s1 > p
-    const double sc = pow2_kb(a.kb);
-    const double th = s2 * sc, tl = ((e1 + e2) + pe) * sc;  // e^(d + ed) = th + tl, th <= 1
+    const exp_pair t = exp_pair_d(d, ed);  // e^(d + ed) = t.hi + t.lo, t.hi <= 1
+    const double th = t.hi, tl = t.lo;
     // log1p(th + tl)
     const double u = 1.0 + th, c = ((1.0 - u) + th) + tl;
     const bool big = u > 0x1.6a09e667f3bcdp+0;  // sqrt(2)
