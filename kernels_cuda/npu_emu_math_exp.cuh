@@ -314,8 +314,9 @@ NPU_EMU_HD double exp_d(double x) {
 
 // e^(x + ex) for -700 <= x <= 700 (|ex| <= ulp(x)) as an unrounded pair hi + lo (|lo| below about
 // 2^-52 hi), relative error below 2^-58: exp_d's reduction with ex in lo, r = hi - lo rounded and
-// its error rl carried, e^r = 1 + r + r^2/2 + r^3 F(r) with r^2 a Dekker product (r^2/2 exact)
-// and F exp_tail's fit, the sums with their errors; hi = 2^k (1 + r + p) rounded.
+// its error rl carried, e^r = 1 + r + r^2/2 + r^3 F(r) with r^2/2 split as an exact high part
+// (r's high 26 bits squared) and a low one, F exp_tail's fit, the sums with their errors;
+// hi = 2^k (1 + r + p) rounded.
 // exp_tail's polynomial by Estrin's scheme (r2 = r^2 rounded): a shorter chain of dependent
 // operations than Horner's rule, for the split forms' vectorized loops.
 NPU_EMU_HD double exp_tail_estrin(double r, double r2) {
@@ -331,9 +332,10 @@ struct exp_pair {
 NPU_EMU_HD exp_pair exp_pair_d(double x, double ex) {
     const exp_arg a = exp_reduce_d(x);  // x = k ln2 + (a.hi - a.lo), a.hi exact
     const double lo = a.lo - ex, r = a.hi - lo, rl = (a.hi - r) - lo;  // r + rl = a.hi - lo
-    const dd sq = two_prod(r, r);
-    const double p_hi = 0.5 * sq.hi;  // exact
-    const double p_lo = (0.5 * sq.lo + sq.hi * r * exp_tail_estrin(r, sq.hi)) + rl * (1.0 + r);
+    // r^2 = r_h^2 + r_l (r + r_h), r_h of 26 bits (r_h^2 and r_h r_l exact)
+    const double r_h = bits_as_double(double_as_bits(r) & 0xFFFFFFFFF8000000ull), r_l = r - r_h, r2 = r * r;
+    const double p_hi = 0.5 * (r_h * r_h);  // exact
+    const double p_lo = (0.5 * (r_l * (r + r_h)) + r2 * r * exp_tail_estrin(r, r2)) + rl * (1.0 + r);
     const double p = p_hi + p_lo, pe = (p_hi - p) + p_lo;  // |p_lo| < p_hi
     const double s1 = 1.0 + r, e1 = (1.0 - s1) + r;      // |r| < 1
     const double s2 = s1 + p, e2 = p - (s2 - s1);         // s1 > p
@@ -394,7 +396,12 @@ namespace fn { struct expm1; struct sinh; struct cosh; struct tanh; }
 
 template <> struct Split<fn::expm1, double> {
     static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-54 && x >= -40.0 && x <= 700.0); }
-    static NPU_EMU_HD double fast(double x) { return expdetail::expm1_d(x); }
+    static NPU_EMU_HD double fast(double x) {
+        using namespace expdetail;
+        const exp_pair e = exp_pair_d(x, 0.0);
+        const double s = e.hi - 1.0, bb = s - e.hi, err = (e.hi - (s - bb)) + (-1.0 - bb);  // two-sum
+        return s + (err + e.lo);
+    }
 };
 NPU_EMU_HD double expm1(double x) {
     using namespace expdetail;
@@ -596,9 +603,12 @@ template <> struct Split<fn::sinh, double> {
     static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-28 && expdetail::abs_d(x) <= 22.0); }
     static NPU_EMU_HD double fast(double x) {
         using namespace expdetail;
-        const double ax = abs_d(x), z = ax * ax, t = expm1_d(ax);
+        const double ax = abs_d(x), z = ax * ax;
         const double near0 = ax + ax * z * sinh_tail_d(z);
-        return with_sign_of(ax < 1.0 ? near0 : 0.5 * (t + t / (t + 1.0)), x);
+        // |x| >= 1: (e^|x| - e^-|x|) / 2 with e^|x| an unrounded pair and e^-|x| <= 0.37 rounded
+        const exp_pair e = exp_pair_d(ax, 0.0);
+        const double inv = 1.0 / e.hi, d = e.hi - inv, d_err = (e.hi - d) - inv;  // e.hi > inv
+        return with_sign_of(ax < 1.0 ? near0 : 0.5 * (d + (d_err + e.lo)), x);
     }
 };
 NPU_EMU_HD double sinh(double x) {
