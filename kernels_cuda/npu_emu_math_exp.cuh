@@ -94,6 +94,9 @@ constexpr uint64_t SQRT2_BITS = 0x3FF6A09E667F3BCDull;
 NPU_EMU_HD double inf_d() { return bits_as_double(0x7FF0000000000000ull); }
 NPU_EMU_HD double nan_d() { return bits_as_double(0x7FF8000000000000ull); }  // the canonical NaN
 NPU_EMU_HD double abs_d(double x) { return bits_as_double(double_as_bits(x) & 0x7FFFFFFFFFFFFFFFull); }
+NPU_EMU_HD double high_word(double v) {  // v with its low 32 bits cleared: 21 significant bits
+    return bits_as_double(double_as_bits(v) & 0xFFFFFFFF00000000ull);
+}
 NPU_EMU_HD double pow2(int k) {  // 2^k, -1022 <= k <= 1023
     return bits_as_double(static_cast<uint64_t>(k + 1023) << 52);
 }
@@ -272,11 +275,12 @@ namespace fn { struct exp; struct log; struct log2; struct log10; }
 // Split forms (npu_emu_math_split.cuh) of the double functions: fast(x) is the full path's
 // operations for the common arguments with its branches resolved (so the same bits), rare(x)
 // the rest.
-// exp and expm1 in fdlibm's scheme (e_exp.c, s_expm1.c) in plain double, no double-double:
-// x = k ln2 + r with ln2 in fdlibm's split (k * LN2_HI_FD exact, x - k * LN2_HI_FD exact by
-// Sterbenz's lemma), r = hi - lo; k by the 0x1.8p52 shift, whose low bits hold k as an integer,
-// so 2^k and 2^-k come from bits (no int64 to double conversion: the loops vectorize). fdlibm
-// bounds both results below 1 ulp. exp_scaled above stays what the other functions (and the
+// exp in fdlibm's scheme (e_exp.c) in plain double, no double-double: x = k ln2 + r with ln2 in
+// fdlibm's split (k * LN2_HI_FD exact, x - k * LN2_HI_FD exact by Sterbenz's lemma),
+// r = hi - lo; k by the 0x1.8p52 shift, whose low bits hold k as an integer, so 2^k and 2^-k
+// come from bits (no int64 to double conversion: the loops vectorize). fdlibm bounds the
+// result below 1 ulp. On the same reduction, exp_pair_d gives e^x as an unrounded pair for
+// expm1, sinh, tanh and logaddexp. exp_scaled above stays what the other functions (and the
 // rare paths) use.
 namespace expdetail {
 // ln2 in fdlibm's split (LN2_HI_FD has 21 trailing zero bits: k * LN2_HI_FD exact for |k| < 2^11)
@@ -285,10 +289,6 @@ constexpr double LN2_LO_FD = 0x1.a39ef35793c76p-33;
 // e_exp.c's P1..P5: r (e^r + 1) / (e^r - 1) = 2 + r^2/6 - ... on [0, 0.347], error < 2^-59
 constexpr double EXP_P1 = 0x1.555555555553ep-3, EXP_P2 = -0x1.6c16c16bebd93p-9, EXP_P3 = 0x1.1566aaf25de2cp-14,
                  EXP_P4 = -0x1.bbd41c5d26bf1p-20, EXP_P5 = 0x1.6376972bea4d0p-25;
-// s_expm1.c's Q1..Q5 (error < 2^-61)
-constexpr double EXPM1_Q1 = -0x1.11111111110f4p-5, EXPM1_Q2 = 0x1.a01a019fe5585p-10,
-                 EXPM1_Q3 = -0x1.4ce199eaadbb7p-14, EXPM1_Q4 = 0x1.0cfca86e65239p-18,
-                 EXPM1_Q5 = -0x1.afdb76e09c32dp-23;
 
 struct exp_arg {  // x = k ln2 + (hi - lo), r = hi - lo rounded; kb's low 12 bits: k
     double hi, lo, r, k;
@@ -312,11 +312,6 @@ NPU_EMU_HD double exp_d(double x) {
     return y * pow2_kb(a.kb);
 }
 
-// e^(x + ex) for -700 <= x <= 700 (|ex| <= ulp(x)) as an unrounded pair hi + lo (|lo| below about
-// 2^-52 hi), relative error below 2^-58: exp_d's reduction with ex in lo, r = hi - lo rounded and
-// its error rl carried, e^r = 1 + r + r^2/2 + r^3 F(r) with r^2/2 split as an exact high part
-// (r's high 26 bits squared) and a low one, F exp_tail's fit, the sums with their errors;
-// hi = 2^k (1 + r + p) rounded.
 // exp_tail's polynomial by Estrin's scheme (r2 = r^2 rounded): a shorter chain of dependent
 // operations than Horner's rule, for the split forms' vectorized loops.
 NPU_EMU_HD double exp_tail_estrin(double r, double r2) {
@@ -326,6 +321,11 @@ NPU_EMU_HD double exp_tail_estrin(double r, double r2) {
     const double r4 = r2 * r2, r8 = r4 * r4;
     return ((b0 + b1 * r2) + r4 * (b2 + b3 * r2)) + r8 * (b4 + b5 * r2);
 }
+// e^(x + ex) for -700 <= x <= 700 (|ex| <= ulp(x)) as an unrounded pair hi + lo (|lo| below about
+// 2^-52 hi), relative error below about 2^-58: exp_d's reduction with ex in lo, r = hi - lo rounded and
+// its error rl carried, e^r = 1 + r + r^2/2 + r^3 F(r) with r^2/2 split as an exact high part
+// (r's high 26 bits squared) and a low one, F exp_tail's fit, the sums with their errors;
+// hi = 2^k (1 + r + p) rounded.
 struct exp_pair {
     double hi, lo;
 };
@@ -341,32 +341,6 @@ NPU_EMU_HD exp_pair exp_pair_d(double x, double ex) {
     const double s2 = s1 + p, e2 = p - (s2 - s1);         // s1 > p
     const double sc = pow2_kb(a.kb);
     return {s2 * sc, ((e1 + e2) + pe) * sc};
-}
-
-// e^x - 1 for 2^-54 <= |x|, -40 <= x <= 700: s_expm1.c with its branches on k computed as
-// selects (k = 0: r = x and c = 0, no reduction).
-NPU_EMU_HD double expm1_d(double x) {
-    const exp_arg a = exp_reduce_d(x);
-    const double r = a.r, c = (a.hi - r) - a.lo, k = a.k;
-    const double hfx = 0.5 * r, hxs = r * hfx;
-    const double r1 = 1.0 + hxs * (EXPM1_Q1 + hxs * (EXPM1_Q2 + hxs * (EXPM1_Q3 + hxs * (EXPM1_Q4 + hxs * EXPM1_Q5))));
-    const double t = 3.0 - r1 * hfx;
-    const double e0 = hxs * ((r1 - t) / (6.0 - r * t));
-    const double near0 = r - (r * e0 - hxs);
-    const double e = (r * (e0 - c) - c) - hxs;
-    const double km1 = 0.5 * (r - e) - 0.5;
-    const double k1 = r < -0.25 ? -2.0 * (e - (r + 0.5)) : 1.0 + 2.0 * (r - e);
-    const double s = pow2_kb(a.kb), si = pow2_neg_kb(a.kb);
-    const double kfar = (1.0 - (e - r)) * s - 1.0;    // k <= -2 or k > 56
-    const double klow = ((1.0 - si) - (e - r)) * s;   // 2 <= k < 20: 1 - 2^-k exact
-    const double khigh = ((r - (e + si)) + 1.0) * s;  // 20 <= k <= 56
-    // one select after another (a chain of ?: with || keeps control flow in the loop)
-    const bool far = (k <= -2.0) | (k > 56.0);
-    double y = k < 20.0 ? klow : khigh;
-    y = far ? kfar : y;
-    y = k == 1.0 ? k1 : y;
-    y = k == -1.0 ? km1 : y;
-    return k == 0.0 ? near0 : y;
 }
 }  // namespace expdetail
 
@@ -578,23 +552,15 @@ NPU_EMU_HD double log1p(double x) {
 }
 
 // sinh, cosh, tanh for 2^-28 <= |x| <= 22 (cosh: |x| <= 22), the rest in the full paths.
-// fdlibm's formulas (e_sinh.c, e_cosh.c, s_tanh.c) on expm1_d and exp_d, except below 1, where
-// their 2 ulp errors lie: there sinh |x| = |x| + |x|^3 S(x^2) and cosh = 1 + x^2 C(x^2) (the
-// Taylor series, truncated past 2^-65), and tanh = sinh / cosh with the quotient's remainder
-// added back: q = (x + s) / (1 + c), then q + ((x - q) + s - q c) / (1 + c) (x - q exact).
+// cosh is fdlibm's e^|x|/2 + (1/2)/e^|x| on exp_d. sinh below 1 is the Taylor series
+// |x| + |x|^3 S(x^2) (truncated past 2^-65; fdlibm's formula is 2 ulp off there), above it
+// (e^|x| - e^-|x|)/2 on exp_pair_d; tanh is E/(E + 2) on exp_pair_d throughout (below).
 NPU_EMU_HD double with_sign_of(double r, double x) { return x < 0.0 ? -r : r; }
 namespace expdetail {
 NPU_EMU_HD double sinh_tail_d(double z) {  // (sinh x - x) / x^3 for z = x^2 <= 1: 1/3! + z/5! + ... + z^8/19!
     const double c[9] = {0x1.2f49b46814157p-57, 0x1.952c77030ad4ap-49, 0x1.ae7f3e733b81fp-41,
                          0x1.6124613a86d09p-33, 0x1.ae64567f544e4p-26, 0x1.71de3a556c734p-19,
                          0x1.a01a01a01a01ap-13, 0x1.1111111111111p-7,  0x1.5555555555555p-3};
-    return horner(c, z);
-}
-NPU_EMU_HD double cosh_tail_d(double z) {  // (cosh x - 1) / x^2 for z = x^2 <= 1: 1/2! + ... + z^9/20!
-    const double c[10] = {0x1.e542ba4020225p-62, 0x1.6827863b97d97p-53, 0x1.ae7f3e733b81fp-45,
-                          0x1.93974a8c07c9dp-37, 0x1.1eed8eff8d898p-29, 0x1.27e4fb7789f5cp-22,
-                          0x1.a01a01a01a01ap-16, 0x1.6c16c16c16c17p-10, 0x1.5555555555555p-5,
-                          0x1.0p-1};
     return horner(c, z);
 }
 }  // namespace expdetail
@@ -636,21 +602,21 @@ NPU_EMU_HD double cosh(double x) {
     return exp_scaled({abs_d(x), 0.0}, -1);
 }
 
-// tanh |x| = E / (E + 2), E = e^(2|x|) - 1 from exp_pair_d's pair (E's own error below 2^-58
-// of it: e^(2|x|) >= 1, so its hi - 1 is a fast two-sum), one division: inv = 1 / (E + 2)'s high
-// part, q = E_hi inv, and the remainder E - q (E + 2) (q times the high part a Dekker product,
-// the subtraction from E_hi exact) times inv added back. Within 0.6 ulp.
+// tanh |x| = E / (E + 2), E = e^(2|x|) - 1 from exp_pair_d's pair e (E's own error below 2^-58
+// of it: e.hi >= 1, so e.hi - 1 and e.hi + 1 are fast two-sums), one division: inv = 1 / (E + 2)'s
+// high part d, q = E_hi inv cut to 21 bits (its low word cleared) and d split into 21 bits and
+// the rest, so q d is two exact products and E - q d a remainder without rounding error that
+// matters (E_hi - q d_h exact by Sterbenz's lemma); tanh = q + rem inv, one rounding.
 template <> struct Split<fn::tanh, double> {
     static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-28 && expdetail::abs_d(x) <= 22.0); }
     static NPU_EMU_HD double fast(double x) {
         using namespace expdetail;
         const exp_pair e = exp_pair_d(2.0 * abs_d(x), 0.0);
-        const double n_hi = e.hi - 1.0, n_lo = ((e.hi - n_hi) - 1.0) + e.lo;  // e.hi >= 1
-        const double d_hi = n_hi + 2.0, bb = d_hi - n_hi;
-        const double d_lo = ((n_hi - (d_hi - bb)) + (2.0 - bb)) + n_lo;  // two-sum
-        const double inv = 1.0 / d_hi, q = n_hi * inv;
-        const dd qd = two_prod(q, d_hi);
-        const double rem = ((n_hi - qd.hi) - qd.lo) + (n_lo - q * d_lo);  // n_hi - qd.hi exact
+        const double n_hi = e.hi - 1.0, n_lo = ((e.hi - n_hi) - 1.0) + e.lo;
+        const double d_hi = e.hi + 1.0, d_lo = ((e.hi - d_hi) + 1.0) + e.lo;
+        const double inv = 1.0 / d_hi, q = high_word(n_hi * inv);
+        const double d_h = high_word(d_hi), d_l = d_hi - d_h;
+        const double rem = ((n_hi - q * d_h) - q * d_l) + (n_lo - q * d_lo);
         return with_sign_of(q + rem * inv, x);
     }
 };
@@ -825,8 +791,6 @@ constexpr double SQRT_3_2 = 0x1.3988e1409212ep+0;  // sqrt(3/2)
 // e_pow.c's L1..L6: L(z) ~ (3 atanh(s) / s - 3 - z) / z^2 (z = s^2 <= 0.0103), fdlibm's fit
 constexpr double POW_L1 = 0x1.3333333333303p-1, POW_L2 = 0x1.b6db6db6fabffp-2, POW_L3 = 0x1.55555518f264dp-2,
                  POW_L4 = 0x1.17460a91d4101p-2, POW_L5 = 0x1.d864a93c9db65p-3, POW_L6 = 0x1.a7e284a454eefp-3;
-
-NPU_EMU_HD double high_word(double v) { return bits_as_double(double_as_bits(v) & 0xFFFFFFFF00000000ull); }
 
 // log2 x = t1 + t2 + 2/(3 ln2) (m + f P), t1 with its low word cleared; the other terms below
 // 2^-15 |log2 x|, f P (the series' tail) the last one known.

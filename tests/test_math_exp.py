@@ -543,16 +543,16 @@ def test_float64_logarithms_where_their_reduction_switches(shim):
 
 
 def test_float64_exp_family_where_its_formulas_switch(shim):
-    """exp and expm1 reduce x = k ln2 + r with k = round(x / ln2), and expm1 picks its formula
-    by k (0, -1, 1, 2..19, 20..56, beyond); sinh and tanh switch from their Taylor forms to
-    expm1 at |x| = 1; the fast paths end at 2^-28, 2^-54, 22, -40, 700, -708 and 709; exp
-    overflows past 709.78 and underflows to subnormals below -708.4: bit patterns either side of
-    each, within 1 ulp."""
+    """exp and expm1 reduce x = k ln2 + r with k = round(x / ln2) (tanh: 2|x| = k ln2 + r), and
+    e^x as an unrounded pair (expm1, sinh, tanh) carries r's high half squared apart; sinh
+    switches from its Taylor form to (e^|x| - e^-|x|)/2 at |x| = 1; the fast paths end at 2^-28,
+    2^-54, 22, -40, 700, -708 and 709; exp overflows past 709.78 and underflows to subnormals
+    below -708.4: bit patterns either side of each, within 1 ulp."""
     ln2 = math.log(2.0)
     halves = (np.arange(-60, 60) + 0.5) * ln2
     ends = [2.0 ** -54, 2.0 ** -28, 1.0, 22.0, 40.0, 700.0, 708.0, 709.0, 709.782712893384,
             708.3964185322641, 745.1332191019411, 744.44, 56.5 * ln2, 19.5 * ln2]
-    pts = np.concatenate([halves, ends, [-e for e in ends]])
+    pts = np.concatenate([halves, halves / 2, ends, [-e for e in ends]])
     x = _bit_neighbours(pts, 40)
     x = x[np.isfinite(x)]
     for name, args in (("exp", x[np.abs(x) < 746]), ("expm1", x), ("sinh", x), ("cosh", x),
