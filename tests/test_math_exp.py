@@ -453,6 +453,31 @@ def test_loops_over_the_float_fast_paths_vectorize(tmp_path):
         assert re.search(rf"{src.name}:{3 + 3 * i}:\d+: optimized: loop vectorized", res.stderr), name
 
 
+SPLIT_F64 = ["exp", "expm1", "log", "log10", "log1p", "sinh", "cosh", "tanh", "asinh", "atanh"]
+
+
+@pytest.mark.skipif(not cpu._X86, reason="reads GCC's x86 vectorizer report")
+def test_loops_over_the_double_fast_paths_vectorize(tmp_path):
+    """As above for double: the split forms built on exp_pair_d, the logarithms, and the binary
+    logaddexp, whose rare() shares its computation with fast() (one loop computes both)."""
+    src = tmp_path / "fast_loops_f64.cu"
+    src.write_text('#include "npu_emu_math_exp.cuh"\n' + "".join(
+        f'extern "C" void {n}_fast(const double* __restrict x, double* __restrict y, long n) {{\n'
+        f"    for (long i = 0; i < n; ++i) y[i] = npu_emu::math::Split<npu_emu::math::fn::{n}, double>::fast(x[i]);\n"
+        "}\n" for n in SPLIT_F64) +
+        'extern "C" int logaddexp_fast(const double* __restrict x, const double* __restrict z, double* __restrict y, long n) {\n'
+        "    using S = npu_emu::math::Split<npu_emu::math::fn::logaddexp, double>; int rare = 0;\n"
+        "    for (long i = 0; i < n; ++i) { y[i] = S::fast(x[i], z[i]); rare += S::rare(x[i], z[i]); }\n"
+        "    return rare;\n}\n")
+    cmd = [cpu._compiler(), *cpu.cxx_flags(cxx=cpu._compiler()), "-fopt-info-vec-optimized", f"-I{base.kernels_dir()}", str(src),
+           "-o", str(tmp_path / "fast_loops_f64.so")]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-4000:]
+    for i, name in enumerate(SPLIT_F64):
+        assert re.search(rf"{src.name}:{3 + 3 * i}:\d+: optimized: loop vectorized", res.stderr), name
+    assert re.search(rf"{src.name}:{4 + 3 * len(SPLIT_F64)}:\d+: optimized: loop vectorized", res.stderr), "logaddexp"
+
+
 def test_float32_exp_where_its_float_lane_path_ends(shim):
     """float32 exp computes in float lanes on [-87, 88] and through the double path outside:
     every float32 within 2^16 bit patterns of either end, on both sides, within 1 ulp."""
