@@ -1254,6 +1254,34 @@ NPU_EMU_HD float expm1_lanes_f(float x) {
     const ff a = fast_two_sum_f(c, s * p.hi);
     return a.hi + ((a.lo + (c_lo + s * p.lo)) + s * tail);
 }
+
+// cosh |x| for |x| <= 88 in float lanes: a = |x| = k ln2 + hi + lo (exp_reduce_lanes_f, k in
+// [0, 127]) and cosh a = 2^(k-1) e^r + 2^(-k-1) e^-r, each exponential written as in
+// exp_lanes_f, 1 +- hi + t+-, with 1 +- hi split exactly. The polynomial's even and odd parts
+// give both: e^+-r - 1 -+ hi = z QE(z) +- hi z QO(z) +- lo (1 +- hi), z = hi^2 (the Taylor
+// series to r^8/8!, as exp_lanes_f's). The two leading products are exact and summed exactly
+// (a fast two-sum: the first has the larger exponent), the small parts are added before the
+// one last rounding. No cancellation: every term is positive. Below 2^-13, a is raised to
+// 2^-13 (cosh rounds to 1 either way; hi^2 stays normal); the second term is dropped from
+// k = 41 on (below 2^-80 of the first), so every factor is a normal float.
+NPU_EMU_HD float cosh_lanes_f(float x) {
+    const int32_t ab = static_cast<int32_t>(float_as_bits(x) & 0x7FFFFFFFu);  // |x| as an ordered integer
+    const ExpReduced red = exp_reduce_lanes_f(bits_as_float(static_cast<uint32_t>(ab > 0x39000000 ? ab : 0x39000000)));
+    const int32_t k = red.k;
+    const float hi = red.hi, lo = red.lo;
+    const float z = hi * hi;
+    const float qe = 0.5f + z * (0x1.555556p-5f + z * (0x1.6c16c2p-10f + z * 0x1.a01a02p-16f));  // 1/2!, 1/4!, 1/6!, 1/8!
+    const float qo = 0x1.555556p-3f + z * (0x1.111112p-7f + z * 0x1.a01a02p-13f);              // 1/3!, 1/5!, 1/7!
+    const float even = z * qe, odd = (z * hi) * qo, lh = lo * hi;
+    const float tp = (even + odd) + (lo + lh);     // e^r - 1 - hi
+    const float tm = (even - odd) - (lo - lh);     // e^-r - 1 + hi
+    const float hp = 1.0f + hi, lp = (1.0f - hp) + hi;  // exact: |hi| < 1
+    const float hm = 1.0f - hi, lm = (1.0f - hm) - hi;
+    const float p = bits_as_float(static_cast<uint32_t>(k + 126) << 23);                    // 2^(k-1)
+    const float m = k > 40 ? 0.0f : bits_as_float(static_cast<uint32_t>(126 - k) << 23);    // 2^(-k-1)
+    const ff s = fast_two_sum_f(p * hp, m * hm);
+    return s.hi + (s.lo + (p * (lp + tp) + m * (lm + tm)));
+}
 }  // namespace expdetail
 
 template <> struct Split<fn::exp, float> {  // outside [-87, 88]: the double path, 0 and inf from its conversion
@@ -1375,17 +1403,17 @@ NPU_EMU_HD float sinh(float x) {
     return S::rare(x) ? expdetail::nan_f() : S::fast(x);
 }
 
+// cosh: float lanes up to |x| = 88 (cosh_lanes_f), the double addition formulas beyond.
 template <> struct Split<fn::cosh, float> {
-    static NPU_EMU_HD bool rare(float x) { return x != x; }
-    static NPU_EMU_HD float fast(float x) {
-        using namespace expdetail;
-        const double a = abs_d(x);
-        return static_cast<float>(sinh_cosh(a > 90.0 ? 90.0 : a).cosh);
-    }
+    static NPU_EMU_HD bool rare(float x) { return !(expdetail::abs_d(x) <= 88.0); }
+    static NPU_EMU_HD float fast(float x) { return expdetail::cosh_lanes_f(x); }
 };
 NPU_EMU_HD float cosh(float x) {
+    using namespace expdetail;
     using S = Split<fn::cosh, float>;
-    return S::rare(x) ? expdetail::nan_f() : S::fast(x);
+    if (!S::rare(x)) return S::fast(x);
+    const double a = abs_d(x);
+    return x != x ? nan_f() : static_cast<float>(sinh_cosh(a > 90.0 ? 90.0 : a).cosh);
 }
 
 // tanh |x| = E / (E + 2), E = e^(2|x|) - 1, |x| clamped to 20 (where tanh rounds to 1).
@@ -1403,51 +1431,74 @@ NPU_EMU_HD float tanh(float x) {
     return S::rare(x) ? expdetail::nan_f() : S::fast(x);
 }
 
-// asinh |x| = log(|x| + sqrt(x^2 + 1)) (x^2 finite in double; the log's argument is rounded by
-// 2^-52, below 2^-40 of the result for |x| >= 2^-12), and |x| - |x|^3 / 6 below 2^-12 (the next
-// term is below 2^-50 of the result).
+// The inverse hyperbolics take a logarithm of a double argument u (known to 2^-50 of itself)
+// in float lanes: u = hi + lo with hi = u rounded to float and lo = u - hi rounded (u - hi is
+// exact), then log u = log hi + lo / hi as log1p_lanes_f does (|lo / hi| <= 2^-24, its square
+// far below an ulp). u must lie in [2^-126, 2^128).
+namespace expdetail {
+NPU_EMU_HD log_lanes log_lanes_of(double u) {
+    const float hi = static_cast<float>(u);
+    const float lo = static_cast<float>(u - static_cast<double>(hi));
+    log_lanes r = log_reduce_lanes(hi);
+    r.lo = r.lo + lo / hi;
+    return r;
+}
+}  // namespace expdetail
+
+// asinh |x| = log(|x| + sqrt(x^2 + 1)) (x^2 exact and the sum rounded once in double; the
+// log's argument is rounded by 2^-52, below 2^-40 of the result for |x| >= 2^-12), and |x|
+// itself below 2^-12 (asinh a = a - a^3/6 + ..., within a^2/6 < 2^-26.5 of a: it rounds to a).
+// From |x| = 2^125 on (u would overflow float) and for NaN and inf: the same in double with
+// log_f (log_f(2|x|) near the top).
 template <> struct Split<fn::asinh, float> {
-    static NPU_EMU_HD bool rare(float x) { return !(expdetail::abs_d(x) < expdetail::inf_d()); }
+    static NPU_EMU_HD bool rare(float x) { return !(expdetail::abs_d(x) < 0x1p125); }
     static NPU_EMU_HD float fast(float x) {
         using namespace expdetail;
-        const double a = abs_d(x);
-        const double big = log_f(a + sqrt_rn(a * a + 1.0));
-        const double small = a - a * (a * a) * (1.0 / 6.0);
-        return with_sign_of(static_cast<float>(a < 0x1p-12 ? small : big), x);
+        const float a = bits_as_float(float_as_bits(x) & 0x7FFFFFFFu);
+        const double ad = a;
+        const float big = log_lanes_f(log_lanes_of(ad + sqrt_rn(ad * ad + 1.0)));
+        return with_sign_of(a < 0x1p-12f ? a : big, x);
     }
 };
 NPU_EMU_HD float asinh(float x) {
+    using namespace expdetail;
     using S = Split<fn::asinh, float>;
-    return S::rare(x) ? (x != x ? expdetail::nan_f() : x) : S::fast(x);
+    if (!S::rare(x)) return S::fast(x);
+    const double a = abs_d(x);
+    return x != x ? nan_f() : a == inf_d() ? x : with_sign_of(static_cast<float>(log_f(a + sqrt_rn(a * a + 1.0))), x);
 }
 
-// acosh x: log1p(t + sqrt(t (t + 2))) with t = x - 1 exact below 2, log(x + sqrt(x^2 - 1)) above
-// (x^2 exact below 2^26, finite in double everywhere).
+// acosh x = log1p(t + sqrt(t (x + 1))), t = x - 1 (t, x + 1 exact and their product rounded once
+// in double): u = 1 + (t + sqrt(...)) in double, rounded by 2^-52, below 2^-40 of the result
+// (log u >= 2^-11.5 for x > 1; acosh 1 = log 1 = 0 exactly), and log u in float lanes. From
+// x = 2^125 on (u would overflow float): log_f(x + sqrt(x^2 - 1)) in double.
 template <> struct Split<fn::acosh, float> {
-    static NPU_EMU_HD bool rare(float x) { return !(x >= 1.0f && x < expdetail::inf_f()); }
+    static NPU_EMU_HD bool rare(float x) { return !(x >= 1.0f && x < 0x1p125f); }
     static NPU_EMU_HD float fast(float x) {
         using namespace expdetail;
         const double xd = x, t = xd - 1.0;
-        const bool near1 = xd < 2.0;
-        const double s = sqrt_rn(near1 ? t * (t + 2.0) : xd * xd - 1.0);
-        const double w = t + s;  // the log1p argument below 2
-        const double u = near1 ? 1.0 + w : xd + s;
-        const double c = near1 ? w - (u - 1.0) : 0.0;  // 1 + w's rounding error
-        return static_cast<float>(log_f(u) + c);
+        return log_lanes_f(log_lanes_of(1.0 + (t + sqrt_rn(t * (xd + 1.0)))));
     }
 };
 NPU_EMU_HD float acosh(float x) {
+    using namespace expdetail;
     using S = Split<fn::acosh, float>;
-    return S::rare(x) ? (x == expdetail::inf_f() ? x : expdetail::nan_f()) : S::fast(x);
+    if (!S::rare(x)) return S::fast(x);
+    const double xd = x;
+    return x == inf_f() ? x : x >= 1.0f ? static_cast<float>(log_f(xd + sqrt_rn(xd * xd - 1.0))) : nan_f();
 }
 
-// atanh |x| = log1p(2|x| / (1 - |x|)) / 2, 1 - |x| exact in double.
+// atanh |x| = log((1 + |x|) / (1 - |x|)) / 2: the quotient rounded once in double (2^-53, below
+// 2^-40 of the result for |x| >= 2^-12), its log in float lanes, halved exactly; |x| itself
+// below 2^-12 (atanh a = a + a^3/3 + ..., within a^2/3 < 2^-25.5 of a: it rounds to a).
 template <> struct Split<fn::atanh, float> {
     static NPU_EMU_HD bool rare(float x) { return !(expdetail::abs_d(x) < 1.0); }
     static NPU_EMU_HD float fast(float x) {
         using namespace expdetail;
-        const double a = abs_d(x);
-        return with_sign_of(static_cast<float>(0.5 * log1p_f(2.0 * a / (1.0 - a))), x);
+        const float a = bits_as_float(float_as_bits(x) & 0x7FFFFFFFu);
+        const double ad = a;
+        const float big = 0.5f * log_lanes_f(log_lanes_of((1.0 + ad) / (1.0 - ad)));
+        return with_sign_of(a < 0x1p-12f ? a : big, x);
     }
 };
 NPU_EMU_HD float atanh(float x) {

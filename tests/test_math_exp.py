@@ -397,7 +397,7 @@ def test_float32_over_every_bit_pattern(shim, name):
     assert worst <= 1, f"{name}: {worst} ulp at {x!r}"
 
 
-LIBM_SWEPT = ["log", "log2", "log10", "log1p", "expm1"]   # the float-lane paths
+LIBM_SWEPT = ["log", "log2", "log10", "log1p", "expm1", "exp", "cosh", "sinh", "tanh", "asinh", "acosh", "atanh"]
 
 
 @lru_cache(maxsize=None)
@@ -487,6 +487,25 @@ def test_float32_exp_where_its_float_lane_path_ends(shim):
     got, want = run(shim, "exp", np.float32, x), screened_float32_reference("exp", x)
     d = ulp_distance(got, want, np.float32)
     assert d.max() <= 1, (x[np.argmax(d)], d.max())
+
+
+def test_float32_hyperbolics_where_their_paths_switch(shim):
+    """The float32 cosh (float lanes up to |x| = 88, its second exponential dropped from k = 41,
+    its argument raised to 2^-13 below) and asinh, acosh and atanh (the argument itself below
+    2^-12, the float-lane log of a double argument up to 2^125, double beyond): every float32
+    within 2^12 bit patterns of each switch, both signs, within 1 ulp."""
+    points = {"cosh": [88.0, 40.5 * math.log(2), 2.0 ** -13, 2.0 ** -12, 0.5 * math.log(2), 1.5 * math.log(2)],
+              "asinh": [2.0 ** -12, 2.0 ** 125], "acosh": [1.0, 2.0 ** 125], "atanh": [2.0 ** -12, 1.0]}
+    for name, pts in points.items():
+        edges = np.array(pts, np.float32).view(np.uint32).astype(np.int64)
+        bits = np.concatenate([np.arange(e - (1 << 12), e + (1 << 12)) for e in edges]).astype(np.uint32)
+        x = bits.view(np.float32)
+        x = np.concatenate([x, -x])
+        got, want = run(shim, name, np.float32, x), screened_float32_reference(name, x)
+        nan = np.isnan(want)
+        assert (got[nan].view(np.uint32) == CANONICAL_NAN[np.float32]).all(), name
+        d = ulp_distance(got[~nan], want[~nan], np.float32)
+        assert d.max() <= 1, (name, x[~nan][np.argmax(d)], d.max())
 
 
 def test_logaddexp_where_the_result_cancels(shim):

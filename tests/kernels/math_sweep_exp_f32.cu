@@ -32,7 +32,8 @@ constexpr int BLOCK = 1 << 16;
 extern "C" int npu_emu_sweep_f32(const char* name, long long* counts, double* worst) {
     static float x[BLOCK], got[BLOCK];
     static double ref[BLOCK];
-    const char* known[] = {"log", "log2", "log10", "log1p", "expm1"};
+    const char* known[] = {"log", "log2", "log10", "log1p", "expm1", "exp", "sinh", "cosh", "tanh", "asinh", "acosh",
+                           "atanh"};
     bool ok = false;
     for (const char* k : known) ok = ok || !std::strcmp(name, k);
     if (!ok) return -1;
@@ -41,7 +42,9 @@ extern "C" int npu_emu_sweep_f32(const char* name, long long* counts, double* wo
     for (uint64_t b0 = 0; b0 < (1ull << 32); b0 += BLOCK) {
         for (int j = 0; j < BLOCK; ++j) x[j] = npu_emu::bits_as_float(static_cast<uint32_t>(b0 + j));
         NPU_EMU_SWEEP_CASE(log) NPU_EMU_SWEEP_CASE(log2) NPU_EMU_SWEEP_CASE(log10)
-        NPU_EMU_SWEEP_CASE(log1p) NPU_EMU_SWEEP_CASE(expm1)
+        NPU_EMU_SWEEP_CASE(log1p) NPU_EMU_SWEEP_CASE(expm1) NPU_EMU_SWEEP_CASE(exp)
+        NPU_EMU_SWEEP_CASE(sinh) NPU_EMU_SWEEP_CASE(cosh) NPU_EMU_SWEEP_CASE(tanh)
+        NPU_EMU_SWEEP_CASE(asinh) NPU_EMU_SWEEP_CASE(acosh) NPU_EMU_SWEEP_CASE(atanh)
         for (int j = 0; j < BLOCK; ++j) {
             const bool nan_result = x[j] != x[j] || ref[j] != ref[j];
             if (nan_result) {
