@@ -1508,16 +1508,28 @@ NPU_EMU_HD float atanh(float x) {
     return abs_d(x) == 1.0 ? with_sign_of(inf_f(), x) : nan_f();
 }
 
-// Finite x > 0 and finite y: e^(y log x) with y log x (clamped to [-104, 90], where the result
-// is 0 or inf) known to 2^-42 of itself, under 2^-35 absolute; the rest (x <= 0, infinities,
+// Normal x > 0 and finite y: 2^w, w = y log2 x (clamped to [-151, 129], where the result is 0 or
+// inf). log2 x = e + log1p(f) / ln2 with x = 2^e (1 + f), 1 + f in [sqrt(1/2), sqrt(2)) split
+// off in float (the float-lane logarithms' reduction; f exact) and log1p_core_f in double:
+// w to 2^-42 of itself, under 2^-34 absolute. 2^w = 2^k e^(r ln2) with k = round(w) and r = w -
+// k exact (|r ln2| <= 0.347, exp_f's polynomials). The rest (x <= 0, subnormal x, infinities,
 // NaN) is the double version's (C99 Annex F's special cases; float values convert exactly).
 template <> struct Split<fn::pow, float> {
     static NPU_EMU_HD bool rare(float x, float y) {
-        return !(x > 0.0f && x < expdetail::inf_f() && expdetail::abs_d(y) < expdetail::inf_d());
+        return !(x >= 0x1p-126f && x < expdetail::inf_f() && expdetail::abs_d(y) < expdetail::inf_d());
     }
     static NPU_EMU_HD float fast(float x, float y) {
         using namespace expdetail;
-        return static_cast<float>(exp_f(clamp(static_cast<double>(y) * log_f(x), -104.0, 90.0)));
+        const uint32_t b = float_as_bits(x);
+        const uint32_t t = b - 0x3F3504F3u;  // the bits of sqrt(1/2), rounded down
+        const int32_t e = static_cast<int32_t>(t) >> 23;
+        const float f = bits_as_float(b - (t & 0xFF800000u)) - 1.0f;  // exact
+        const double l2 = static_cast<double>(e) + log1p_core_f(f) * INV_LN2;
+        const double w = clamp(static_cast<double>(y) * l2, -151.0, 129.0);
+        const double shifted = w + 0x1.8p52;
+        const double r = (w - (shifted - 0x1.8p52)) * LN2_H, z = r * r;
+        const double s = pow2_f(static_cast<int64_t>(double_as_bits(shifted) - 0x4338000000000000ull));
+        return static_cast<float>((1.0 + (sinh_f(r, z) + cosh_m1_f(z))) * s);
     }
 };
 NPU_EMU_HD float pow(float x, float y) {

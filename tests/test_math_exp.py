@@ -508,6 +508,30 @@ def test_float32_hyperbolics_where_their_paths_switch(shim):
         assert d.max() <= 1, (name, x[~nan][np.argmax(d)], d.max())
 
 
+def test_float32_pow_where_its_paths_switch(shim):
+    """float32 pow is 2^(y log2 x) in double for normal x > 0, the clamp of w = y log2 x at
+    [-151, 129] and the double pow for subnormal x: results near the float underflow (2^-149 ...
+    2^-126), overflow (2^128) and 1, x within a few ulps of 1 with large y, x near the
+    reduction's switch at sqrt(1/2), and subnormal x, within 1 ulp."""
+    rng = np.random.default_rng(SEED)
+    n = 400
+    x = np.exp2(rng.uniform(-126, 127, 5 * n))
+    w = np.repeat([-151.5, -149.7, -126.2, 127.9, 128.3], n) + rng.normal(size=5 * n)
+    y = w / np.log2(x)
+    ones = 1.0 + rng.integers(-40, 40, n) * 2.0 ** -23
+    xs = np.concatenate([x, ones, np.float32(np.sqrt(0.5)) * (1 + rng.integers(-40, 40, n) * 2.0 ** -24),
+                         np.exp2(rng.uniform(-149, -126, n))])
+    ys = np.concatenate([y, rng.choice([-1, 1], n) * np.exp2(rng.uniform(10, 31, n)), rng.uniform(-300, 300, n),
+                         rng.uniform(-1.2, 1.2, n)])
+    xs, ys = xs.astype(np.float32), ys.astype(np.float32)
+    keep = np.isfinite(ys) & (xs > 0)
+    xs, ys = xs[keep], ys[keep]
+    got = run(shim, "pow", np.float32, xs, ys)
+    want = np.array([reference("pow", np.float32, float(a), float(b)) for a, b in zip(xs, ys)], np.float32)
+    d = ulp_distance(got, want, np.float32)
+    assert d.max() <= 1, (xs[np.argmax(d)], ys[np.argmax(d)], d.max())
+
+
 def test_logaddexp_where_the_result_cancels(shim):
     """float64 logaddexp(x, y) with e^x + e^y close to 1 (max in [-0.75, 0)): the result is
     far below max, and the Newton step keeps it within 1 ulp down to 2^-46 |max|; one known
