@@ -1259,11 +1259,12 @@ NPU_EMU_HD float expm1_lanes_f(float x) {
 // [0, 127]) and cosh a = 2^(k-1) e^r + 2^(-k-1) e^-r, each exponential written as in
 // exp_lanes_f, 1 +- hi + t+-, with 1 +- hi split exactly. The polynomial's even and odd parts
 // give both: e^+-r - 1 -+ hi = z QE(z) +- hi z QO(z) +- lo (1 +- hi), z = hi^2 (the Taylor
-// series to r^8/8!, as exp_lanes_f's). The two leading products are exact and summed exactly
-// (a fast two-sum: the first has the larger exponent), the small parts are added before the
-// one last rounding. No cancellation: every term is positive. Below 2^-13, a is raised to
-// 2^-13 (cosh rounds to 1 either way; hi^2 stays normal); the second term is dropped from
-// k = 41 on (below 2^-80 of the first), so every factor is a normal float.
+// series to r^8/8!, as exp_lanes_f's; tools/gen_math_exp_coeffs.py prints the float 1/n!).
+// The two leading products are exact and summed exactly (a fast two-sum: the first has the
+// larger exponent), the small parts are added before the one last rounding. No cancellation:
+// every term is positive. Below 2^-13, a is raised to 2^-13 (cosh rounds to 1 either way;
+// hi^2 stays normal); the second term is dropped from k = 41 on (below 2^-80 of the first),
+// so every factor is a normal float.
 NPU_EMU_HD float cosh_lanes_f(float x) {
     const int32_t ab = static_cast<int32_t>(float_as_bits(x) & 0x7FFFFFFFu);  // |x| as an ordered integer
     const ExpReduced red = exp_reduce_lanes_f(bits_as_float(static_cast<uint32_t>(ab > 0x39000000 ? ab : 0x39000000)));

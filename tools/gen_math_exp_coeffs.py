@@ -1,7 +1,7 @@
 """Derives the constants of kernels_cuda/npu_emu_math_exp.cuh with mpmath: the split ln2,
 the exp tail polynomial (a Chebyshev fit, close to minimax), the atanh series of the log, the
 float versions' short fits (cosh/sinh of the reduced argument, the log's atanh tail), and pow's
-splits of log2(1.5), 2/(3 ln2) and ln2.
+splits of log2(1.5), 2/(3 ln2) and ln2, and the float lanes' Taylor coefficients 1/n!.
 Prints C++ hex-float literals and each fit's error; run `python tools/gen_math_exp_coeffs.py`
 and paste."""
 from __future__ import annotations
@@ -151,6 +151,19 @@ def main() -> None:
     print(f"SE (low to high) = {', '.join(x.hex() for x in se)}; e^r - 1 error {log2_of(worst)}")
     q, worst = log_tail_fit(4)
     print(f"LOG_Q (low to high) = {', '.join(x.hex() for x in q)}; log1p error {log2_of(worst)}")
+    float_taylor()
+
+
+def float_taylor() -> None:
+    """The float lanes' Taylor coefficients 1/n! rounded to float: exp_lanes_f's Q and
+    cosh_lanes_f's even and odd parts QE (1/2!, 1/4!, 1/6!, 1/8!) and QO (1/3!, 1/5!, 1/7!)."""
+    print("// float 1/n! (exp_lanes_f, cosh_lanes_f)")
+    for n in range(2, 9):
+        exact = 1 / mpmath.factorial(n)
+        with mpmath.workprec(24):  # rounded once, to float's 24 bits
+            v = +exact
+        h = float(v).hex()  # 0x1.<13 hex digits>p<e>: a float's 23 bits fill the first 6
+        print(f"1/{n}! = {h[:10]}{h[h.index('p'):]}f")
 
 
 if __name__ == "__main__":
