@@ -1037,6 +1037,9 @@ NPU_EMU_HD float with_sign_of(float r, float x) {  // |r| with x's sign (r >= 0 
     return bits_as_float(float_as_bits(r) | (float_as_bits(x) & 0x80000000u));
 }
 NPU_EMU_HD double clamp(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
+// |x|'s bits, ordered as |x| is (NaN above inf): the split forms' rare() tests compare them as
+// integers, in the float lanes of the loop (no conversion to double).
+NPU_EMU_HD uint32_t abs_bits_f(float x) { return float_as_bits(x) & 0x7FFFFFFFu; }
 
 // x = k ln2 + r, |r| <= 0.35, for |x| < 2^9: k from the rounding shift's low bits (no branch and
 // no double-to-integer conversion), r = x - k LN2_H with an error below 2^-45 (absolute).
@@ -1406,7 +1409,7 @@ NPU_EMU_HD float sinh(float x) {
 
 // cosh: float lanes up to |x| = 88 (cosh_lanes_f), the double addition formulas beyond.
 template <> struct Split<fn::cosh, float> {
-    static NPU_EMU_HD bool rare(float x) { return !(expdetail::abs_d(x) <= 88.0); }
+    static NPU_EMU_HD bool rare(float x) { return expdetail::abs_bits_f(x) > 0x42B00000u; }  // |x| > 88 or NaN
     static NPU_EMU_HD float fast(float x) { return expdetail::cosh_lanes_f(x); }
 };
 NPU_EMU_HD float cosh(float x) {
@@ -1452,7 +1455,7 @@ NPU_EMU_HD log_lanes log_lanes_of(double u) {
 // From |x| = 2^125 on (u would overflow float) and for NaN and inf: the same in double with
 // log_f (log_f(2|x|) near the top).
 template <> struct Split<fn::asinh, float> {
-    static NPU_EMU_HD bool rare(float x) { return !(expdetail::abs_d(x) < 0x1p125); }
+    static NPU_EMU_HD bool rare(float x) { return expdetail::abs_bits_f(x) >= 0x7E000000u; }  // |x| >= 2^125 or NaN
     static NPU_EMU_HD float fast(float x) {
         using namespace expdetail;
         const float a = bits_as_float(float_as_bits(x) & 0x7FFFFFFFu);
@@ -1493,7 +1496,7 @@ NPU_EMU_HD float acosh(float x) {
 // 2^-40 of the result for |x| >= 2^-12), its log in float lanes, halved exactly; |x| itself
 // below 2^-12 (atanh a = a + a^3/3 + ..., within a^2/3 < 2^-25.5 of a: it rounds to a).
 template <> struct Split<fn::atanh, float> {
-    static NPU_EMU_HD bool rare(float x) { return !(expdetail::abs_d(x) < 1.0); }
+    static NPU_EMU_HD bool rare(float x) { return expdetail::abs_bits_f(x) >= 0x3F800000u; }  // |x| >= 1 or NaN
     static NPU_EMU_HD float fast(float x) {
         using namespace expdetail;
         const float a = bits_as_float(float_as_bits(x) & 0x7FFFFFFFu);
@@ -1517,7 +1520,7 @@ NPU_EMU_HD float atanh(float x) {
 // NaN) is the double version's (C99 Annex F's special cases; float values convert exactly).
 template <> struct Split<fn::pow, float> {
     static NPU_EMU_HD bool rare(float x, float y) {
-        return !(x >= 0x1p-126f && x < expdetail::inf_f() && expdetail::abs_d(y) < expdetail::inf_d());
+        return !(x >= 0x1p-126f && x < expdetail::inf_f()) || expdetail::abs_bits_f(y) >= 0x7F800000u;
     }
     static NPU_EMU_HD float fast(float x, float y) {
         using namespace expdetail;
