@@ -50,6 +50,8 @@ namespace trig_detail {
 NPU_EMU_TRIG_TABLE double SIN_C[8] = {-0x1.5555555555555p-3, 0x1.1111111111111p-7, -0x1.a01a01a01a019p-13, 0x1.71de3a556c2c7p-19, -0x1.ae64567e72f38p-26, 0x1.61245fb4cbac1p-33, -0x1.ae7c5380b1d5fp-41, 0x1.924296786f1a3p-49};
 // COS: max relative error of the polynomial 2^-59.5
 NPU_EMU_TRIG_TABLE double COS_C[7] = {0x1.5555555555555p-5, -0x1.6c16c16c16c16p-10, 0x1.a01a01a019d0ap-16, -0x1.27e4fb7712bdfp-22, 0x1.1eed8deb6d561p-29, -0x1.9394b9c9c20a4p-37, 0x1.ab783376962cfp-45};
+// TAN: max relative error of the polynomial 2^-59.2
+NPU_EMU_TRIG_TABLE double TAN_C[13] = {0x1.555555555555fp-2, 0x1.11111111102fdp-3, 0x1.ba1ba1bafadeap-5, 0x1.664f484be2524p-6, 0x1.226e3d3d7bb92p-7, 0x1.d6d2608bd6c8bp-9, 0x1.7db9f33d08942p-10, 0x1.346487f98e65bp-11, 0x1.01e4e25d02ab2p-12, 0x1.4c5043ddddfdbp-14, 0x1.25b95169fbd3fp-14, -0x1.25b3bd8610c3bp-16, 0x1.acaf89c5073ffp-16};
 // ASIN: max relative error of the polynomial 2^-52.9
 NPU_EMU_TRIG_TABLE double ASIN_C[13] = {0x1.5555555555556p-3, 0x1.3333333332ecap-4, 0x1.6db6db6e31f13p-5, 0x1.f1c71c1db0623p-6, 0x1.6e8bb1c8209a2p-6, 0x1.1c4d35cf95421p-6, 0x1.c9cf07674736ap-7, 0x1.782651caa6547p-7, 0x1.52420b04b37bep-7, 0x1.65a9c4dfcf8b2p-8, 0x1.1d189408314eep-6, -0x1.e6aaa8a0a04ccp-7, 0x1.d72b2bc8155f8p-6};
 // SINF: max relative error of the polynomial 2^-35.6
@@ -74,6 +76,7 @@ constexpr double PIO2_HI = 0x1.921fb54442d18p+0, PIO2_LO = 0x1.1a62633145c07p-54
 constexpr double PI_HI = 0x1.921fb54442d18p+1, PI_LO = 0x1.1a62633145c07p-53;
 constexpr double PIO4_HI = 0x1.921fb54442d18p-1, PIO4_LO = 0x1.1a62633145c07p-55;
 constexpr double INV_PIO2_HI = 0x1.45f306dc9c883p-1, INV_PIO2_LO = -0x1.6b01ec5417056p-55;
+constexpr double TAN_BIG = 0x1.5942800000000p-1;   // tan r: r + r^3 TAN_C(r^2) below, tan(pi/4 - r) above
 constexpr double THREE_PIO4 = 0x1.2d97c7f3321d2p+1;
 constexpr double ATAN_HALF_HI = 0x1.dac670561bb4fp-2, ATAN_HALF_LO = 0x1.a2b7f222f65e2p-56;
 constexpr double ATAN_3HALF_HI = 0x1.f730bd281f69bp-1, ATAN_3HALF_LO = 0x1.007887af0cbbdp-56;
@@ -268,6 +271,38 @@ NPU_EMU_HD dd cos_kernel(dd r) {
     return two_sum(w, tail);
 }
 
+// tan r (odd all clear) or -1/tan r (odd all set) of r = r.hi + r.lo, |r| <~ pi/4: fdlibm's
+// __kernel_tan (k_tan.c) without a branch. On a = |r.hi| (both are odd, the sign goes back at
+// the end), y = the low part: below TAN_BIG, w = a + (a^3 TAN_C(a^2) + y (1 + a^2)); above it
+// a' = (pi/4 - a) + (pi/4's low part - y) and, with w its tan, tan(pi/4 -+ a') =
+// +-1 -+ 2 (a' - (w^2 / (w +- 1) - (w - a'))) (the odd quadrants' -1/tan r too). Below
+// TAN_BIG in an odd quadrant -1/w is computed with its error taken back (w and the quotient
+// cut to 21 bits, whose products are exact). One division either way: the quotient's
+// numerator and denominator are chosen first.
+NPU_EMU_HD double tan_kernel(dd r, uint64_t odd) {
+    uint64_t sr = sign_of(r.hi);
+    double a = fabs_(r.hi), y = flip_sign(r.lo, sr);
+    uint64_t big = mask_if(a >= TAN_BIG);
+    a = select(big, (PIO4_HI - a) + (PIO4_LO - y), a);
+    y = select(big, 0.0, y);
+    double z = a * a, w = z * z;
+    double p = TAN_C[1] + w * (TAN_C[3] + w * (TAN_C[5] + w * (TAN_C[7] + w * (TAN_C[9] + w * TAN_C[11]))));
+    double v = z * (TAN_C[2] + w * (TAN_C[4] + w * (TAN_C[6] + w * (TAN_C[8] + w * (TAN_C[10] + w * TAN_C[12])))));
+    double s = z * a;
+    double t = y + z * (s * (p + v) + y);
+    t = t + TAN_C[0] * s;                            // tan a' = a + t
+    w = a + t;
+    double one = select(odd, -1.0, 1.0);
+    double q = select(big, w * w, -1.0) / select(big, w + one, w);
+    double far = one - 2.0 * (a - (q - t));          // above TAN_BIG
+    const uint64_t cut = 0xFFFFFFFF00000000ull;      // -1/w, w = wc + wl, q ~ -1/w, qc its cut
+    double wc = bits_as_double(double_as_bits(w) & cut);
+    double wl = t - (wc - a);
+    double qc = bits_as_double(double_as_bits(q) & cut);
+    double inv = qc + q * ((1.0 + qc * wc) + qc * wl);
+    return flip_sign(select(big, far, select(odd, inv, w)), sr);
+}
+
 // sin (which = 0), cos (1), tan (2) of a finite double (any: the rare inputs' path).
 NPU_EMU_HD double sincostan(double x, int which) {
     double a = fabs_(x);
@@ -278,8 +313,7 @@ NPU_EMU_HD double sincostan(double x, int which) {
     int n = red.n;
     double result;
     if (which == 2) {
-        dd s = sin_kernel(red.r), c = cos_kernel(red.r);
-        result = (n & 1) ? -dd_div(c, s).hi : dd_div(s, c).hi;
+        result = tan_kernel(red.r, mask_if((n & 1) != 0));
     } else {
         int q = (n + which) & 3;                     // cos x = sin(x + pi/2)
         dd v = (q & 1) ? cos_kernel(red.r) : sin_kernel(red.r);
@@ -296,13 +330,8 @@ template <int WHICH>
 NPU_EMU_HD double sincostan_fast(double x) {
     reduced red = reduce_cody_waite(fabs_(x));
     uint64_t n = static_cast<uint64_t>(red.n);
+    if (WHICH == 2) return flip_sign(tan_kernel(red.r, 0 - (n & 1)), sign_of(x));
     dd s = sin_kernel(red.r), c = cos_kernel(red.r);
-    if (WHICH == 2) {                                // tan: s/c, in odd quadrants -c/s
-        uint64_t odd = 0 - (n & 1);
-        dd num = {select(odd, c.hi, s.hi), select(odd, c.lo, s.lo)};
-        dd den = {select(odd, s.hi, c.hi), select(odd, s.lo, c.lo)};
-        return flip_sign(dd_div(num, den).hi, ((n & 1) << 63) ^ sign_of(x));
-    }
     uint64_t q = n + WHICH;                          // cos x = sin(x + pi/2), cos is even
     double v = select(0 - (q & 1), c.hi, s.hi);
     return flip_sign(v, (((q >> 1) & 1) << 63) ^ (WHICH == 0 ? sign_of(x) : 0));

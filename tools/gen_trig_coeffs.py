@@ -58,6 +58,25 @@ def max_rel_error(approx, exact, rmax, n=2000):
     return worst
 
 
+def tan_fit(rmax, n, npts=120):
+    """tan r ~ r + r^3 P(r^2), P of n coefficients, each rounded to double in turn (lowest degree
+    first) and the rest refitted to the rounded ones: a least-squares fit of the relative error
+    on Chebyshev points of [0, rmax]."""
+    pts = [rmax / 2 * (1 + mp.cos(mp.pi * (i + mp.mpf(1) / 2) / npts)) for i in range(npts)]
+    tans = [mp.tan(r) for r in pts]
+    fixed: list[float] = []
+    for k in range(n):
+        a, b = mp.matrix(npts, n - k), mp.matrix(npts, 1)
+        for i, (r, t) in enumerate(zip(pts, tans)):
+            z = r * r
+            b[i] = (t - r - r**3 * horner(fixed, z)) / t
+            for j in range(n - k):
+                a[i, j] = r**3 * z**(k + j) / t
+        sol, _ = mp.qr_solve(a, b)
+        fixed.append(dbl(sol[0]))
+    return fixed
+
+
 def block() -> str:
     out = []
     R = mp.pi / 4 * mp.mpf("1.0001")          # reduced arguments may pass pi/4 by an ulp
@@ -78,6 +97,11 @@ def block() -> str:
     taylor = mp.taylor(mp.tan, 0, 13)
     tp, tq = mp.pade([taylor[2 * k + 1] for k in range(7)], 3, 3)
     tp, tq = [dbl(v) for v in tp], [dbl(v) for v in tq]
+    # float64 tan: fdlibm's __kernel_tan scheme, tan r = r + r^3 P(r^2) for |r| < TAN_BIG (its
+    # switch, 0.6743...), tan(pi/4 - r) above it
+    tan_big = float.fromhex("0x1.59428p-1")
+    tt = tan_fit(mp.mpf(tan_big) * mp.mpf("1.0001"), 13)
+    ett = max_rel_error(lambda r: r + r**3 * horner(tt, r * r), mp.tan, mp.mpf(tan_big) * mp.mpf("1.0001"))
     etf = max_rel_error(lambda r: r * horner(tp, r * r) / horner(tq, r * r), mp.tan, R)
     esf = max_rel_error(lambda r: r + r**3 * horner(sf, r * r), mp.sin, R)
     ecf = max_rel_error(lambda r: 1 - r * r / 2 + r**4 * horner(cf, r * r), mp.cos, R)
@@ -92,7 +116,7 @@ def block() -> str:
     # double); the polynomial term is at most 0.05 of the result, so 2^-33.5 here is 2^-37 there
     qf = fit(asin_r, mp.mpf(1) / 4, 7)
     eqf = max_rel_error(lambda t: horner(qf, t), asin_r, mp.mpf(1) / 4)
-    for name, cs, err in (("SIN", s, es), ("COS", c, ec), ("ASIN", q, eq),
+    for name, cs, err in (("SIN", s, es), ("COS", c, ec), ("TAN", tt, ett), ("ASIN", q, eq),
                           ("SINF", sf, esf), ("COSF", cf, ecf), ("ATANF", af, eaf),
                           ("ASINF", qf, eqf)):
         out.append(f"// {name}: max relative error of the polynomial 2^{float(mp.log(err, 2)):.1f}")
@@ -113,6 +137,7 @@ def block() -> str:
     for name, v in (("PIO2", mp.pi / 2), ("PI", mp.pi), ("PIO4", mp.pi / 4), ("INV_PIO2", 2 / mp.pi)):
         hi = dbl(v)
         out.append(f"constexpr double {name}_HI = {hexd(hi)}, {name}_LO = {hexd(dbl(v - hi))};")
+    out.append(f"constexpr double TAN_BIG = {hexd(tan_big)};   // tan r: r + r^3 TAN_C(r^2) below, tan(pi/4 - r) above")
     out.append(f"constexpr double THREE_PIO4 = {hexd(dbl(3 * mp.pi / 4))};")
     # float64 atan family (fdlibm's reduction): atan(c) for the centres c = 1/2, 3/2 and 2
     # (atan2's in place of 3/2) as hi + lo
