@@ -18,7 +18,9 @@
 //   sin/cos/tan  reduce x to r = x - n*pi/2 as a double-double: Cody-Waite with a 4-part pi/2
 //                for |x| < 2^20, Payne-Hanek (x times a 192-bit window of 2/pi, in 32-bit
 //                integer arithmetic) above; then odd/even polynomials on |r| <= pi/4; tan is
-//                the double-double quotient of the two (float: a Pade quotient r P(r^2)/Q(r^2)).
+//                fdlibm's __kernel_tan (k_tan.c: r + r^3 P(r^2) below |r| = 0.6743, tan(pi/4 - r)
+//                above, -1/tan r with its error taken back) without a branch (float: a Pade
+//                quotient r P(r^2)/Q(r^2)).
 //   atan family  double: fdlibm's schemes in plain double (s_atan.c's reduction of y/x to one
 //                of the centres 0, 1/2, 1, 3/2, inf with one division, atan2 with the
 //                division's error taken back; asin and acos as e_asin.c and e_acos.c reduce
@@ -272,13 +274,17 @@ NPU_EMU_HD dd cos_kernel(dd r) {
 }
 
 // tan r (odd all clear) or -1/tan r (odd all set) of r = r.hi + r.lo, |r| <~ pi/4: fdlibm's
-// __kernel_tan (k_tan.c) without a branch. On a = |r.hi| (both are odd, the sign goes back at
-// the end), y = the low part: below TAN_BIG, w = a + (a^3 TAN_C(a^2) + y (1 + a^2)); above it
-// a' = (pi/4 - a) + (pi/4's low part - y) and, with w its tan, tan(pi/4 -+ a') =
-// +-1 -+ 2 (a' - (w^2 / (w +- 1) - (w - a'))) (the odd quadrants' -1/tan r too). Below
-// TAN_BIG in an odd quadrant -1/w is computed with its error taken back (w and the quotient
-// cut to 21 bits, whose products are exact). One division either way: the quotient's
-// numerator and denominator are chosen first.
+// __kernel_tan (k_tan.c; Copyright (C) 2004 by Sun Microsystems, Inc.; permission to use,
+// copy, modify, and distribute this software is freely granted, provided that this notice is
+// preserved) without a branch, its polynomial refitted (TAN_C). On a = |r.hi| (tan and -1/tan
+// are odd: the sign goes back at the end) with y the low part: below TAN_BIG (0.6743...),
+// tan = w = a + t, t = a^3 TAN_C(a^2) + y (1 + a^2); above it a' = (pi/4 - a) + (pi/4's low
+// part - y), w = a' + t = tan a' the same way, and with one = 1 (tan) or -1 (-1/tan),
+// one - 2 (a' + t - w^2 / (w + one)) is (1 - w)/(1 + w) = tan(pi/4 - a') or -(1 + w)/(1 - w)
+// (the result in [0.8, 1.25]: the subtraction loses nothing). Below TAN_BIG in an odd
+// quadrant -1/w is computed with the division's error taken back (w and the quotient cut to
+// 21 bits, whose products are exact). One division either way: its numerator and denominator
+// are selected first.
 NPU_EMU_HD double tan_kernel(dd r, uint64_t odd) {
     uint64_t sr = sign_of(r.hi);
     double a = fabs_(r.hi), y = flip_sign(r.lo, sr);

@@ -562,6 +562,40 @@ def test_float32_atan_family_where_its_float_paths_switch(shim):
     assert dist[worst] <= 1, f"atan2_f32({ys[worst]!r}, {xs[worst]!r}): {int(dist[worst])} ulp"
 
 
+def test_float64_tan_where_its_paths_switch(shim):
+    """float64 tan (fdlibm's __kernel_tan scheme) changes form where the reduced |r| passes
+    TAN_BIG = 0x1.59428p-1 (r + r^3 P(r^2) below, tan(pi/4 - |r|) above), the quadrant where
+    x passes an odd multiple of pi/4, and its odd quadrants (-1/tan r, a pole next to each odd
+    multiple of pi/2) divide differently on the two sides of TAN_BIG: arguments next to all of
+    these, through Cody-Waite (|x| < 2^20) and Payne-Hanek, each within 1 ulp of the correctly
+    rounded result, and the split form's fast path with the function's bits."""
+    f64 = np.float64
+    rng = np.random.default_rng(20261207)
+    big = float.fromhex("0x1.59428p-1")
+    ks = np.concatenate([np.arange(-40, 41), rng.integers(-600000, 600000, 60)])
+    xs = []
+    with mp.workprec(400):
+        for k in ks.tolist() + rng.integers(2 ** 20, 2 ** 62, 40).tolist():
+            centre = mp.mpf(int(k)) * mp.pi / 2
+            for off in (big, -big, mp.pi / 4, -mp.pi / 4, 0):
+                if k == 0 and off == 0:
+                    continue
+                xs.append(float(centre + off))
+    x = np.array(xs, dtype=f64)
+    # neighbours in bits (the reduced argument moves by about an ulp of x each), and nearby
+    # values on both sides (r a little above and below the switch)
+    x = np.concatenate([near(f64, x, 6), (x[:, None] * (1 + rng.uniform(-1e-9, 1e-9, (x.size, 20)))).ravel()])
+    x = np.concatenate([x, -x])
+    got = run(shim, "tan", "f64", x)
+    dist = ulp_distance(got, reference("tan", "f64", x), "f64")
+    worst = int(np.argmax(dist))
+    assert dist[worst] <= 1, f"tan_f64({x[worst]!r}) = {got[worst]!r}: {int(dist[worst])} ulp"
+    fast = run(shim, "tan_fast", "f64", x)
+    common = run(shim, "tan_rare", "f64", x) == 0
+    assert common.sum() > x.size // 2
+    assert got[common].tobytes() == fast[common].tobytes()
+
+
 def test_same_bits_at_another_isa_level(shim, tmp_path):
     """The build for x86-64-v2 (SSE only) gives the default build's bytes on every sample, and
     so does the AVX-512 build where the host has it (the float atan family chooses its
