@@ -166,12 +166,6 @@ NPU_EMU_HD dd dd_mul(dd a, dd b) {
     dd p = two_prod(a.hi, b.hi);
     return fast_two_sum(p.hi, p.lo + (a.hi * b.lo + a.lo * b.hi));
 }
-NPU_EMU_HD dd dd_div(dd a, dd b) {
-    double q = a.hi / b.hi;
-    dd p = two_prod(q, b.hi);
-    double rem = (((a.hi - p.hi) - p.lo) + a.lo) - q * b.lo;
-    return fast_two_sum(q, rem / b.hi);
-}
 NPU_EMU_HD dd dd_sqrt(dd a) {                       // a.hi > 0
     double s = sqrt_rn(a.hi);
     dd p = two_prod(s, s);
