@@ -436,21 +436,34 @@ SPLIT_F32 = ["exp", "expm1", "log", "log2", "log10", "log1p", "sinh", "cosh", "t
              "atanh"]
 
 
+def vectorizer_report(tmp_path, name: str, body: str) -> str:
+    """g++'s report of the loops it vectorized (-fopt-info-vec-optimized) in `body` after the
+    header, built with the cpu backend's flags."""
+    src = tmp_path / name
+    src.write_text('#include "npu_emu_math_exp.cuh"\n' + body)
+    cmd = [cpu._compiler(), *cpu.cxx_flags(cxx=cpu._compiler()), "-fopt-info-vec-optimized",
+           f"-I{base.kernels_dir()}", str(src), "-o", str(tmp_path / f"{src.stem}.so")]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-4000:]
+    return res.stderr
+
+
+def fast_loops(names: list[str], ctype: str) -> str:
+    """One loop over Split<NAME, ctype>::fast per name, three lines each (the loop on the
+    second line of each function: source line 3 + 3 i once the header line is first)."""
+    return "".join(
+        f'extern "C" void {n}_fast(const {ctype}* __restrict x, {ctype}* __restrict y, long n) {{\n'
+        f"    for (long i = 0; i < n; ++i) y[i] = npu_emu::math::Split<npu_emu::math::fn::{n}, {ctype}>::fast(x[i]);\n"
+        "}\n" for n in names)
+
+
 @pytest.mark.skipif(not cpu._X86, reason="reads GCC's x86 vectorizer report")
 def test_loops_over_the_float_fast_paths_vectorize(tmp_path):
     """GCC vectorizes a loop over every float Split::fast with the cpu flags (the float-lane
     paths included: their bit operations and selects must not stop it)."""
-    src = tmp_path / "fast_loops.cu"
-    src.write_text('#include "npu_emu_math_exp.cuh"\n' + "".join(
-        f'extern "C" void {n}_fast(const float* __restrict x, float* __restrict y, long n) {{\n'
-        f"    for (long i = 0; i < n; ++i) y[i] = npu_emu::math::Split<npu_emu::math::fn::{n}, float>::fast(x[i]);\n"
-        "}\n" for n in SPLIT_F32))
-    cmd = [cpu._compiler(), *cpu.cxx_flags(cxx=cpu._compiler()), "-fopt-info-vec-optimized", f"-I{base.kernels_dir()}", str(src),
-           "-o", str(tmp_path / "fast_loops.so")]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr[-4000:]
+    report = vectorizer_report(tmp_path, "fast_loops.cu", fast_loops(SPLIT_F32, "float"))
     for i, name in enumerate(SPLIT_F32):
-        assert re.search(rf"{src.name}:{3 + 3 * i}:\d+: optimized: loop vectorized", res.stderr), name
+        assert re.search(rf"fast_loops.cu:{3 + 3 * i}:\d+: optimized: loop vectorized", report), name
 
 
 SPLIT_F64 = ["exp", "expm1", "log", "log10", "log1p", "sinh", "cosh", "tanh", "asinh", "atanh"]
@@ -460,22 +473,14 @@ SPLIT_F64 = ["exp", "expm1", "log", "log10", "log1p", "sinh", "cosh", "tanh", "a
 def test_loops_over_the_double_fast_paths_vectorize(tmp_path):
     """As above for double: the split forms built on exp_pair_d, the logarithms, and the binary
     logaddexp, whose rare() shares its computation with fast() (one loop computes both)."""
-    src = tmp_path / "fast_loops_f64.cu"
-    src.write_text('#include "npu_emu_math_exp.cuh"\n' + "".join(
-        f'extern "C" void {n}_fast(const double* __restrict x, double* __restrict y, long n) {{\n'
-        f"    for (long i = 0; i < n; ++i) y[i] = npu_emu::math::Split<npu_emu::math::fn::{n}, double>::fast(x[i]);\n"
-        "}\n" for n in SPLIT_F64) +
+    report = vectorizer_report(tmp_path, "fast_loops_f64.cu", fast_loops(SPLIT_F64, "double") +
         'extern "C" int logaddexp_fast(const double* __restrict x, const double* __restrict z, double* __restrict y, long n) {\n'
         "    using S = npu_emu::math::Split<npu_emu::math::fn::logaddexp, double>; int rare = 0;\n"
         "    for (long i = 0; i < n; ++i) { y[i] = S::fast(x[i], z[i]); rare += S::rare(x[i], z[i]); }\n"
         "    return rare;\n}\n")
-    cmd = [cpu._compiler(), *cpu.cxx_flags(cxx=cpu._compiler()), "-fopt-info-vec-optimized", f"-I{base.kernels_dir()}", str(src),
-           "-o", str(tmp_path / "fast_loops_f64.so")]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr[-4000:]
     for i, name in enumerate(SPLIT_F64):
-        assert re.search(rf"{src.name}:{3 + 3 * i}:\d+: optimized: loop vectorized", res.stderr), name
-    assert re.search(rf"{src.name}:{4 + 3 * len(SPLIT_F64)}:\d+: optimized: loop vectorized", res.stderr), "logaddexp"
+        assert re.search(rf"fast_loops_f64.cu:{3 + 3 * i}:\d+: optimized: loop vectorized", report), name
+    assert re.search(rf"fast_loops_f64.cu:{4 + 3 * len(SPLIT_F64)}:\d+: optimized: loop vectorized", report), "logaddexp"
 
 
 def test_float32_exp_where_its_float_lane_path_ends(shim):

@@ -580,6 +580,13 @@ _SUMS = {"sum", "mean"}
 # for pow (results of moderate size: no overflow to compare), tanh(x / 8) in (-1, 1) for asin,
 # acos and atanh, 1 + |x| for acosh.
 _POSITIVE_FIRST = {"sqrt", "log", "log1p", "log2", "log10", "pow"}
+_DOMAIN = {"asin": lambda v: np.tanh(v / 8), "acos": lambda v: np.tanh(v / 8),
+           "atanh": lambda v: np.tanh(v / 8), "acosh": lambda v: 1 + np.abs(v)}
+# NumPy's (1.x and 2) and CuPy's names where the standard's differ; PyTorch has the standard's.
+_LIBRARY_NAMES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "atan2": "arctan2",
+                  "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh", "pow": "power"}
+
+
 def _reference_type(dtype: np.dtype) -> type:
     """The type the reference of a math function computes in: float64 for float32 (and the
     narrow floats, computed in float32), the platform's long double for float64 where it is
@@ -587,13 +594,6 @@ def _reference_type(dtype: np.dtype) -> type:
     if dtype == np.float64 and np.finfo(np.longdouble).nmant > 52:
         return np.longdouble
     return np.float64
-
-
-# NumPy's (1.x and 2) and CuPy's names where the standard's differ; PyTorch has the standard's.
-_LIBRARY_NAMES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "atan2": "arctan2",
-                  "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh", "pow": "power"}
-_DOMAIN = {"asin": lambda v: np.tanh(v / 8), "acos": lambda v: np.tanh(v / 8),
-           "atanh": lambda v: np.tanh(v / 8), "acosh": lambda v: 1 + np.abs(v)}
 
 
 def array_api_spec(variant: str, dt, numel: int) -> CaseSpec:

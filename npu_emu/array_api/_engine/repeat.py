@@ -31,6 +31,7 @@ _CALLS: dict[tuple, tuple] = {}
 CALLS_KEPT = 4096
 also_clear(_CALLS.clear)     # with the plans they lead to
 _FAST_SCALARS = (bool, int, float)
+_INTO = "="     # the key's name of an in-place call (x op= y): its result is x, not a new array
 
 
 def call_key(name: str, xs: Sequence[object], params: tuple = ()) -> tuple | None:
@@ -85,10 +86,6 @@ def short_way_into(name: str, x: Array, other: object) -> tuple[bool, tuple | No
     if known is not None and known[0] is ctx:
         return _repeat(known, (x, other), be, ctx, x) is not None, key
     return False, key
-
-
-# The key's name of an in-place call (x op= y): its result is x, not a new array.
-_INTO = "="
 
 
 def _keep(key: tuple, entry: tuple) -> None:
