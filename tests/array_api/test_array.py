@@ -79,6 +79,15 @@ def test_python_conversions():
     with pytest.raises(OverflowError):
         int(xp.asarray(math.inf))
     assert float(xp.asarray(1.5, dtype=xp.bfloat16)) == 1.5
+    # each dtype's element read at its place: views at an offset, reversed, the result of
+    # queued work, the extremes of the integers
+    x = xp.asarray(np.arange(10.0) - 4.5)
+    assert float(x[7]) == 2.5 and float(xp.flip(x)[0]) == 4.5 and float(xp.sum(x)) == 0.0
+    assert int(xp.asarray(np.iinfo(np.uint64).max, dtype=xp.uint64)) == 2**64 - 1
+    assert int(xp.asarray([0, np.iinfo(np.int64).min], dtype=xp.int64)[1]) == -2**63
+    assert float(xp.asarray([0.0, 0.333], dtype=xp.float16)[1]) == float(np.float16(0.333))
+    assert complex(xp.asarray([0j, 1.5 - 2j], dtype=xp.complex64)[1]) == 1.5 - 2j
+    assert bool(xp.asarray([True, False])[1]) is False and int(xp.asarray([7], dtype=xp.int8)[0]) == 7
 
 
 def test_len_and_iteration():

@@ -14,6 +14,7 @@ decodes it to the logical shape.
 """
 from __future__ import annotations
 
+import ctypes
 import math
 import numbers
 import os
@@ -246,8 +247,11 @@ class Array:
         be = self._st.backend
         info = INFO[self._t.dtype]
         if be.is_cpu and info.host is not None and info.host == info.storage:
+            # The element's bytes, read after the queued work: a NumPy scalar, a copy (a
+            # library view of the storage costs several times as much, for one element).
             with library_order(be):
-                return self._raw()[()]      # a NumPy scalar: a copy of the element
+                data = ctypes.string_at(self._ptr0(), info.host.itemsize)
+            return np.frombuffer(data, info.host)[0]
         return self._host()[()]
 
     def __bool__(self) -> bool:
