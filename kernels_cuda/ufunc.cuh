@@ -587,21 +587,55 @@ NPU_EMU_HD void load_chunk(C* buf, const TI* p, int m, I s) {
 template <bool Binary, typename Op, typename C> struct ResultOf { using type = decltype(Op::run(C())); };
 template <typename Op, typename C> struct ResultOf<true, Op, C> { using type = decltype(Op::run(C(), C())); };
 
-// A contiguous row (o[j] = Op(a[j]), or Op(a[j], b[j * sb]) with sb 1 or 0) through L1
-// buffers of compute values, chunk by chunk (o may be a itself: a chunk is read before it is
-// written): the fp16 conversions eight at a time, and a split function's fast() over the
-// whole chunk with only its rare lanes redone by run().
+// Whether the bytes of n elements of type A at a and m of type B at b are disjoint.
+template <typename A, typename B, typename I>
+NPU_EMU_HD bool disjoint(const A* a, I n, const B* b, I m) {
+    const uintptr_t pa = reinterpret_cast<uintptr_t>(a), pb = reinterpret_cast<uintptr_t>(b);
+    return pa + static_cast<uintptr_t>(n) * sizeof(A) <= pb || pb + static_cast<uintptr_t>(m) * sizeof(B) <= pa;
+}
+// A split function's results as the row's store makes them (NaN canonical), written where a
+// direct row puts them at once; a no-op on what the store then does again.
+template <typename R> NPU_EMU_HD R settled(R r) {
+    if constexpr (detail::is_same<R, float>::value || detail::is_same<R, double>::value) return canonical(r);
+    else return r;
+}
+
+// A contiguous row (o[j] = Op(a[j]), or Op(a[j], b[j * sb]) with sb 1 or 0) chunk by chunk
+// (o may be a itself: a chunk is read before it is written): the fp16 conversions eight at a
+// time through L1 buffers, and a split function's fast() over the whole chunk with only its
+// rare lanes redone by run().
+// A split function whose operands and result are stored as they are computed (float32,
+// float64), on a row whose output overlaps no operand, reads the operands and writes the
+// output directly ("direct"); otherwise through L1 buffers of compute values (the buffers'
+// copies cost a float32 expm1 about 15 %). The rare lanes need their operands after fast()
+// has written the chunk's output, hence the disjointness. The same operations either way,
+// so the same bits.
 template <bool Binary, typename Op, typename TI, typename TO, typename I>
 NPU_EMU_HD void staged_row(TO* o, const TI* a, const TI* b, I n, I sb) {
     using C = compute_of<Op, TI>;
     using R = typename ResultOf<Binary, Op, C>::type;
     constexpr bool split = Binary ? Split2<Op, C>::value : Split1<Op, C>::value;
+    constexpr bool can_direct = split && detail::is_same<C, TI>::value && detail::is_same<R, TO>::value
+                                && !f16_staged<Op, TI>();
+    bool direct = false;
+    if constexpr (can_direct)
+        direct = disjoint(o, n, a, n) && (!Binary || disjoint(o, n, b, sb == 1 ? n : I(1)));
     C A[STAGE_CHUNK], B[Binary ? STAGE_CHUNK : 1];
     R out[STAGE_CHUNK];
     for (I j0 = 0; j0 < n; j0 += STAGE_CHUNK) {
         const int m = static_cast<int>(min(static_cast<I>(STAGE_CHUNK), n - j0));
-        load_chunk<Op>(A, a + j0, m, I(1));
-        if constexpr (Binary) load_chunk<Op>(B, b + j0 * sb, m, sb);
+        const C* x = A;
+        const C* y = B;
+        R* r = out;
+        if constexpr (can_direct) {
+            if (direct) {
+                x = a + j0;
+                r = o + j0;
+                if (sb == 1) y = b + j0;
+            }
+        }
+        if (!direct) load_chunk<Op>(A, a + j0, m, I(1));
+        if constexpr (Binary) if (!direct || sb != 1) load_chunk<Op>(B, b + j0 * sb, m, sb);
         if constexpr (split) {
             using S = typename Op::template split<C>;
             // Each lane's verdict is kept (a flag as wide as a lane of C: the mask is stored
@@ -611,8 +645,8 @@ NPU_EMU_HD void staged_row(TO* o, const TI* a, const TI* b, I n, I sb) {
             typename Bits<C>::type is_rare[STAGE_CHUNK];
             int rare = 0;   // a count, not a bool: g++ does not vectorize a loop that ORs bools
             for (int j = 0; j < m; ++j) {
-                if constexpr (Binary) { out[j] = S::fast(A[j], B[j]); is_rare[j] = S::rare(A[j], B[j]); }
-                else { out[j] = S::fast(A[j]); is_rare[j] = S::rare(A[j]); }
+                if constexpr (Binary) { r[j] = settled(S::fast(x[j], y[j])); is_rare[j] = S::rare(x[j], y[j]); }
+                else { r[j] = settled(S::fast(x[j])); is_rare[j] = S::rare(x[j]); }
                 rare += is_rare[j];
             }
             // Done when the last rare lane is: an early exit, which also keeps g++ from
@@ -620,10 +654,11 @@ NPU_EMU_HD void staged_row(TO* o, const TI* a, const TI* b, I n, I sb) {
             // every lane: 50-90 % more build time for nothing).
             for (int j = 0; rare > 0 && j < m; ++j) {
                 if (!is_rare[j]) continue;
-                if constexpr (Binary) out[j] = Op::run(A[j], B[j]);
-                else out[j] = Op::run(A[j]);
+                if constexpr (Binary) r[j] = settled(Op::run(x[j], y[j]));
+                else r[j] = settled(Op::run(x[j]));
                 --rare;
             }
+            if (direct) continue;
         } else {
             for (int j = 0; j < m; ++j) {
                 if constexpr (Binary) out[j] = Op::run(A[j], B[j]);
