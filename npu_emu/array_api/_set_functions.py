@@ -37,7 +37,11 @@ class UniqueInverseResult(NamedTuple):
     inverse_indices: Array
 
 
-def _unique(fname: str, x: object, inverse: bool, counts: bool) -> dict[str, Array]:
+def _unique(fname: str, x: object, inverse: bool, counts: bool,
+            indices: bool = False) -> dict[str, Array]:
+    """The results a unique_* function returns: values, and the indices, inverse_indices
+    and counts asked for (each one an array made only when asked: a result costs several
+    microseconds)."""
     x = array_arg(fname, x)
     v = values(x)
     with computing(x._st.backend) as lib:
@@ -47,8 +51,9 @@ def _unique(fname: str, x: object, inverse: bool, counts: bool) -> dict[str, Arr
         first = found[1]
         # x's own bits at each value's first occurrence (no conversion back).
         bits = x._raw().reshape(-1)[first]
-    out = {"values": raw_result(bits, x._t.dtype, x._st.backend),
-           "indices": index_result(first, x)}
+    out = {"values": raw_result(bits, x._t.dtype, x._st.backend)}
+    if indices:
+        out["indices"] = index_result(first, x)
     k = 2
     if inverse:
         out["inverse_indices"] = index_result(found[k].reshape(x.shape), x)
@@ -61,7 +66,7 @@ def _unique(fname: str, x: object, inverse: bool, counts: bool) -> dict[str, Arr
 def unique_all(x: Array, /) -> UniqueAllResult:
     """(values, indices of their first occurrences in the flattened x, inverse_indices of
     x's shape that rebuild x from values, counts)."""
-    return UniqueAllResult(**_unique("unique_all", x, True, True))
+    return UniqueAllResult(**_unique("unique_all", x, True, True, indices=True))
 
 
 def unique_counts(x: Array, /) -> UniqueCountsResult:

@@ -100,6 +100,10 @@ def acl_of_numpy(dtype: np.dtype, param: str = "obj") -> DT:
     return acl
 
 
+# The library's own results up to this size are copied into the pool (adopt).
+COPY_RESULTS_UP_TO = 64 << 10
+
+
 def adopt(lib_array: Any, dtype: DT, be: Backend, readonly: bool = False,
           shared: bool = True) -> Array:
     """An Array over a NumPy (cpu) or CuPy (cuda) array's memory, without a copy; the array
@@ -107,6 +111,13 @@ def adopt(lib_array: Any, dtype: DT, be: Backend, readonly: bool = False,
     shared=False for the library's own results (nobody else holds them)."""
     if lib_array.size == 0:
         return empty_array(lib_array.shape, dtype, be)
+    if not shared and be.is_cpu and lib_array.nbytes <= COPY_RESULTS_UP_TO:
+        # A small result of the library's own: copied into the pool, which costs less than
+        # registering its memory and releasing it again (a unique_values of 300 elements:
+        # 38 -> 23 us). Nobody else holds it, so nobody sees the copy.
+        out = empty_array(lib_array.shape, dtype, be)
+        be.copy_from_host(out._st.ptr, lib_array)
+        return out
     lo, nbytes, ptr0 = library_memory(lib_array)
     item = INFO[dtype].itemsize
     return external_array(lo, nbytes, ptr0, lib_array.shape,
