@@ -27,6 +27,7 @@ from ..ops._checks import broadcast_shapes as _broadcast_two
 from ..status import AclnnError
 from ._engine.args import array_arg, axes_arg, axis_arg, shape_arg
 from ._engine.array import Array, empty_array, is_scalar, standard_sequence
+from ._engine.device import numpy_quiet
 from ._engine.kernel import along, copy as copy_array, copy_into
 from ._engine.library import compute_dtype, computing, operand, raw_result, result
 from ._engine.scalars import promote
@@ -438,7 +439,7 @@ def clip(x: Array, /, min: int | float | Array | None = None,  # noqa: A002 (the
         return copy_array(broadcast_view(x, shape))
     ct = compute_dtype(x._t.dtype)
     host = INFO[ct].host
-    with np.errstate(all="ignore"):          # a bound beyond ct's range becomes inf
+    with numpy_quiet():                      # a bound beyond ct's range becomes inf
         values = [operand(x, ct)] + [operand(b, ct) if isinstance(b, Array)
                                      else None if b is None else host.type(b)
                                      for b in (lo, hi)]

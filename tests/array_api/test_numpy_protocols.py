@@ -121,6 +121,7 @@ CALLS = {
 @pytest.mark.parametrize("name", list(CALLS))
 def test_no_numpy_warning_escapes(name, default):
     before = xp.set_default_dtypes(real_floating=default)
+    state = np.geterr()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
@@ -128,3 +129,26 @@ def test_no_numpy_warning_escapes(name, default):
             xp.asarray(1.79e308)              # float32 default: an overflow to inf
     finally:
         xp.set_default_dtypes(real_floating=before["real floating"])
+    assert np.geterr() == state               # the caller's NumPy error state, as it was
+    with pytest.warns(RuntimeWarning):        # ... still NumPy's own outside our calls
+        np.float64(1e308) * 10
+
+
+@pytest.mark.parametrize("numpy2_state", [True, False], ids=["context variable", "np.errstate"])
+def test_numpy_quiet_silences_and_restores(numpy2_state, monkeypatch):
+    """The engine's quiet NumPy section, by NumPy 2's context variable or (NumPy 1, or
+    the variable gone) by np.errstate: no warning inside, the caller's state after, an
+    exception passing through included."""
+    from npu_emu.array_api._engine import device
+    if not numpy2_state:
+        monkeypatch.setattr(device, "_extobj_contextvar", None)
+    elif device._extobj_contextvar is None:
+        pytest.skip("this NumPy has no errstate context variable (NumPy 1)")
+    state = np.geterr()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with device.numpy_quiet():
+            assert np.isinf(np.float64(1e308) * 10) and np.geterr()["over"] == "ignore"
+        with pytest.raises(KeyError), device.numpy_quiet():
+            raise KeyError("through")
+    assert np.geterr() == state

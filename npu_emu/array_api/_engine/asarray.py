@@ -16,7 +16,7 @@ from ...dtypes import COMPLEX, INFO, SIGNED, UNSIGNED, aclDataType as DT
 from ...runtime.base import Backend
 from . import dtypes as _dtypes
 from .array import Array, empty_array, to_device
-from .device import backend_for, device_of
+from .device import backend_for, device_of, numpy_quiet
 from .dtypes import VIA_FLOAT32, DType, to_dtype
 from .interop import import_dlpack
 from .kernel import convert, copy as copy_array
@@ -39,7 +39,7 @@ def upload(host: np.ndarray, dtype: DT, be: Backend) -> Array:
     cast kernels would: low-precision floats through float32)."""
     out = empty_array(host.shape, dtype, be)
     if host.size:
-        with np.errstate(all="ignore"):      # overflow to inf is the conversion's answer
+        with numpy_quiet():                  # overflow to inf is the conversion's answer
             raw = np.ascontiguousarray(storage_array(_host_in(host, dtype), dtype))
         be.copy_from_host(out._st.ptr, raw.reshape(-1), be.default_stream)
     return out
@@ -50,7 +50,7 @@ def _host_in(host: np.ndarray, dtype: DT) -> np.ndarray:
     if host.dtype == info.host:
         return host
     if dtype in VIA_FLOAT32 and host.dtype.kind in "biuf":
-        with np.errstate(all="ignore"):
+        with numpy_quiet():
             return host.astype(np.float32)
     return host
 

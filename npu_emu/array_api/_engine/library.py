@@ -26,7 +26,7 @@ from ...runtime.base import Backend
 from ...status import AclnnError
 from . import dtypes as _dtypes
 from .array import Array, empty_array, external_array, library_dtype
-from .device import library, library_memory, library_order
+from .device import library, library_memory, library_order, numpy_quiet
 from .dtypes import VIA_FLOAT32
 from .kernel import convert, copy, family_plan, kernel_view, launch
 from .scalars import PyScalar, scalar_constant, scalar_storage
@@ -75,7 +75,7 @@ class computing:
         be = self._be
         if be.is_cpu:
             be.default_stream.synchronize()
-            self._inner = np.errstate(all="ignore")
+            self._inner = numpy_quiet()
             self._inner.__enter__()
             return np
         self._inner = library_order(be)
@@ -154,7 +154,7 @@ def apply(be: Backend, spec: Any, inputs: list, out: Any, ct: np.dtype, dtype: D
     writer, and its special-case `fix`) on `inputs` (computing in ct) into `out`. Call
     inside library_order."""
     lib = library(be)
-    with np.errstate(all="ignore"):
+    with numpy_quiet():
         if callable(spec.library):
             spec.library(lib, inputs, out, dtype)
         elif lib is np:
