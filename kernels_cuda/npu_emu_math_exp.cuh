@@ -1232,14 +1232,16 @@ NPU_EMU_HD float log1p_lanes_f(float x) {
     return log_lanes_f(r);
 }
 
-// e^x - 1 in float arithmetic for -16.5 <= x <= 88 (2^k - 1 exact for k >= -24, 2^k finite).
+// e^x - 1 in float arithmetic for -17.5 <= x <= 88 (k in [-25, 127]: 2^k a normal float).
 // x = k ln2 + hi + lo (exp_reduce_lanes_f); e^r - 1 = hi + hi^2/2 + hi^3 Q(hi) + lo (1 + hi) with
 // Q of degree 4 (a fit with float coefficients: relative error 2^-31 of the result; Estrin's
 // scheme, as in log_reduce_lanes), and hi^2/2 split
 // exactly as in log_reduce_lanes: e^r - 1 = p.hi + p.lo + tail. Then e^x - 1 = (2^k - 1) +
 // 2^k (e^r - 1), which does not cancel (k = 0: e^r - 1 itself; else |e^x - 1| > 0.29), with
-// 2^k - 1 exact up to k = 24 and 2^k + (-1) beyond; a fast two-sum with 2^k p.hi, and one
-// rounding of the sum of the small parts at the end.
+// 2^k - 1 = c + c_lo exactly: c = fl(2^k - 1) is exact for -24 <= k <= 24; beyond 24 it is 2^k
+// (2^k - 1 needs 25 bits and ties to the even 2^k), c_lo = -1; at k = -25 it is -1 (1 - 2^-25
+// ties to the even 1), c_lo = 2^-25. Then a fast two-sum with 2^k p.hi (|2^k p.hi| < 0.42 2^k < |c|
+// for k != 0), and one rounding of the sum of the small parts at the end.
 NPU_EMU_HD float expm1_lanes_f(float x) {
     const ExpReduced red = exp_reduce_lanes_f(x);
     const int32_t k = red.k;
@@ -1252,8 +1254,8 @@ NPU_EMU_HD float expm1_lanes_f(float x) {
     const float q = q01 + h2 * (q23 + h2 * 0x1.9e7cf8p-13f);
     const float tail = q * (h2 * hi) + ((g - gh) * (hi + hh) + (lo + lo * hi));
     const float s = bits_as_float(static_cast<uint32_t>(k + 127) << 23);
-    const float c = s - 1.0f;                      // exact for k <= 24, 2^k beyond
-    const float c_lo = k > 24 ? -1.0f : 0.0f;
+    const float c = s - 1.0f;                      // exact for -24 <= k <= 24; 2^k above, -1 at -25
+    const float c_lo = k > 24 ? -1.0f : k < -24 ? s : 0.0f;
     const ff a = fast_two_sum_f(c, s * p.hi);
     return a.hi + ((a.lo + (c_lo + s * p.lo)) + s * tail);
 }
@@ -1308,12 +1310,14 @@ NPU_EMU_HD float exp2(float x) {
     return static_cast<float>((1.0 + (sinh_f(r, z) + cosh_m1_f(z))) * pow2(static_cast<int>(k)));
 }
 
-// Outside [-16.5, 88] (results within 2^-24 of -1, or beyond 2^127) and for NaN: the double
-// path, clamped to [-18, 90] (e^-18 < 2^-25: -1 comes out, and inf).
+// Below -17.5 (-inf included) fast() computes at -17.5: e^x < e^-17.5 < 0.85 * 2^-25, half an
+// ulp below 1, so -1 is the correctly rounded result there and at -17.5 itself (the lanes' error
+// is far below the 0.15 * 2^-25 left to the midpoint). Above 88 (results beyond 2^127) and for
+// NaN: the double path, clamped to [-18, 90] (inf comes out).
 template <> struct Split<fn::expm1, float> {
-    static NPU_EMU_HD bool rare(float x) { return !(x >= -16.5f && x <= 88.0f); }
+    static NPU_EMU_HD bool rare(float x) { return !(x <= 88.0f); }
     static NPU_EMU_HD float fast(float x) {
-        const float r = expdetail::expm1_lanes_f(x);
+        const float r = expdetail::expm1_lanes_f(x < -17.5f ? -17.5f : x);
         return x == 0.0f ? x : r;  // keeps -0
     }
 };

@@ -513,6 +513,22 @@ def test_float32_hyperbolics_where_their_paths_switch(shim):
         assert d.max() <= 1, (name, x[~nan][np.argmax(d)], d.max())
 
 
+def test_float32_expm1_where_its_paths_switch(shim):
+    """float32 expm1's float lanes run from -17.5 (below, the argument is raised to it: -1) to 88
+    (the double path above): every float32 in [-18, -16] (2^k - 1 in two parts at k = -25, exact
+    at k = -24) and within 2^12 bit patterns of 88, within 1 ulp; -inf gives -1, -0 gives -0."""
+    lo, hi = np.array([-16.0, -18.0], np.float32).view(np.uint32)
+    edge = np.float32(88.0).view(np.uint32)
+    bits = np.concatenate([np.arange(lo, hi + 1), np.arange(edge - (1 << 12), edge + (1 << 12))]).astype(np.uint32)
+    x = bits.view(np.float32)
+    got, want = run(shim, "expm1", np.float32, x), screened_float32_reference("expm1", x)
+    d = ulp_distance(got, want, np.float32)
+    assert d.max() <= 1, (x[np.argmax(d)], d.max())
+    special = np.array([-np.inf, -0.0, -1e30, -17.5], np.float32)
+    assert run(shim, "expm1", np.float32, special).view(np.uint32).tolist() == \
+        np.array([-1.0, -0.0, -1.0, -1.0], np.float32).view(np.uint32).tolist()
+
+
 def test_float32_pow_where_its_paths_switch(shim):
     """float32 pow is 2^(y log2 x) in double for normal x > 0, the clamp of w = y log2 x at
     [-151, 129] and the double pow for subnormal x: results near the float underflow (2^-149 ...
