@@ -322,10 +322,11 @@ NPU_EMU_HD double exp_tail_estrin(double r, double r2) {
     return ((b0 + b1 * r2) + r4 * (b2 + b3 * r2)) + r8 * (b4 + b5 * r2);
 }
 
-// e^(x + ex) for -700 <= x <= 700 (|ex| <= ulp(x)) in parts, e^(x + ex) = sc (s1 + e1 + p_hi + p_lo):
-// exp_d's reduction x = k ln2 + (hi - lo) with ex in lo, r = hi - lo rounded and its error rl
-// carried, e^r = 1 + r + r^2/2 + r^3 F(r) (F exp_tail's fit), s1 + e1 = 1 + r exactly, r^2/2 split
-// as an exact high part p_hi (r's high 26 bits squared) and the rest, sc = 2^k.
+// e^(x + ex) for -700 <= x < 709 (2^k a normal scale, k <= 1023; |ex| <= ulp(x)) in parts,
+// e^(x + ex) = sc (s1 + e1 + p_hi + p_lo): exp_d's reduction x = k ln2 + (hi - lo) with ex in
+// lo, r = hi - lo rounded and its error rl carried, e^r = 1 + r + r^2/2 + r^3 F(r) (F exp_tail's
+// fit), s1 + e1 = 1 + r exactly, r^2/2 split as an exact high part p_hi (r's high 26 bits
+// squared) and the rest, sc = 2^k.
 struct exp_terms {
     double s1, e1, p_hi, p_lo, sc;
 };
@@ -564,7 +565,10 @@ NPU_EMU_HD double log1p(double x) {
     return x;  // |x| < 2^-54: x - x^2/2 rounds to x (keeps -0)
 }
 
-// sinh, cosh, tanh for 2^-28 <= |x| <= 22 (cosh: |x| <= 22), the rest in the full paths.
+// The split forms' fast paths: sinh for 2^-28 <= |x| < 709, cosh for |x| < 709 (where exp_d's
+// and exp_pair_d's 2^k is a normal double, k <= 1023), tanh from 2^-28 on (|x| clamped to 22);
+// the rest in the full paths: sinh and cosh from 709 on (finite up to 710.47, where e^|x| itself
+// overflows from 709.78) on exp_scaled, which halves before it rounds.
 // cosh is fdlibm's e^|x|/2 + (1/2)/e^|x| on exp_d. sinh below 1 is the Taylor series
 // |x| + |x|^3 S(x^2) (truncated past 2^-65; fdlibm's formula is 2 ulp off there), above it
 // (e^|x| - e^-|x|)/2 on exp_pair_d; tanh is E/(E + 2) on exp_pair_d throughout (below).
@@ -579,12 +583,13 @@ NPU_EMU_HD double sinh_tail_d(double z) {  // (sinh x - x) / x^3 for z = x^2 <= 
 }  // namespace expdetail
 
 template <> struct Split<fn::sinh, double> {
-    static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-28 && expdetail::abs_d(x) <= 22.0); }
+    static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-28 && expdetail::abs_d(x) < 709.0); }
     static NPU_EMU_HD double fast(double x) {
         using namespace expdetail;
         const double ax = abs_d(x), z = ax * ax;
         const double near0 = ax + ax * z * sinh_tail_d(z);
         // |x| >= 1: (e^|x| - e^-|x|) / 2 with e^|x| an unrounded pair and e^-|x| <= 0.37 rounded
+        // (from |x| = 19, e^-|x| is below 2^-54 of e^|x| and d = e.hi: the pair's sum, halved)
         const exp_pair e = exp_pair_d(ax, 0.0);
         const double inv = 1.0 / e.hi, d = e.hi - inv, d_err = (e.hi - d) - inv;  // e.hi > inv
         return with_sign_of(ax < 1.0 ? near0 : 0.5 * (d + (d_err + e.lo)), x);
@@ -600,11 +605,11 @@ NPU_EMU_HD double sinh(double x) {
 }
 
 template <> struct Split<fn::cosh, double> {
-    static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) <= 22.0); }
+    static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) < 709.0); }
     static NPU_EMU_HD double fast(double x) {
         using namespace expdetail;
         const double t = exp_d(abs_d(x));
-        return 0.5 * t + 0.5 / t;
+        return 0.5 * t + 0.5 / t;  // from |x| = 19 on, 0.5 / t is below half an ulp: 0.5 t
     }
 };
 NPU_EMU_HD double cosh(double x) {
@@ -620,11 +625,16 @@ NPU_EMU_HD double cosh(double x) {
 // high part d, q = E_hi inv cut to 21 bits (its low word cleared) and d split into 21 bits and
 // the rest, so q d is two exact products and E - q d a remainder without rounding error that
 // matters (E_hi - q d_h exact by Sterbenz's lemma); tanh = q + rem inv, one rounding.
+// |x| is clamped to 22 (+inf included): from there on tanh |x| = 1 - 2 / (e^(2|x|) + 1) lies
+// within 2 e^-44 < 2^-62 of 1, far inside the half ulp (2^-54) that rounds to 1 below it, and
+// the computed value at 22 is 1 (its error, below 2^-56 of E's and an ulp of the last step, moves
+// it by far less than the 2^-54 - 2^-62 to the midpoint). rare(): NaN and |x| < 2^-28 only.
 template <> struct Split<fn::tanh, double> {
-    static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-28 && expdetail::abs_d(x) <= 22.0); }
+    static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-28); }
     static NPU_EMU_HD double fast(double x) {
         using namespace expdetail;
-        const exp_pair e = exp_pair_d(2.0 * abs_d(x), 0.0);
+        const double ax = abs_d(x);
+        const exp_pair e = exp_pair_d(2.0 * (ax > 22.0 ? 22.0 : ax), 0.0);
         const double n_hi = e.hi - 1.0, n_lo = ((e.hi - n_hi) - 1.0) + e.lo;
         const double d_hi = e.hi + 1.0, d_lo = ((e.hi - d_hi) + 1.0) + e.lo;
         const double inv = 1.0 / d_hi, q = high_word(n_hi * inv);
@@ -638,8 +648,7 @@ NPU_EMU_HD double tanh(double x) {
     using S = Split<fn::tanh, double>;
     if (!S::rare(x)) return S::fast(x);
     if (x != x) return nan_d();
-    if (abs_d(x) < 0x1p-28) return x;  // x^3/3 is below half an ulp
-    return with_sign_of(1.0, x);       // |x| > 22: 1 - tanh < 2^-62
+    return x;  // |x| < 2^-28: x^3/3 is below half an ulp
 }
 
 namespace fn { struct asinh; struct acosh; struct atanh; }

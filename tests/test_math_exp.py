@@ -652,6 +652,30 @@ def test_float64_exp_family_where_its_formulas_switch(shim):
         assert d.max() <= 1, (name, args[np.argmax(d)], d.max())
 
 
+def test_float64_hyperbolics_on_their_wide_fast_range(shim):
+    """The float64 split forms' fast paths reach |x| < 709 for sinh and cosh (e^|x| on exp_d and
+    exp_pair_d with 2^k up to 2^1023; from 709 the full path's exp_scaled, finite up to 710.48)
+    and all |x| >= 2^-28 for tanh (|x| clamped to 22, where tanh rounds to 1): random arguments
+    over [19, 709] (where e^-|x| drops below half an ulp), bit patterns either side of 22, 709,
+    the last reductions ((k + 1/2) ln2 for k up to 1022) and the overflow thresholds, both signs,
+    within 1 ulp; tanh is +-1 from 22 on, +-inf included."""
+    rng = np.random.default_rng(SEED)
+    ln2 = math.log(2.0)
+    wide = rng.uniform(19.0, 709.0, 3000 if SWEEP else 300)
+    ends = [19.0, 22.0, 709.0, 709.782712893384, 710.4758600739439, 708.3964185322641]
+    ends += [(k + 0.5) * ln2 for k in range(1015, 1023)]
+    x = np.concatenate([wide, _bit_neighbours(ends, 30)])
+    x = np.concatenate([x, -x])
+    for name in ("sinh", "cosh", "tanh"):
+        got = run(shim, name, np.float64, x)
+        want = np.array([reference(name, np.float64, float(a)) for a in x])
+        d = ulp_distance(got, want, np.float64)
+        assert d.max() <= 1, (name, x[np.argmax(d)], d.max())
+    big = np.concatenate([_bit_neighbours([22.0], 1000), 2.0 ** rng.uniform(4.5, 1023, 1000), [np.inf]])
+    big = np.concatenate([big, -big])
+    assert np.array_equal(run(shim, "tanh", np.float64, big), np.sign(big))
+
+
 def test_float64_pow_where_its_paths_switch(shim):
     """float64 pow where its paths switch: the fast path ends at |y| = 2^40 (x within 2^-30 of 1
     keeps y log2 x finite beyond), subnormal x is scaled by 2^54, the reduction switches from
