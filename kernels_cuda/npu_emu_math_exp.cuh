@@ -175,14 +175,15 @@ NPU_EMU_HD double exp_scaled(dd x, int extra) {
 }
 
 // ------------------------------------------------------------------ exp to ~2^-100
-// For logaddexp's Newton step only (where the result cancels): e^x as 2^k (1 + E) with E to
-// ~2^-100. r = x - k ln2 with ln2 in three parts (k * LN2_HI exact), E = e^r - 1 by the Taylor
-// series of r / 256 in double-double (degree 9, truncation below 2^-110), then eight doublings
-// E -> E (E + 2).
+// For logaddexp's correction only (where the result cancels): e^x as 2^k (1 + E) with E to
+// ~2^-100 of itself (E, not 1 + E: e^x - 1 keeps that relative accuracy where k = 0, for the
+// tiny x that logaddexp meets). r = x - k ln2 with ln2 in three parts (k * LN2_HI exact),
+// E = e^r - 1 by the Taylor series of r / 256 in double-double (degree 9, truncation below
+// 2^-110), then eight doublings E -> E (E + 2).
 constexpr double LN2_LO2 = 0x1.f97b57a079a19p-103;  // ln2 - LN2_HI - LN2_LO
 struct precise_exp {
     int k;
-    dd e;  // e^x = 2^k e
+    dd e;  // e^x = 2^k (1 + e)
 };
 
 NPU_EMU_HD precise_exp exp_precise(dd x) {  // |x| < 700
@@ -199,7 +200,7 @@ NPU_EMU_HD precise_exp exp_precise(dd x) {  // |x| < 700
     for (int n = 1; n < 8; ++n) p = dd_add(dd_mul(p, y), c[n]);
     dd e = dd_add(y, dd_mul(dd_mul(y, y), p));  // e^y - 1
     for (int n = 0; n < 8; ++n) e = dd_mul(e, dd_add_d(e, 2.0));
-    return {static_cast<int>(kd), dd_add_d(e, 1.0)};
+    return {static_cast<int>(kd), e};
 }
 
 // ------------------------------------------------------------------ log core
@@ -218,27 +219,17 @@ NPU_EMU_HD double atanh_series(double z) {  // P(z) in double
     return (atanh_series_tail(z) * z + 0x1.999999999999ap-2) * z + 0x1.5555555555555p-1;
 }
 
-// log(1 + f) for a double-double f in that range. Precise (for logaddexp, where the log is
-// cancelled): relative error below 2^-68, P's first two coefficients
-// and the products in double-double. Otherwise s z P(z) in double, at most 1% of the result:
+// log(1 + f) for a double-double f in that range: s z P(z) in double, at most 1% of the result:
 // relative error below 2^-57.
-template <bool Precise = false>
 NPU_EMU_HD dd log1p_core(dd f) {
     const dd s = dd_div(f, dd_add_d(f, 2.0));
-    if (!Precise) {
-        const double z = s.hi * s.hi;
-        return fast_two_sum(2.0 * s.hi, 2.0 * s.lo + s.hi * z * atanh_series(z));
-    }
-    const dd z = dd_mul(s, s);
-    dd p = dd_add({0x1.999999999999ap-2, -0x1.999999999999ap-56}, {z.hi * atanh_series_tail(z.hi), 0.0});
-    p = dd_add({0x1.5555555555555p-1, 0x1.5555555555555p-55}, dd_mul(z, p));  // 2/3 + z (2/5 + ...)
-    return dd_add({2.0 * s.hi, 2.0 * s.lo}, dd_mul(dd_mul(s, z), p));
+    const double z = s.hi * s.hi;
+    return fast_two_sum(2.0 * s.hi, 2.0 * s.lo + s.hi * z * atanh_series(z));
 }
 
 // e ln2 + log(1 + f), f = m - 1 + low (m - 1 exact).
-template <bool Precise = false>
 NPU_EMU_HD dd log_from_parts(double m, double low, int e) {
-    const dd l = log1p_core<Precise>(two_sum(m - 1.0, low));
+    const dd l = log1p_core(two_sum(m - 1.0, low));
     const double ed = static_cast<double>(e);
     return dd_add(fast_two_sum(ed * LN2_HI, ed * LN2_LO), l);
 }
@@ -246,7 +237,6 @@ NPU_EMU_HD dd log_from_parts(double m, double low, int e) {
 // log(u) for a positive finite double-double u: u = 2^e m, m in [sqrt(1/2), sqrt(2)), so
 // log(u) = e ln2 + log(1 + f) with f = m - 1 exact.
 // Selects, no branches (the split forms' loops vectorize over it).
-template <bool Precise = false>
 NPU_EMU_HD dd log_dd(dd u) {
     const bool sub = u.hi < 0x1p-1022;  // subnormal: normalize first
     const double uh = sub ? u.hi * 0x1p54 : u.hi, ul = sub ? u.lo * 0x1p54 : u.lo;
@@ -255,16 +245,7 @@ NPU_EMU_HD dd log_dd(dd u) {
     const bool high = mb > SQRT2_BITS;
     const int e = (sub ? -54 : 0) + static_cast<int>(b >> 52) - 1023 + (high ? 1 : 0);
     const double low = ul == 0.0 ? 0.0 : ul * pow2(-e / 2) * pow2(-e - (-e / 2));
-    return log_from_parts<Precise>(bits_as_double(high ? mb - (1ull << 52) : mb), low, e);
-}
-
-// log(1 + w) for a double-double w > -1.
-template <bool Precise = false>
-NPU_EMU_HD dd log1p_dd(dd w) {  // both forms, one selected (no branch)
-    const bool near0 = w.hi >= -0.29 && w.hi <= 0.41;
-    const dd core = log1p_core<Precise>(near0 ? w : dd{0.0, 0.0});
-    const dd far = log_dd<Precise>(dd_add_d(near0 ? dd{1.0, 0.0} : w, 1.0));
-    return near0 ? core : far;
+    return log_from_parts(bits_as_double(high ? mb - (1ull << 52) : mb), low, e);
 }
 
 }  // namespace expdetail
@@ -408,8 +389,7 @@ NPU_EMU_HD double expm1(double x) {
 // and log(1 + f) = f - hfsq + s (hfsq + R) with hfsq = f^2/2 and R = LG1 z + ... + LG7 z^7
 // (fdlibm's fit, error below 2^-58.45). Each result is within 1 ulp (fdlibm's bound;
 // docs/math.md has the measured errors). asinh, acosh, atanh and pow build on these pieces
-// too; the double-double log above (log_dd, log1p_dd) is what logaddexp and the rare paths of
-// asinh and acosh use.
+// too; the double-double log above (log_dd) is what the rare paths of asinh and acosh use.
 namespace expdetail {
 // (LN2_HI_FD, LN2_LO_FD: fdlibm's split of ln2, with exp_d above)
 constexpr double LG1 = 0x1.5555555555593p-1, LG2 = 0x1.999999997fa04p-2, LG3 = 0x1.2492494229359p-2,
@@ -976,7 +956,8 @@ NPU_EMU_HD lae_parts logaddexp_core_d(double x, double y) {
     const double S = j * LN2_HI_FD + f;                   // exact
     const double a_hi = S - hf, a_lo = (S - a_hi) - hf;   // |S| >= hf
     const double b_hi = m + a_hi, bb2 = b_hi - m, b_lo = (m - (b_hi - bb2)) + (a_hi - bb2);
-    return {b_hi + (b_lo + (a_lo + small)), a_hi, m, d0};
+    const double a_rest = a_lo + small;  // log1p(e^d) = a_hi + a_rest (a_hi is 0 where e^d < 2^-53)
+    return {b_hi + (b_lo + a_rest), a_hi + a_rest, m, d0};
 }
 }  // namespace expdetail
 
@@ -991,9 +972,25 @@ template <> struct Split<fn::logaddexp, double> {
     static NPU_EMU_HD double fast(double x, double y) { return expdetail::logaddexp_core_d(x, y).r; }
 };
 
-// log(e^x + e^y) = max + log1p(e^-d), d = |x - y| kept exact as a double-double, and a Newton
-// step where that cancels (max < 0, |result| < |max| / 2). Within 1 ulp unless the result is
-// below 2^-46 |max| (only where e^x + e^y lies within ~2^-47 of 1).
+// log(e^x + e^y): the split form, and where its sum cancels (the rare lanes that are finite, with
+// x != y and d = min - max >= -700) a correction of its result r0. The true result R satisfies
+// e^(max - R) + e^(min - R) = 1, so with f = e^(max - r0) + e^(min - r0) - 1 = e^(R - r0) - 1,
+// R = r0 + log1p(f) exactly. Both exponentials are taken to ~2^-100 (exp_precise: max - r0 and
+// min - r0 exact as double-doubles, e^(max - r0) - 1 kept apart), so f's error stays near
+// 2^-100 |max| (below), and log1p(f) =
+// f - f^2/2 + f^3/3 - ... is cut after f^2/2. How far r0 is off: the split form's L =
+// log1p(e^d) <= ln2 has a relative error below 2^-56.5, its sum with max is exact before the
+// last rounding, and that rounding is below 2^-53 |r0| < 2^-54 L (a rare lane has |r0| < L / 2):
+// |R - r0| < 2^-53.6 L. With max < 0 and R = max + L, |R| < L / 2 gives L < 2 |max| and
+// |max| < 1.5 L <= 1.04, so |f| ~ |R - r0| < 2^-52.6 |max|: f^3/3 is below 2^-157 |max| and the
+// correction's rounding below 2^-105.6 |max|, far below f's own error, which bounds the result:
+// within 1 ulp unless R is below about 2^-46 |max| (only where e^x + e^y lies within ~2^-47 of
+// 1). f's error: where |max| > ln2 / 2 / 1.5 it is near 2^-100 of 1, and for smaller |max|,
+// max - r0 ~ -L is above -ln2 / 2 (ka = 0) and f = Ea + e^(min - r0), both parts below 2 L
+// and each to ~2^-100 of itself. (Until December 2026 r0 came from a double-double exp and
+// log1p, and a Newton step r0 + f / (1 + f) with f = (e^(max - r0) + e^(min - r0)) - 1
+// followed: more than twice the work, and f was only near 2^-100 of 1 where |max| is tiny,
+// which put results of max far below 2^-50 thousands of ulps off.)
 NPU_EMU_HD double logaddexp(double x, double y) {
     using namespace expdetail;
     using S = Split<fn::logaddexp, double>;
@@ -1008,20 +1005,14 @@ NPU_EMU_HD double logaddexp(double x, double y) {
     if (m == inf_d() || o == -inf_d()) return m + 0.0;  // log(e^-0) = +0
     const dd d = two_sum(o, -m);  // -|x - y|, exact
     if (d.hi < -700.0) return m + exp_scaled(d, 0);  // log1p(e) = e to far below an ulp
-    const reduced red = exp_reduce(d);
-    const dd e = exp_poly(red.r);
-    const double s = pow2(red.k);
-    const dd l = dd_add_d(log1p_dd<true>({e.hi * s, e.lo * s}), m);
-    const double r0 = l.hi + l.lo;
-    if (!(m < 0.0 && abs_d(r0) < -0.5 * m)) return r0;
-    // The result cancels below max (|r0| < |max| / 2): e^-59's error in e^-d is now large against
-    // it. One Newton step on f(r) = e^(max - r) + e^(min - r) - 1 with both exponentials to
-    // ~2^-100 (max - r0 and min - r0 exact as double-doubles): r = r0 + f / (1 + f), within
-    // 1 ulp while |r| > 2^-46 |max|.
+    const double r0 = S::fast(x, y);  // the lane cancels: r0 corrected by log1p(f) (above)
     const precise_exp a = exp_precise(two_sum(m, -r0)), b = exp_precise(two_sum(o, -r0));
-    const dd ea = {a.e.hi * pow2(a.k), a.e.lo * pow2(a.k)}, eb = {b.e.hi * pow2(b.k), b.e.lo * pow2(b.k)};
-    const dd f = dd_add_d(dd_add(ea, eb), -1.0);
-    return r0 + (f.hi + f.lo) / (1.0 + f.hi);
+    // f = (2^ka - 1 + 2^ka Ea) + 2^kb (1 + Eb), ka in {-1, 0} (max - r0 is about -L): 2^ka - 1
+    // exact, and where |max| is tiny (ka = 0), f = Ea + e^(min - r0) to 2^-100 of |max|, not of 1
+    const double sa = pow2(a.k), sb = pow2(b.k);
+    const dd eb = dd_add_d(b.e, 1.0);
+    const dd f = dd_add(dd_add_d({a.e.hi * sa, a.e.lo * sa}, sa - 1.0), {eb.hi * sb, eb.lo * sb});
+    return r0 + (f.hi + (f.lo - 0.5 * f.hi * f.hi));
 }
 
 // ================================================================== float

@@ -570,6 +570,30 @@ def test_logaddexp_where_the_result_cancels(shim):
     assert d.max() <= 1, (x[keep][np.argmax(d)], y[keep][np.argmax(d)], d.max())
 
 
+def test_float64_logaddexp_corrects_every_cancelling_lane(shim):
+    """The full float64 logaddexp corrects the split form's result r0 on the lanes that cancel
+    (max < 0, |r0| below half of log1p(e^d) = L) by log1p(e^(max - r0) + e^(min - r0) - 1): pairs
+    over the whole range of such lanes (|max| from 2^-1000 to 1.04, R / L from 2^-44 to 1/2 and
+    just beyond, both signs), within 1 ulp wherever |R| >= 2^-46 |max|."""
+    rng = np.random.default_rng(SEED + 1)
+    n = 3000 if SWEEP else 600
+    L = np.concatenate([rng.uniform(1e-3, math.log(2.0), n), 2.0 ** rng.uniform(-1000, -10, n)])
+    t = np.concatenate([2.0 ** rng.uniform(-44, -1, n), rng.uniform(0.45, 0.55, n)])
+    R = np.where(rng.uniform(size=L.size) < 0.5, -1.0, 1.0) * L * rng.permutation(t)
+    m = R - L
+    with np.errstate(divide="ignore"):
+        o = m + np.log(np.expm1(L))
+    keep = (m < 0) & (o < m) & (o - m >= -700)
+    x, y = m[keep], o[keep]
+    x, y = np.concatenate([x, y]), np.concatenate([y, x])  # both orders
+    got = run(shim, "logaddexp", np.float64, x, y)
+    want = np.array([reference("logaddexp", np.float64, a, b) for a, b in zip(x, y)])
+    ok = np.abs(want) >= 2.0 ** -46 * np.abs(np.maximum(x, y))
+    assert ok.sum() > 0.9 * x.size
+    d = ulp_distance(got[ok], want[ok], np.float64)
+    assert d.max() <= 1, (x[ok][np.argmax(d)], y[ok][np.argmax(d)], d.max())
+
+
 def test_float64_logaddexp_where_its_split_form_switches(shim):
     """float64 logaddexp's split form (plain double, e^d and log1p(e^d) as unrounded pairs)
     leaves to the double-double path the lanes that cancel (max < 0 and |result| below half of
