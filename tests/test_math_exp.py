@@ -659,8 +659,8 @@ def test_float64_exp_family_where_its_formulas_switch(shim):
     """exp and expm1 reduce x = k ln2 + r with k = round(x / ln2) (tanh: 2|x| = k ln2 + r), and
     e^x as an unrounded pair (expm1, sinh, tanh) carries r's high half squared apart; sinh
     switches from its Taylor form to (e^|x| - e^-|x|)/2 at |x| = 1; the fast paths end at 2^-28,
-    2^-54, 22, -40, 700, -708 and 709; exp overflows past 709.78 and underflows to subnormals
-    below -708.4: bit patterns either side of each, within 1 ulp."""
+    2^-54, -40, 700, -708 and 709 (tanh's argument is clamped at 22); exp overflows past 709.78
+    and underflows to subnormals below -708.4: bit patterns either side of each, within 1 ulp."""
     ln2 = math.log(2.0)
     halves = (np.arange(-60, 60) + 0.5) * ln2
     ends = [2.0 ** -54, 2.0 ** -28, 1.0, 22.0, 40.0, 700.0, 708.0, 709.0, 709.782712893384,
