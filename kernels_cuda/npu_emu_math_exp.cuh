@@ -1238,9 +1238,10 @@ NPU_EMU_HD float log1p_lanes_f(float x) {
 // scheme, as in log_reduce_lanes), and hi^2/2 split
 // exactly as in log_reduce_lanes: e^r - 1 = p.hi + p.lo + tail. Then e^x - 1 = (2^k - 1) +
 // 2^k (e^r - 1), which does not cancel (k = 0: e^r - 1 itself; else |e^x - 1| > 0.29), with
-// 2^k - 1 = c + c_lo exactly: c = fl(2^k - 1) is exact for -24 <= k <= 24; beyond 24 it is 2^k
-// (2^k - 1 needs 25 bits and ties to the even 2^k), c_lo = -1; at k = -25 it is -1 (1 - 2^-25
-// ties to the even 1), c_lo = 2^-25. Then a fast two-sum with 2^k p.hi (|2^k p.hi| < 0.42 2^k < |c|
+// 2^k - 1 = c + c_lo exactly (a two-sum, fewer vector operations than selects on k): c =
+// fl(2^k - 1) is exact for -24 <= k <= 24 (c_lo = 0); beyond 24 it is 2^k (2^k - 1 needs 25
+// bits and ties to the even 2^k), c_lo = -1; at k = -25 it is -1 (1 - 2^-25 ties to the even
+// 1), c_lo = 2^-25. Then a fast two-sum with 2^k p.hi (|2^k p.hi| < 0.42 2^k < |c|
 // for k != 0), and one rounding of the sum of the small parts at the end.
 NPU_EMU_HD float expm1_lanes_f(float x) {
     const ExpReduced red = exp_reduce_lanes_f(x);
@@ -1254,8 +1255,8 @@ NPU_EMU_HD float expm1_lanes_f(float x) {
     const float q = q01 + h2 * (q23 + h2 * 0x1.9e7cf8p-13f);
     const float tail = q * (h2 * hi) + ((g - gh) * (hi + hh) + (lo + lo * hi));
     const float s = bits_as_float(static_cast<uint32_t>(k + 127) << 23);
-    const float c = s - 1.0f;                      // exact for -24 <= k <= 24; 2^k above, -1 at -25
-    const float c_lo = k > 24 ? -1.0f : k < -24 ? s : 0.0f;
+    const float c = s - 1.0f, cb = c - s;          // exact for -24 <= k <= 24; 2^k above, -1 at -25
+    const float c_lo = (s - (c - cb)) + (-1.0f - cb);  // its error (a two-sum): 0, -1 or 2^-25
     const ff a = fast_two_sum_f(c, s * p.hi);
     return a.hi + ((a.lo + (c_lo + s * p.lo)) + s * tail);
 }
