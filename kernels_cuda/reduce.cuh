@@ -34,8 +34,10 @@
 // Empty reductions (K == 0): sum 0, prod 1, all true, any false, mean/var/std NaN,
 // max the type's lowest value (-inf), min its highest (+inf), argmax/argmin -1.
 // Scans run sequentially along their axis, one thread per line. On the CPU, outputs side by
-// side in memory are reduced R = 64 at a time (reduce_side_by_side), each in its own order; the
-// ORDER_FREE ops take up to RF = 1024 of them at a time (fold_side_by_side).
+// side in memory (rows of at least R = 64) are reduced a row at a time where their lanes fit
+// 16 KB, else in chunks of 256 bytes of lanes that start on a 64-byte boundary
+// (reduce_side_by_side), each in its own order; the ORDER_FREE ops take up to RF = 1024 of
+// them at a time (fold_side_by_side).
 #pragma once
 #include "npu_emu_common.cuh"
 #include "npu_emu_convert.cuh"
@@ -676,45 +678,140 @@ __device__ __forceinline__ void thread_range(int64_t items, int64_t* begin, int6
 }
 
 #if defined(NPU_EMU_CPU)
-// The CPU's path for R outputs side by side in memory (the kept inner dim contiguous in the
+// The CPU's path for outputs side by side in memory (the kept inner dim contiguous in the
 // input, e.g. the columns of a row-major matrix): the same order for each output, with the
-// innermost loop across the R outputs, so it vectorizes as a sum of rows. (A GPU's threads
-// each take one of those outputs and read side by side already.)
-constexpr int R = 64;
+// innermost loop across the outputs, so it vectorizes as a sum of rows. (A GPU's threads
+// each take one of those outputs and read side by side already.) Which outputs go together
+// is a work split only: every output follows its own order, so no split changes a bit.
+//   - Rows of at most band_cols<Op>() outputs (their 16 lanes fit in 16 KB: 256 float32
+//     columns, 128 float64) are taken whole (a thread's run of them, as a band): a matrix of
+//     such rows, (4096, 256) float32, is read as one stream.
+//   - Wider rows go in chunks of chunk_cols<Op>() outputs (256 bytes of lanes: 64 float32
+//     columns, 32 float64), the first one cut short so that the others start on a 64-byte
+//     boundary: a chunk's row is then whole cache lines (NumPy's arrays start 16 bytes past
+//     one: 64 float32 columns that straddled five lines ran 1.5x slower than on four), and
+//     each of its loads, unrolled, steps by the row stride, which the prefetcher follows.
+// The leaf results of a run meet in one binary-counter tree whose levels all its outputs
+// share (they push in step): at most SBS_DEPTH nodes, so runs of at most 2^SBS_DEPTH - 1
+// leaves (K < 2^30) take this path.
+constexpr int R = 64;             // the fewest side-by-side outputs that take these paths
+constexpr int SBS_BYTES = 16384;  // a band's lanes
+constexpr int SBS_DEPTH = 20;
+template <class Op> constexpr int band_cols() { return SBS_BYTES / (W * static_cast<int>(sizeof(typename Op::Part))); }
+template <class Op> constexpr int chunk_cols() {
+    constexpr int n = 256 / static_cast<int>(sizeof(typename Op::Part));
+    return n > R ? R : n;
+}
+// Rows taken whole (band_cols) for float and double inputs only: each other type keeps one
+// instantiation of reduce_side_by_side (chunks), so its unit builds about as fast as before.
+template <typename T> struct Banded { static constexpr bool value = false; };
+template <> struct Banded<float> { static constexpr bool value = true; };
+template <> struct Banded<double> { static constexpr bool value = true; };
 template <class Op>
 NPU_EMU_HD bool side_by_side(const ReduceParams& p) {
     return p.phase == 0 && p.red_ndim == 1 && p.out_ndim >= 1 && p.out_xstride[0] == 1 &&
-           p.out_size[0] >= R && p.nred > 0;
+           p.out_size[0] >= R && p.nred > 0 && p.nleaves < (int64_t(1) << SBS_DEPTH);
 }
-template <class Op>
+// a[r] = combine(a[r], b[r]) (B_FIRST: combine(b[r], a[r])) for r < N; a and b never overlap.
+template <class Op, int N, bool B_FIRST>
+NPU_EMU_HD void combine_into(typename Op::Part* __restrict__ a, const typename Op::Part* __restrict__ b) {
+    for (int r = 0; r < N; ++r) a[r] = B_FIRST ? Op::combine(b[r], a[r]) : Op::combine(a[r], b[r]);
+}
+// cols (1 <= cols <= band_cols) outputs side by side at x, y; center: their means (var) or
+// null. The outputs are taken in chunks of N = chunk_cols, the last one maybe short: its rows
+// are copied into a row of N (the rest a copy of x[0], whose results are dropped), so that
+// every loop has the constant count N (unrolled, each load steps by the row stride from one
+// row to the next; no remainder loops to build). Lanes and tree nodes are kept by chunk.
+template <class Op, int NC>
 NPU_EMU_HD void reduce_side_by_side(const ReduceParams& p, const typename Op::In* x,
-                                    typename Op::Out* y, const typename Op::Acc* center) {
+                                    typename Op::Out* y, const typename Op::Acc* center, int cols) {
     using Part = typename Op::Part;
     using Acc = typename Op::Acc;
-    Tree<Op> trees[R];
-    Acc cr[R];
-    for (int r = 0; r < R; ++r) cr[r] = center ? center[r] : Acc();
+    using In = typename Op::In;
+    constexpr int N = chunk_cols<Op>();
+    const int nc = (cols + N - 1) / N;
+    const int full = cols / N, rest = cols - full * N;
+    Part lane[NC][W][N];
+    Part node[NC][SBS_DEPTH][N];   // the tree's nodes; their levels are the same for all
+    int level[SBS_DEPTH];
+    int sp = 0;
+    Acc cr[NC][N];
+    In pad[N];                     // the short chunk's row
+    for (int r = 0; r < N; ++r) pad[r] = x[0];
+    #pragma GCC unroll 1
+    for (int c = 0; c < nc; ++c)
+        for (int r = 0; r < N; ++r) cr[c][r] = center && c * N + r < cols ? center[c * N + r] : Acc();
+    // Chunk c of the row at qrow.
+    auto chunk = [&](const In* qrow, int c) -> const In* {
+        if (c < full) return qrow + c * N;
+        for (int r = 0; r < rest; ++r) pad[r] = qrow[c * N + r];
+        return pad;
+    };
     const int64_t s = p.red_stride[0];
     for (int64_t l = 0; l < p.nleaves; ++l) {
         const int64_t k0 = l * L;
         const int64_t n = p.nred - k0 < L ? p.nred - k0 : L;
         const int used = n < W ? static_cast<int>(n) : W;
-        const typename Op::In* q = x + k0 * s;
-        Part lane[W][R];
+        const In* q = x + k0 * s;
         for (int j = 0; j < used; ++j)
-            for (int r = 0; r < R; ++r) lane[j][r] = Op::map(q[j * s + r], k0 + j, cr[r]);
+            #pragma GCC unroll 1
+            for (int c = 0; c < nc; ++c) {
+                const In* qc = chunk(q + j * s, c);
+                for (int r = 0; r < N; ++r) lane[c][j][r] = Op::map(qc[r], k0 + j, cr[c][r]);
+            }
         for (int64_t i = W; i < n; ++i) {
-            Part* row = lane[i & (W - 1)];
-            const typename Op::In* qi = q + i * s;
-            for (int r = 0; r < R; ++r) row[r] = Op::combine(row[r], Op::map(qi[r], k0 + i, cr[r]));
+            const int j = static_cast<int>(i & (W - 1));
+            #pragma GCC unroll 1
+            for (int c = 0; c < nc; ++c) {
+                const In* qc = chunk(q + i * s, c);
+                Part* row = lane[c][j];
+                for (int r = 0; r < N; ++r) row[r] = Op::combine(row[r], Op::map(qc[r], k0 + i, cr[c][r]));
+            }
         }
-        for (int h = W / 2; h >= 1; h >>= 1)
-            for (int j = 0; j < h; ++j)
-                if (j + h < used)
-                    for (int r = 0; r < R; ++r) lane[j][r] = Op::combine(lane[j][r], lane[j + h][r]);
-        for (int r = 0; r < R; ++r) trees[r].push(lane[0][r]);
+        #pragma GCC unroll 1
+        for (int c = 0; c < nc; ++c) {
+            for (int h = W / 2; h >= 1; h >>= 1)
+                for (int j = 0; j < h; ++j)
+                    if (j + h < used)
+                        combine_into<Op, N, false>(lane[c][j], lane[c][j + h]);
+        }
+        // Tree::push, every output at once: the nodes above `top` merge into the leaf's.
+        int top = sp, lev = 0;
+        while (top > 0 && level[top - 1] == lev) {
+            --top;
+            ++lev;
+        }
+        #pragma GCC unroll 1
+        for (int c = 0; c < nc; ++c)
+            for (int r = 0; r < N; ++r) {   // one output at a time (little work: not vectorized)
+                Part v = lane[c][0][r];
+                for (int t = sp - 1; t >= top; --t) v = Op::combine(node[c][t][r], v);
+                node[c][top][r] = v;
+            }
+        level[top] = lev;
+        sp = top + 1;
     }
-    for (int r = 0; r < R; ++r) y[r * p.out_ystride[0]] = Op::finish(trees[r].result(), p);
+    // Tree::result: fold from the top down.
+    #pragma GCC unroll 1
+    for (int c = 0; c < nc; ++c)
+        for (int r = 0; r < N && c * N + r < cols; ++r) {
+            Part v = node[c][sp - 1][r];
+            for (int t = sp - 2; t >= 0; --t) v = Op::combine(node[c][t][r], v);
+            y[(c * N + r) * p.out_ystride[0]] = Op::finish(v, p);
+        }
+}
+// How many of the `run` outputs side by side at x (in a row of `row` outputs) the next
+// side-by-side call takes: all of them where a row fits a band, else a chunk (the first cut
+// short to the next 64-byte boundary, the last to the run's end).
+template <class Op>
+NPU_EMU_HD int side_by_side_cols(const typename Op::In* x, int64_t run, int64_t row) {
+    constexpr int NB = band_cols<Op>(), N = chunk_cols<Op>();
+    if (Banded<typename Op::In>::value && row <= NB) return static_cast<int>(run);
+    constexpr int size = static_cast<int>(sizeof(typename Op::In));
+    const int off = static_cast<int>(reinterpret_cast<uintptr_t>(x) & 63);
+    const int head = off % size == 0 ? ((64 - off) & 63) / size : 0;
+    const int cols = head > 0 && head < N ? head : N;
+    return run < cols ? static_cast<int>(run) : cols;
 }
 #endif
 
@@ -809,9 +906,19 @@ __device__ __forceinline__ void ordered_body(const ReduceParams& p, const typena
         int64_t xo, yo;
         out_offsets(p, m, &xo, &yo);
 #if defined(NPU_EMU_CPU)
-        if (rows && m % p.out_size[0] + R <= p.out_size[0] && it + R <= end) {
-            reduce_side_by_side<Op>(p, x + xo, y + yo, center ? center + m : nullptr);
-            it += R - 1;
+        const int64_t left = p.out_size[0] - m % p.out_size[0];   // outputs left in this row
+        const int64_t run = left < end - it ? left : end - it;
+        if (rows) {   // a run of outputs side by side: its first band or chunk
+            const int cols = side_by_side_cols<Op>(x + xo, run, p.out_size[0]);
+            const typename Op::Acc* c = center ? center + m : nullptr;
+            if constexpr (Banded<typename Op::In>::value)
+                if (p.out_size[0] <= band_cols<Op>()) {
+                    reduce_side_by_side<Op, band_cols<Op>() / chunk_cols<Op>()>(p, x + xo, y + yo, c, cols);
+                    it += cols - 1;
+                    continue;
+                }
+            reduce_side_by_side<Op, 1>(p, x + xo, y + yo, c, cols);
+            it += cols - 1;
             continue;
         }
 #endif

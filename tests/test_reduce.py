@@ -467,12 +467,18 @@ CASES = [("sum", DT.ACL_FLOAT, (5, 7000), 1), ("sum", DT.ACL_DOUBLE, (3, 300, 11
          ("argmax", DT.ACL_FLOAT, (3, 6000), 1), ("max", DT.ACL_DOUBLE, (6000,), None),
          ("sum", DT.ACL_FLOAT, (20000,), None), ("cumulative_sum", DT.ACL_FLOAT16, (5, 300), 1),
          # outputs side by side in memory (the columns of a matrix; the cpu's row loops take
-         # 64 at a time, and up to 1024 for the order-free ops; narrower ones go one by one)
+         # rows of at least 64: rows whose lanes fit 16 KB whole as a band (256 float32, 128
+         # float64 outputs), wider ones in chunks of 256 bytes of lanes (64 float32, 32
+         # float64), the last one short; up to 1024 for the order-free ops; narrower rows go
+         # one by one)
          ("sum", DT.ACL_FLOAT, (3000, 40), 0), ("var", DT.ACL_DOUBLE, (1500, 37), 0),
          ("argmin", DT.ACL_FLOAT, (2100, 33), 0), ("prod", DT.ACL_COMPLEX128, (1100, 20), 0),
          ("sum", DT.ACL_FLOAT, (3000, 70), 0), ("var", DT.ACL_DOUBLE, (1100, 67), 0),
          ("prod", DT.ACL_COMPLEX128, (1100, 66), 0), ("argmin", DT.ACL_FLOAT, (2100, 130), 0),
-         ("sum", DT.ACL_BF16, (5, 70, 64), (0, 1))]
+         ("sum", DT.ACL_BF16, (5, 70, 64), (0, 1)),
+         ("sum", DT.ACL_FLOAT, (2100, 300), 0), ("mean", DT.ACL_DOUBLE, (3100, 150), 0),
+         ("var", DT.ACL_FLOAT, (2500, 256), 0), ("prod", DT.ACL_COMPLEX64, (1100, 200), 0),
+         ("sum", DT.ACL_FLOAT, (9, 40, 300), 0)]
 
 
 def case_input(i, dt, shape):
@@ -497,6 +503,37 @@ def test_every_geometry_gives_the_same_bits(i):
         assert np.array_equal(bits(run(name, x, axis, geometry=geo)), want)
     if name in ("sum", "var", "std", "mean"):
         assert np.array_equal(want, bits(reference(name, x, dt, axis)))
+
+
+@pytest.mark.parametrize("dt", (DT.ACL_FLOAT, DT.ACL_DOUBLE), ids=lambda d: INFO[d].short)
+def test_outputs_side_by_side_give_the_order_at_any_alignment(cpu_backend, dt):
+    """Columns whose first element sits anywhere in a cache line (NumPy's own arrays start 16
+    bytes past one): the cpu backend's chunks of a wide row start at the next 64-byte
+    boundary, the first one cut short; the bits are the order's, for one block or several."""
+    be = cpu_backend
+    x = random(dt, (2100, 300), np.random.default_rng(11))
+    item = x.itemsize
+    for name in ("sum", "var"):
+        want = bits(reference(name, x, dt, 0))
+        for skip in (0, 1, 3, 4, 7, 12):   # elements past a 64-byte boundary
+            xb, yb = be.malloc(x.nbytes + 64), be.malloc(300 * item)
+            ws = 0
+            try:
+                be.copy_from_host(xb + skip * item, x)
+                xv = R.View(xb + skip * item, x.shape, (300, 1), item)
+                for geo in (R.Geometry(1 << 20, 1), R.Geometry(1 << 20, 7), R.Geometry(1 << 20, 40)):
+                    p = R.plan(be, name, xv, dt, R.View(yb, (300,), (1,), item), dt, (0,),
+                               geometry=lambda n, l, geo=geo: geo)
+                    ws = be.malloc(p.workspace_size) if p.workspace_size and not ws else ws
+                    be.enqueue(p.launches, be.default_stream, workspace=ws)
+                    got = np.empty(300, x.dtype)
+                    be.synchronize()
+                    be.copy_to_host(got, yb)
+                    assert np.array_equal(bits(got), want), (name, skip, geo)
+            finally:
+                for block in (xb, yb, ws):
+                    if block:
+                        be.free(block)
 
 
 DIGEST = """
