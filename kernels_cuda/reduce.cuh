@@ -737,7 +737,8 @@ NPU_EMU_HD void reduce_side_by_side(const ReduceParams& p, const typename Op::In
     int sp = 0;
     Acc cr[NC][N];
     In pad[N];                     // the short chunk's row
-    for (int r = 0; r < N; ++r) pad[r] = x[0];
+    if (rest > 0)
+        for (int r = 0; r < N; ++r) pad[r] = x[0];
     #pragma GCC unroll 1
     for (int c = 0; c < nc; ++c)
         for (int r = 0; r < N; ++r) cr[c][r] = center && c * N + r < cols ? center[c * N + r] : Acc();
@@ -775,6 +776,7 @@ NPU_EMU_HD void reduce_side_by_side(const ReduceParams& p, const typename Op::In
                     if (j + h < used)
                         combine_into<Op, N, false>(lane[c][j], lane[c][j + h]);
         }
+        if (p.nleaves == 1) break;   // one leaf: its lanes' result is the outputs' (no tree)
         // Tree::push, every output at once: the nodes above `top` merge into the leaf's.
         int top = sp, lev = 0;
         while (top > 0 && level[top - 1] == lev) {
@@ -793,12 +795,14 @@ NPU_EMU_HD void reduce_side_by_side(const ReduceParams& p, const typename Op::In
     }
     // Tree::result: fold from the top down.
     #pragma GCC unroll 1
-    for (int c = 0; c < nc; ++c)
-        for (int r = 0; r < N && c * N + r < cols; ++r) {
-            Part v = node[c][sp - 1][r];
+    for (int c = 0; c < nc; ++c) {
+        const int w = cols - c * N < N ? cols - c * N : N;
+        for (int r = 0; r < w; ++r) {
+            Part v = p.nleaves == 1 ? lane[c][0][r] : node[c][sp - 1][r];
             for (int t = sp - 2; t >= 0; --t) v = Op::combine(node[c][t][r], v);
             y[(c * N + r) * p.out_ystride[0]] = Op::finish(v, p);
         }
+    }
 }
 // How many of the `run` outputs side by side at x (in a row of `row` outputs) the next
 // side-by-side call takes: all of them where a row fits a band, else a chunk (the first cut
