@@ -702,8 +702,8 @@ template <class Op> constexpr int chunk_cols() {
     constexpr int n = 256 / static_cast<int>(sizeof(typename Op::Part));
     return n > R ? R : n;
 }
-// Rows taken whole (band_cols) for float and double inputs only: each other type keeps one
-// instantiation of reduce_side_by_side (chunks), so its unit builds about as fast as before.
+// Rows taken whole (band_cols) for float and double inputs only: each other type builds one
+// instantiation of reduce_side_by_side (chunks) instead of two (each adds to a unit's build).
 template <typename T> struct Banded { static constexpr bool value = false; };
 template <> struct Banded<float> { static constexpr bool value = true; };
 template <> struct Banded<double> { static constexpr bool value = true; };
