@@ -9,8 +9,9 @@
 //   float>::fast is branch-free (a loop over it vectorizes) and gives NAME's bits wherever
 //   rare(x) is false (sin cos tan: |x| >= 2^20, inf, NaN; atan: inf, NaN; asin acos: NaN,
 //   |x| > 1; atan2: a zero, an infinity or a NaN).
-// float versions evaluate in double (short polynomials, plain double arithmetic, the same
-// Payne-Hanek reduction above 2^20) and round once.
+// float versions of sin cos tan atan atan2 hypot evaluate in double (short polynomials,
+// plain double arithmetic, the same Payne-Hanek reduction above 2^20) and round once; asin
+// acos in float lanes (float pairs hi + lo where a rounding would be amplified).
 // Special values follow C99 Annex F; every NaN result is the canonical quiet NaN
 // (0x7FC00000, 0x7FF8000000000000).
 //
@@ -62,8 +63,8 @@ NPU_EMU_TRIG_TABLE double SINF_C[4] = {-0x1.555555545dd83p-3, 0x1.11110deeb33b2p
 NPU_EMU_TRIG_TABLE double COSF_C[4] = {0x1.5555555502be6p-5, -0x1.6c16bf5495185p-10, 0x1.a015c40ec65ecp-16, -0x1.25242a3a17327p-22};
 // ATANF: max relative error of the polynomial 2^-33.9
 NPU_EMU_TRIG_TABLE double ATANF_C[4] = {-0x1.555555391f007p-2, 0x1.9998e7828192bp-3, -0x1.243a0dba7cac8p-3, 0x1.aae50feed3286p-4};
-// ASINF: max relative error of the polynomial 2^-33.6
-NPU_EMU_TRIG_TABLE double ASINF_C[8] = {0x1.55555554ee47bp-3, 0x1.333334ceb6520p-4, 0x1.6db5cfb6af282p-5, 0x1.f208eb1ddd0fbp-6, 0x1.6a9e3262c37dbp-6, 0x1.3c5053c2afce1p-6, 0x1.64b97e009bd03p-8, 0x1.e0231588b1e55p-6};
+// ASINF (float coefficients): max relative error of the polynomial 2^-24.0
+NPU_EMU_TRIG_TABLE float ASINF_C[6] = {0x1.555554p-3f, 0x1.3334c2p-4f, 0x1.6d421p-5f, 0x1.ff66c2p-6f, 0x1.118882p-6f, 0x1.196f16p-5f};
 // TANF_P / TANF_Q: max relative error of the quotient 2^-42.3
 NPU_EMU_TRIG_TABLE double TANF_P[4] = {0x1.0000000000000p+0, -0x1.0690690690690p-3, 0x1.6ea28d118b474p-9, -0x1.f09b28ba4d955p-18};
 NPU_EMU_TRIG_TABLE double TANF_Q[4] = {0x1.0000000000000p+0, -0x1.d89d89d89d89ep-2, 0x1.7de952f2466a4p-6, -0x1.b287c3a303e2bp-13};
@@ -78,6 +79,9 @@ constexpr double PIO2_HI = 0x1.921fb54442d18p+0, PIO2_LO = 0x1.1a62633145c07p-54
 constexpr double PI_HI = 0x1.921fb54442d18p+1, PI_LO = 0x1.1a62633145c07p-53;
 constexpr double PIO4_HI = 0x1.921fb54442d18p-1, PIO4_LO = 0x1.1a62633145c07p-55;
 constexpr double INV_PIO2_HI = 0x1.45f306dc9c883p-1, INV_PIO2_LO = -0x1.6b01ec5417056p-55;
+// float lanes: pi/2 and pi as float hi + lo
+constexpr float PIO2_HI_F = 0x1.921fb6p+0f, PIO2_LO_F = -0x1.777a5cp-25f;
+constexpr float PI_HI_F = 0x1.921fb6p+1f, PI_LO_F = -0x1.777a5cp-24f;
 constexpr double TAN_BIG = 0x1.5942800000000p-1;   // tan r: r + r^3 TAN_C(r^2) below, tan(pi/4 - r) above
 constexpr double THREE_PIO4 = 0x1.2d97c7f3321d2p+1;
 constexpr double ATAN_HALF_HI = 0x1.dac670561bb4fp-2, ATAN_HALF_LO = 0x1.a2b7f222f65e2p-56;
@@ -563,16 +567,55 @@ NPU_EMU_HD double atan_ratio_f(double y, double x) {
 #endif
 }
 
-// asin and acos of a float (musl's asinf and acosf reduction, evaluated in double, branch-free):
-// for a = |x| <= 1, asin s = s + s z P(z) with, below 1/2, s = a, z = a^2 (exact) and, from 1/2
-// (`big`), z = (1 - a)/2 (exact), s = sqrt(z) = sin((pi/2 - asin a)/2). Both z <= 1/4: one
-// square root, no division, one polynomial. The sqrt is taken on every lane (z >= 0).
-NPU_EMU_HD double asin_core_f(double a, bool big) {
-    double z = big ? 0.5 - 0.5 * a : a * a;
-    double s = big ? sqrt_rn(z) : a;
-    double p = ASINF_C[0] + z * (ASINF_C[1] + z * (ASINF_C[2] + z * (ASINF_C[3] + z * (ASINF_C[4] +
-               z * (ASINF_C[5] + z * (ASINF_C[6] + z * ASINF_C[7]))))));
-    return s + (s * z) * p;
+// ------------------------------------------------------------------ float lanes: asin, acos
+// Float arithmetic, 16 lanes a vector where double has 8. ff: an unevaluated float sum hi + lo.
+struct ff { float hi, lo; };
+NPU_EMU_HD ff fast_two_sum_f(float a, float b) {   // |a| >= |b| (or a == 0)
+    float s = a + b;
+    return {s, b - (s - a)};
+}
+NPU_EMU_HD float top12_f(float v) {                // v's 12 leading significant bits: a product of two is exact
+    return bits_as_float(float_as_bits(v) & 0xFFFFF000u);
+}
+// IEEE's correctly rounded float square root (sqrt.rn.f32 under -prec-sqrt=true).
+NPU_EMU_HD float sqrt_rn_f(float x) {
+#if defined(__CUDA_ARCH__)
+    return ::sqrtf(x);
+#else
+    return __builtin_sqrtf(x);
+#endif
+}
+
+// base + c asin a for a = |x| <= 1 in float lanes (musl's asinf reduction, branch-free): asin
+// and acos of either sign, c = +-1 below 1/2 and c = +-2 from 1/2 (`big`). asin s = s + t,
+// t = s z R(z), with, below 1/2, s = a, z = a^2 and, from 1/2, z = (1 - a)/2 (exact:
+// Sterbenz), s = sqrt(z) = sin((pi/2 - asin a)/2), so asin a = pi/2 - 2 asin s. Both z <= 1/4,
+// where t is at most 0.045 of s + t: t's float roundings and R's fit (relative 2^-24) stay
+// below 2^-26.5 of the result, even where pi/2 - 2(s + t) cancels to a third of pi/2 (a =
+// 1/2). The rounding of s itself would not (half an ulp of s is 0.6 ulp of asin a just above
+// a = 1/2), so s is carried as hi + lo: s_lo = (z - s^2) / 2s, with s = sh + sl (sh its
+// leading 12 bits) and z - s^2 = (z - sh^2) - sl (sh + s): z - sh^2 is exact (sh^2 is, and
+// Sterbenz), sl (sh + s) errs by 2^-36 z at most, 2^-12 of z - s^2; 1/s is the integer
+// estimate 0x5F3759DF - bits/2 of 1/sqrt(z), to 3.5 % (s_lo is below half an ulp of s, so
+// that error is below 2^-29 of the result). The caller gives w = c s below 1/2 (asin: a,
+// acos: -x) and c's sign bit from 1/2 (c_sign; c = +-2), so c s, c s_lo and c t come without
+// a multiplication by c. base + c s is exact as a fast two-sum (|c s| <= |base| or base =
+// 0); base's low part, c s_lo and c t are added before the one last rounding. The square
+// root is taken on every lane (z >= 0 for |x| <= 1).
+NPU_EMU_HD float asin_lanes_f(float a, bool big, float w_small, uint32_t c_sign, float base_hi, float base_lo) {
+    const float zb = (1.0f - a) * 0.5f;
+    const float r = sqrt_rn_f(zb);
+    const float rh = top12_f(r), rl = r - rh;
+    const float e = (zb - rh * rh) - rl * (rh + r);                       // zb - r^2 to 2^-12 of itself
+    const float yc = bits_as_float((0x5F3759DFu | c_sign) - (float_as_bits(zb) >> 1));  // ~ +-1/sqrt(zb)
+    const float z = big ? zb : a * a;
+    const float w = big ? r * bits_as_float(0x40000000u | c_sign) : w_small;        // c s
+    const float c_lo = big ? e * yc : 0.0f;                                         // c s_lo
+    float p = ASINF_C[5];
+    for (int i = 4; i >= 0; --i) p = p * z + ASINF_C[i];
+    const float t = (w * z) * p;                                                    // c t
+    const ff h = fast_two_sum_f(base_hi, w);
+    return h.hi + ((h.lo + base_lo) + (c_lo + t));
 }
 
 }  // namespace trig_detail
@@ -726,7 +769,7 @@ NPU_EMU_HD double hypot(double x, double y) {
     return r * pow2(half) * pow2(ea - half) * pre;
 }
 
-// ------------------------------------------------------------------ float: in double, one rounding
+// ------------------------------------------------------------------ float
 // Each function's split form (npu_emu_math_split.cuh): fast(x) is branch-free and is the
 // function's result wherever rare(x) is false; the function itself is
 // `rare(x) ? <its other cases> : fast(x)`, so both give the same bits by construction.
@@ -747,25 +790,25 @@ template <> struct Split<fn::atan, float> {          // finite x
     }
 };
 template <> struct Split<fn::asin, float> {          // |x| <= 1
-    static NPU_EMU_HD bool rare(float x) { return !(trig_detail::fabs_(x) <= 1.0); }
-    static NPU_EMU_HD float fast(float x) {          // asin a = v below 1/2, pi/2 - 2v from 1/2
+    static NPU_EMU_HD bool rare(float x) { return (float_as_bits(x) & 0x7FFFFFFFu) > 0x3F800000u; }   // |x| > 1, NaN
+    static NPU_EMU_HD float fast(float x) {          // asin a below 1/2, pi/2 - 2 asin s from 1/2
         using namespace trig_detail;
-        double d = x, a = fabs_(d);
-        bool big = a >= 0.5;
-        double v = asin_core_f(a, big);
-        return static_cast<float>(flip_sign(big ? PIO2_HI - (v + v) : v, sign_of(d)));
+        const float a = bits_as_float(float_as_bits(x) & 0x7FFFFFFFu);
+        const bool big = a >= 0.5f;
+        const float v = asin_lanes_f(a, big, a, 0x80000000u, big ? PIO2_HI_F : 0.0f, big ? PIO2_LO_F : 0.0f);
+        return bits_as_float(float_as_bits(v) ^ (float_as_bits(x) & 0x80000000u));
     }
 };
 template <> struct Split<fn::acos, float> {          // |x| <= 1
-    static NPU_EMU_HD bool rare(float x) { return !(trig_detail::fabs_(x) <= 1.0); }
-    static NPU_EMU_HD float fast(float x) {          // below 1/2: pi/2 -+ v; from 1/2: 2v, pi - 2v
+    static NPU_EMU_HD bool rare(float x) { return (float_as_bits(x) & 0x7FFFFFFFu) > 0x3F800000u; }   // |x| > 1, NaN
+    static NPU_EMU_HD float fast(float x) {          // below 1/2: pi/2 - x; from 1/2: 2 asin s (x > 0), pi - 2 asin s
         using namespace trig_detail;
-        double d = x, a = fabs_(d);
-        bool big = a >= 0.5;
-        double v = asin_core_f(a, big);
-        double w = big ? v + v : -v;                 // acos = base + w, signed with x
-        double base = big ? (d < 0.0 ? PI_HI : 0.0) : PIO2_HI;
-        return static_cast<float>(base + flip_sign(w, sign_of(d)));
+        const uint32_t sign = float_as_bits(x) & 0x80000000u;
+        const float a = bits_as_float(float_as_bits(x) ^ sign);
+        const bool big = a >= 0.5f;
+        const float base_hi = big ? (sign != 0u ? PI_HI_F : 0.0f) : PIO2_HI_F;
+        const float base_lo = big ? (sign != 0u ? PI_LO_F : 0.0f) : PIO2_LO_F;
+        return asin_lanes_f(a, big, -x, sign, base_hi, base_lo);
     }
 };
 template <> struct Split<fn::atan2, float> {         // both finite and nonzero

@@ -529,11 +529,10 @@ def test_nan_inputs_give_the_canonical_nan(shim):
 
 @pytest.mark.skipif(not cpu._X86, reason="compares two x86-64 ISA levels")
 def test_float32_atan_family_where_its_float_paths_switch(shim):
-    """float32 asin and acos change form at |x| = 1/2; atan and atan2 move the ratio to a centre
-    at tan(pi/16) and tan(3pi/16) and divide in float (a float reciprocal, one correction step
-    in double), atan2 after scaling both arguments by one power of two so the larger is in
-    [1, 2): ratios at the boundaries, pairs at every exponent, next to the largest float and
-    subnormal, each within 1 ulp of the correctly rounded result."""
+    """float32 asin and acos change form at |x| = 1/2; atan and atan2 (in double) move the
+    ratio to a centre at tan(pi/16) and tan(3pi/16): ratios at the boundaries, pairs at every
+    exponent, next to the largest float and subnormal, each within 1 ulp of the correctly
+    rounded result."""
     f32 = np.float32
     rng = np.random.default_rng(20261206)
     edges = np.array([np.tan(np.pi / 16), np.tan(3 * np.pi / 16)])
@@ -560,6 +559,27 @@ def test_float32_atan_family_where_its_float_paths_switch(shim):
     dist = ulp_distance(run(shim, "atan2", "f32", ys, xs), reference("atan2", "f32", ys, xs), "f32")
     worst = int(np.argmax(dist))
     assert dist[worst] <= 1, f"atan2_f32({ys[worst]!r}, {xs[worst]!r}): {int(dist[worst])} ulp"
+
+
+def test_float32_float_lanes_where_their_paths_switch(shim):
+    """float32 asin and acos (float lanes) change form at |x| = 1/2, where sqrt((1 - |x|)/2)'s
+    rounding would be amplified most (it is carried as hi + lo): the ends and their neighbours,
+    and random points across each form, within 1 ulp of the correctly rounded result, and
+    within 0.75 ulp of the exact value (NumPy's float64 function; over every float32 the
+    largest is 0.66: here without the hi + lo square root asin reaches 1.03)."""
+    f32 = np.float32
+    rng = np.random.default_rng(20261207)
+    a = np.concatenate([near(f32, [0.5, 1.0, 0.25, 2.0 ** -12], 24), rng.uniform(0.5, 0.6, 2000),
+                        rng.uniform(0.9, 1, 500), rng.uniform(0, 0.5, 500)]).astype(f32)
+    a = a[a <= 1]
+    for name, x in (("asin", a), ("acos", a)):
+        x = np.concatenate([x, -x])
+        got = run(shim, name, "f32", x)
+        dist = ulp_distance(got, reference(name, "f32", x), "f32")
+        assert dist.max() <= 1, f"{name}_f32({x[int(np.argmax(dist))]!r})"
+        exact = NUMPY_F64[name](x.astype(np.float64))
+        err = np.abs(got - exact) / np.spacing(np.abs(exact.astype(f32))).astype(np.float64)
+        assert err.max() < 0.75, f"{name}_f32({x[int(np.argmax(err))]!r}): {err.max():.3f} ulp"
 
 
 def test_float64_tan_where_its_paths_switch(shim):
