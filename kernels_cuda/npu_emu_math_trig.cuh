@@ -9,9 +9,9 @@
 //   float>::fast is branch-free (a loop over it vectorizes) and gives NAME's bits wherever
 //   rare(x) is false (sin cos tan: |x| >= 2^20, inf, NaN; atan: inf, NaN; asin acos: NaN,
 //   |x| > 1; atan2: a zero, an infinity or a NaN).
-// float versions of sin cos tan atan atan2 hypot evaluate in double (short polynomials,
-// plain double arithmetic, the same Payne-Hanek reduction above 2^20) and round once; asin
-// acos in float lanes (float pairs hi + lo where a rounding would be amplified).
+// float versions of sin cos tan atan2 hypot evaluate in double (short polynomials, plain
+// double arithmetic, the same Payne-Hanek reduction above 2^20) and round once; asin acos
+// atan in float lanes (float pairs hi + lo where a rounding would be amplified).
 // Special values follow C99 Annex F; every NaN result is the canonical quiet NaN
 // (0x7FC00000, 0x7FF8000000000000).
 //
@@ -26,9 +26,11 @@
 //                of the centres 0, 1/2, 1, 3/2, inf with one division, atan2 with the
 //                division's error taken back; asin and acos as e_asin.c and e_acos.c reduce
 //                them, with a polynomial in place of the rational and the square root's
-//                error carried). float: no table, the ratio moves to the nearest of 0,
-//                tan(pi/8), 1 (one division), then a polynomial; asin and acos in musl's
-//                asinf scheme (one square root, one polynomial, no division).
+//                error carried). float atan2: no table, the ratio moves to the nearest of
+//                0, tan(pi/8), 1 (one division), then a polynomial. float atan: t = u,
+//                (u - c) / (1 + c u) with c one of 32 centres in [1/4, 4) (a table of atan
+//                c) or -1/u, then a polynomial; asin and acos in musl's asinf scheme (one
+//                square root, one polynomial, no division).
 //   hypot        exact scaling by a power of two, a^2 + b^2 as a double-double, its sqrt.
 // Constants between the GENERATED markers come from tools/gen_trig_coeffs.py (mpmath;
 // tests/test_math_trig.py checks they are what it makes).
@@ -79,6 +81,11 @@ constexpr double PIO2_HI = 0x1.921fb54442d18p+0, PIO2_LO = 0x1.1a62633145c07p-54
 constexpr double PI_HI = 0x1.921fb54442d18p+1, PI_LO = 0x1.1a62633145c07p-53;
 constexpr double PIO4_HI = 0x1.921fb54442d18p-1, PIO4_LO = 0x1.1a62633145c07p-55;
 constexpr double INV_PIO2_HI = 0x1.45f306dc9c883p-1, INV_PIO2_LO = -0x1.6b01ec5417056p-55;
+// ATAN_LANES (float coefficients): max relative error of the polynomial 2^-24.0
+NPU_EMU_TRIG_TABLE float ATAN_LANES_C[4] = {-0x1.555554p-2f, 0x1.99964cp-3f, -0x1.23a8a2p-3f, 0x1.9a3438p-4f};
+// ATAN_LANES_HI[k] + ATAN_LANES_LO[k] = atan(c_k), c_k = the float with bits 0x3E880000 + k 2^20
+NPU_EMU_TRIG_TABLE float ATAN_LANES_HI[32] = {0x1.09dc5ap-2f, 0x1.278372p-2f, 0x1.44aa44p-2f, 0x1.61484p-2f, 0x1.7d5604p-2f, 0x1.98cd54p-2f, 0x1.b3a912p-2f, 0x1.cde534p-2f, 0x1.f40ddp-2f, 0x1.1255dap-1f, 0x1.2958e6p-1f, 0x1.3f13fcp-1f, 0x1.538f58p-1f, 0x1.66d664p-1f, 0x1.78f6bcp-1f, 0x1.89ff6p-1f, 0x1.a1a26p-1f, 0x1.bde70ep-1f, 0x1.d6e57cp-1f, 0x1.ed0d98p-1f, 0x1.006132p+0f, 0x1.092ce4p+0f, 0x1.110ebp+0f, 0x1.1825fp+0f, 0x1.21863p+0f, 0x1.2c1a24p+0f, 0x1.34f1fcp+0f, 0x1.3c6e66p+0f, 0x1.42d704p+0f, 0x1.4861b4p+0f, 0x1.4d378cp+0f, 0x1.51785p+0f};
+NPU_EMU_TRIG_TABLE float ATAN_LANES_LO[32] = {-0x1.04f394p-27f, 0x1.5fbd16p-32f, -0x1.27aa1ep-27f, 0x1.84e7fp-29f, 0x1.6c767ep-27f, 0x1.535ac6p-28f, -0x1.2cd1cap-29f, 0x1.9609a8p-29f, 0x1.6a8282p-27f, -0x1.010b56p-27f, -0x1.b3dc74p-27f, -0x1.d85a42p-27f, -0x1.1dbe78p-27f, -0x1.b707dep-27f, -0x1.51675p-28f, -0x1.501c1p-30f, -0x1.a6fb6p-26f, 0x1.a873fcp-26f, 0x1.e9e15ap-26f, -0x1.b7df1cp-28f, 0x1.c69ac2p-25f, 0x1.c614f4p-26f, 0x1.fce7dap-30f, 0x1.d00c36p-26f, -0x1.80a43ap-25f, 0x1.d66dc4p-28f, -0x1.39853ep-26f, -0x1.e98ff8p-25f, 0x1.1f9ec2p-28f, 0x1.9f7ce2p-25f, 0x1.999a0cp-28f, -0x1.7aaed2p-26f};
 // float lanes: pi/2 and pi as float hi + lo
 constexpr float PIO2_HI_F = 0x1.921fb6p+0f, PIO2_LO_F = -0x1.777a5cp-25f;
 constexpr float PI_HI_F = 0x1.921fb6p+1f, PI_LO_F = -0x1.777a5cp-24f;
@@ -618,6 +625,39 @@ NPU_EMU_HD float asin_lanes_f(float a, bool big, float w_small, uint32_t c_sign,
     return h.hi + ((h.lo + base_lo) + (c_lo + t));
 }
 
+// atan u for finite u = |x| in float lanes, three ways (branch-free, one division):
+//   u < 1/4:      t = u (exact);
+//   1/4 <= u < 4: atan c + atan t, t = (u - c) / (1 + c u), c the midpoint of u's eighth of
+//                 its binade (its bits: u's leading 3 fraction bits, then a 1), atan c =
+//                 ATAN_LANES_HI + LO[k] from a table of 32; u - c is exact (Sterbenz), so t
+//                 errs by at most 3.5 times 2^-24 of itself (c u, 1 + c u, the division);
+//                 |t| <= 1/16 of the result, so that is below 0.22 ulp of it;
+//   u >= 4:       pi/2 - atan(1/u), t = -1/u (one rounding: at most 2^-26, an eighth of an
+//                 ulp of the result, which is above 1.32).
+// atan t = t + t z P(z), z = t^2 <= 1/16, where t z P is at most 0.021 of the result: its
+// float roundings and P's fit (2^-24) are far below an ulp. The constant, t z P and t are
+// added before the one last rounding (|t| is at most 1/6 of the constant, or the constant 0).
+NPU_EMU_HD float atan_lanes_f(float u) {
+    const uint32_t b = float_as_bits(u);
+    const bool big = u >= 4.0f, mid = (u >= 0.25f) & !big;
+    const int32_t k = static_cast<int32_t>((b - 0x3E800000u) >> 20) & 31;   // any lane: an index < 32
+    const float c = mid ? bits_as_float((b & 0xFFF00000u) | 0x00080000u) : 0.0f;
+    // n / d = -1 / u (big) or u / 1 by a bit mask (as selects, GCC would split the division
+    // into two masked ones), then (n - c) / (d + c u)
+    const uint32_t big_mask = 0u - static_cast<uint32_t>(big);
+    const float n = bits_as_float(b ^ (big_mask & (b ^ 0xBF800000u)));
+    const float d = bits_as_float(0x3F800000u ^ (big_mask & (b ^ 0x3F800000u)));
+    const float t = (n - c) / (d + c * u);
+    // the table read on every lane (a gather), chosen by a bit mask: as a select, GCC would
+    // move the read under the condition, a masked gather its vectorizer declines
+    const uint32_t mask = 0u - static_cast<uint32_t>(mid);
+    const float base_hi = bits_as_float((float_as_bits(ATAN_LANES_HI[k]) & mask) | float_as_bits(big ? PIO2_HI_F : 0.0f));
+    const float base_lo = bits_as_float((float_as_bits(ATAN_LANES_LO[k]) & mask) | float_as_bits(big ? PIO2_LO_F : 0.0f));
+    const float z = t * t;
+    const float p = ((ATAN_LANES_C[3] * z + ATAN_LANES_C[2]) * z + ATAN_LANES_C[1]) * z + ATAN_LANES_C[0];
+    return base_hi + ((base_lo + (t * z) * p) + t);
+}
+
 }  // namespace trig_detail
 
 // ------------------------------------------------------------------ double
@@ -782,11 +822,11 @@ template <> struct Split<fn::cos, float> : SplitSinCosTan<1> {};
 template <> struct Split<fn::tan, float> : SplitSinCosTan<2> {};
 
 template <> struct Split<fn::atan, float> {          // finite x
-    static NPU_EMU_HD bool rare(float x) { return !(trig_detail::fabs_(x) < 0x1p128); }
+    static NPU_EMU_HD bool rare(float x) { return (float_as_bits(x) & 0x7FFFFFFFu) >= 0x7F800000u; }   // inf, NaN
     static NPU_EMU_HD float fast(float x) {
         using namespace trig_detail;
-        double d = x;
-        return static_cast<float>(flip_sign(atan_ratio_f(fabs_(d), 1.0), sign_of(d)));
+        const uint32_t sign = float_as_bits(x) & 0x80000000u;
+        return bits_as_float(float_as_bits(atan_lanes_f(bits_as_float(float_as_bits(x) ^ sign))) ^ sign);
     }
 };
 template <> struct Split<fn::asin, float> {          // |x| <= 1

@@ -529,10 +529,10 @@ def test_nan_inputs_give_the_canonical_nan(shim):
 
 @pytest.mark.skipif(not cpu._X86, reason="compares two x86-64 ISA levels")
 def test_float32_atan_family_where_its_float_paths_switch(shim):
-    """float32 asin and acos change form at |x| = 1/2; atan and atan2 (in double) move the
-    ratio to a centre at tan(pi/16) and tan(3pi/16): ratios at the boundaries, pairs at every
-    exponent, next to the largest float and subnormal, each within 1 ulp of the correctly
-    rounded result."""
+    """float32 asin and acos change form at |x| = 1/2; atan2 (in double) moves the ratio to a
+    centre at tan(pi/16) and tan(3pi/16): ratios at the boundaries (atan's arguments as well),
+    pairs at every exponent, next to the largest float and subnormal, each within 1 ulp of the
+    correctly rounded result."""
     f32 = np.float32
     rng = np.random.default_rng(20261206)
     edges = np.array([np.tan(np.pi / 16), np.tan(3 * np.pi / 16)])
@@ -563,16 +563,23 @@ def test_float32_atan_family_where_its_float_paths_switch(shim):
 
 def test_float32_float_lanes_where_their_paths_switch(shim):
     """float32 asin and acos (float lanes) change form at |x| = 1/2, where sqrt((1 - |x|)/2)'s
-    rounding would be amplified most (it is carried as hi + lo): the ends and their neighbours,
-    and random points across each form, within 1 ulp of the correctly rounded result, and
-    within 0.75 ulp of the exact value (NumPy's float64 function; over every float32 the
-    largest is 0.66: here without the hi + lo square root asin reaches 1.03)."""
+    rounding would be amplified most (it is carried as hi + lo); atan takes t = u below 1/4,
+    t = (u - c) / (1 + c u) around the midpoint c of one of 32 intervals of [1/4, 4) (eight a
+    binade: a table of atan c) and t = -1/u from 4. Every interval's ends and their neighbours,
+    and random points across each, within 1 ulp of the correctly rounded result, and within
+    0.75 ulp of the exact value (NumPy's float64 function; over every float32 the largest is
+    0.66: here without the hi + lo square root asin reaches 1.03, without atan c's low part
+    atan 1.37)."""
     f32 = np.float32
     rng = np.random.default_rng(20261207)
+    edges = (0.25 * 2.0 ** np.arange(4)[:, None] * (1 + np.arange(8) / 8)[None, :]).ravel()
+    u = np.concatenate([near(f32, np.append(edges, 4.0), 16), rng.uniform(0.2, 5, 3000),
+                        np.exp(rng.uniform(np.log(4), np.log(3e38), 500)),
+                        np.exp(rng.uniform(np.log(1e-40), np.log(0.25), 500))]).astype(f32)
     a = np.concatenate([near(f32, [0.5, 1.0, 0.25, 2.0 ** -12], 24), rng.uniform(0.5, 0.6, 2000),
                         rng.uniform(0.9, 1, 500), rng.uniform(0, 0.5, 500)]).astype(f32)
     a = a[a <= 1]
-    for name, x in (("asin", a), ("acos", a)):
+    for name, x in (("atan", u), ("asin", a), ("acos", a)):
         x = np.concatenate([x, -x])
         got = run(shim, name, "f32", x)
         dist = ulp_distance(got, reference(name, "f32", x), "f32")

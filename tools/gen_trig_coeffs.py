@@ -170,6 +170,22 @@ def block() -> str:
     for name, v in (("PIO2", mp.pi / 2), ("PI", mp.pi), ("PIO4", mp.pi / 4), ("INV_PIO2", 2 / mp.pi)):
         hi = dbl(v)
         out.append(f"constexpr double {name}_HI = {hexd(hi)}, {name}_LO = {hexd(dbl(v - hi))};")
+    # float atan in float lanes: atan t = t + t z P(z), z = t^2 <= 1/16 (|t| <= 1/4); the term
+    # t z P is at most 0.021 of the result there
+    def atan_r(z):
+        return (mp.atan(mp.sqrt(z)) - mp.sqrt(z)) / (z * mp.sqrt(z))
+    al = float_fit(atan_r, mp.mpf(1) / 16, 4)
+    eal = max_rel_error(lambda z: horner(al, z), atan_r, mp.mpf(1) / 16)
+    out.append(f"// ATAN_LANES (float coefficients): max relative error of the polynomial 2^{float(mp.log(eal, 2)):.1f}")
+    out.append(f"{TABLE} float ATAN_LANES_C[{len(al)}] = {{" + ", ".join(hexf(v) for v in al) + "};")
+    # atan of the centres c_k of the float atan's 32 intervals of [1/4, 4) (eight a binade,
+    # the midpoints: c_k's bits are 0x3E880000 + k 2^20) as float hi + lo
+    cs = [mp.mpf(float(np.uint32(0x3E880000 + (k << 20)).view(np.float32))) for k in range(32)]
+    his = [f32(mp.atan(c)) for c in cs]
+    los = [f32(mp.atan(c) - h) for c, h in zip(cs, his)]
+    out.append("// ATAN_LANES_HI[k] + ATAN_LANES_LO[k] = atan(c_k), c_k = the float with bits 0x3E880000 + k 2^20")
+    out.append(f"{TABLE} float ATAN_LANES_HI[32] = {{" + ", ".join(hexf(v) for v in his) + "};")
+    out.append(f"{TABLE} float ATAN_LANES_LO[32] = {{" + ", ".join(hexf(v) for v in los) + "};")
     out.append("// float lanes: pi/2 and pi as float hi + lo")
     for name, v in (("PIO2", mp.pi / 2), ("PI", mp.pi)):
         hi = f32(v)
