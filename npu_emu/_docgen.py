@@ -503,11 +503,17 @@ def gen_bench_summary() -> str:
     import json
     results = DOCS.parent / "benchmarks" / "results"
     runs = sorted(p for p in results.glob("*.json") if "history" not in p.name) if results.is_dir() else []
-    # the newest run of the whole bench (a run of one op, as the math functions', is not)
-    runs = [p for p in runs if any(c.get("op") == "expand" for c in json.loads(p.read_text()).get("cases", []))]
-    if not runs:
+    # the newest run, by its own date, of the whole bench at its full sizes (a run of one op,
+    # as the math functions', is not, nor a --quick run)
+    whole = []
+    for path in runs:
+        run = json.loads(path.read_text())
+        if (any(c.get("op") == "expand" for c in run.get("cases", []))
+                and not run.get("settings", {}).get("quick")):
+            whole.append((run.get("provenance", {}).get("date", ""), path.name, run))
+    if not whole:
         raise DocgenError(f"no benchmark JSON of a whole run in {results}")
-    data = json.loads(runs[-1].read_text())
+    _, name, data = max(whole, key=lambda w: w[:2])
     goal_lines = _need("npu_emu.bench.report", "goal_lines")
     prov = data.get("provenance", {})
     wanted = [("expand", "broadcast", "f32"), ("view_copy", "contiguous", "f32"),
@@ -530,7 +536,7 @@ def gen_bench_summary() -> str:
                      f"{c['ours']['gbps']:.1f}", cell("numpy"), cell("torch")])
     head = (f"{prov.get('backend')} backend, {str(prov.get('date'))[:10]}, {prov.get('cpu_model')} "
             f"({prov.get('cpu_count')} CPUs), the largest size of each case from "
-            f"`benchmarks/results/{runs[-1].name}` (full table: "
+            f"`benchmarks/results/{name}` (full table: "
             f"[benchmarks/RESULTS.md](benchmarks/RESULTS.md)):")
     table = md_table(["case", "elements", "GB/s", "x NumPy", "x PyTorch"], rows)
     goals = "\n".join(f"- {line}" for line in goal_lines(data))
