@@ -987,7 +987,7 @@ template <> struct Split<fn::logaddexp, double> {
 // within 1 ulp unless R is below about 2^-46 |max| (only where e^x + e^y lies within ~2^-47 of
 // 1). f's error: where |max| > ln2 / 2 / 1.5 it is near 2^-100 of 1, and for smaller |max|,
 // max - r0 ~ -L is above -ln2 / 2 (ka = 0) and f = Ea + e^(min - r0), both parts below 2 L
-// and each to ~2^-100 of itself. (Until December 2026 r0 came from a double-double exp and
+// and each to ~2^-100 of itself. (Until 6 December 2026 r0 came from a double-double exp and
 // log1p, and a Newton step r0 + f / (1 + f) with f = (e^(max - r0) + e^(min - r0)) - 1
 // followed: more than twice the work, and f was only near 2^-100 of 1 where |max| is tiny,
 // which put results of max far below 2^-50 thousands of ulps off.)
