@@ -517,23 +517,25 @@ def test_outputs_side_by_side_give_the_order_at_any_alignment(cpu_backend, dt):
         want = bits(reference(name, x, dt, 0))
         for skip in (0, 1, 3, 4, 7, 12):   # elements past a 64-byte boundary
             xb, yb = be.malloc(x.nbytes + 64), be.malloc(300 * item)
-            ws = 0
             try:
                 be.copy_from_host(xb + skip * item, x)
                 xv = R.View(xb + skip * item, x.shape, (300, 1), item)
                 for geo in (R.Geometry(1 << 20, 1), R.Geometry(1 << 20, 7), R.Geometry(1 << 20, 40)):
                     p = R.plan(be, name, xv, dt, R.View(yb, (300,), (1,), item), dt, (0,),
                                geometry=lambda n, l, geo=geo: geo)
-                    ws = be.malloc(p.workspace_size) if p.workspace_size and not ws else ws
-                    be.enqueue(p.launches, be.default_stream, workspace=ws)
+                    ws = be.malloc(p.workspace_size) if p.workspace_size else 0   # each plan's own
+                    try:
+                        be.enqueue(p.launches, be.default_stream, workspace=ws)
+                        be.synchronize()
+                    finally:
+                        if ws:
+                            be.free(ws)
                     got = np.empty(300, x.dtype)
-                    be.synchronize()
                     be.copy_to_host(got, yb)
                     assert np.array_equal(bits(got), want), (name, skip, geo)
             finally:
-                for block in (xb, yb, ws):
-                    if block:
-                        be.free(block)
+                be.free(xb)
+                be.free(yb)
 
 
 DIGEST = """
