@@ -7,6 +7,7 @@
 
 #include "npu_emu_common.cuh"
 #include "npu_emu_convert.cuh"
+#include "npu_emu_math_float.cuh"
 #include "npu_emu_math_split.cuh"
 
 namespace npu_emu {
@@ -1168,16 +1169,7 @@ NPU_EMU_HD float exp_lanes_f(float x) {
 // rounding errors stay far below an ulp. The logarithms then add e ln2 (e log10(2), e) with
 // the constant split so that e times its high part is exact, and multiply by 1/ln2 or 1/ln10
 // in 12-bit halves (exact products); each ends with one rounding of hi + (the small parts).
-struct ff {
-    float hi, lo;
-};
-NPU_EMU_HD ff fast_two_sum_f(float a, float b) {  // needs |a| >= |b| (or a == 0)
-    const float s = a + b;
-    return {s, b - (s - a)};
-}
-NPU_EMU_HD float top12_f(float v) {  // v's 12 leading significant bits: a product of two is exact
-    return bits_as_float(float_as_bits(v) & 0xFFFFF000u);
-}
+// (ff, fast_two_sum_f, top12_f: npu_emu_math_float.cuh.)
 constexpr float LN2_HI_F = 0x1.62e4p-1f, LN2_LO_F = 0x1.7f7d1cp-20f;        // 16 bits + the rest
 constexpr float LG2_HI_F = 0x1.344p-2f, LG2_LO_F = 0x1.3509f8p-18f;        // log10(2), the same
 constexpr float INV_LN2_HI_F = 0x1.714p+0f, INV_LN2_LO_F = 0x1.47652cp-12f;  // 12 bits + the rest

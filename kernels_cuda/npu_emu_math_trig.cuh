@@ -37,6 +37,7 @@
 #pragma once
 #include "npu_emu_common.cuh"
 #include "npu_emu_convert.cuh"
+#include "npu_emu_math_float.cuh"
 #include "npu_emu_math_split.cuh"
 
 // Tables: __constant__ memory on the GPU, inline constexpr arrays on the CPU.
@@ -575,15 +576,8 @@ NPU_EMU_HD double atan_ratio_f(double y, double x) {
 }
 
 // ------------------------------------------------------------------ float lanes: asin, acos
-// Float arithmetic, 16 lanes a vector where double has 8. ff: an unevaluated float sum hi + lo.
-struct ff { float hi, lo; };
-NPU_EMU_HD ff fast_two_sum_f(float a, float b) {   // |a| >= |b| (or a == 0)
-    float s = a + b;
-    return {s, b - (s - a)};
-}
-NPU_EMU_HD float top12_f(float v) {                // v's 12 leading significant bits: a product of two is exact
-    return bits_as_float(float_as_bits(v) & 0xFFFFF000u);
-}
+// Float arithmetic, 16 lanes a vector where double has 8 (ff, fast_two_sum_f, top12_f:
+// npu_emu_math_float.cuh).
 // IEEE's correctly rounded float square root (sqrt.rn.f32 under -prec-sqrt=true).
 NPU_EMU_HD float sqrt_rn_f(float x) {
 #if defined(__CUDA_ARCH__)

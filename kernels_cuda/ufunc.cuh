@@ -593,12 +593,6 @@ NPU_EMU_HD bool disjoint(const A* a, I n, const B* b, I m) {
     const uintptr_t pa = reinterpret_cast<uintptr_t>(a), pb = reinterpret_cast<uintptr_t>(b);
     return pa + static_cast<uintptr_t>(n) * sizeof(A) <= pb || pb + static_cast<uintptr_t>(m) * sizeof(B) <= pa;
 }
-// A split function's results as the row's store makes them (NaN canonical), written where a
-// direct row puts them at once; a no-op on what the store then does again.
-template <typename R> NPU_EMU_HD R settled(R r) {
-    if constexpr (detail::is_same<R, float>::value || detail::is_same<R, double>::value) return canonical(r);
-    else return r;
-}
 
 // A contiguous row (o[j] = Op(a[j]), or Op(a[j], b[j * sb]) with sb 1 or 0) chunk by chunk
 // (o may be a itself: a chunk is read before it is written): the fp16 conversions eight at a
@@ -608,8 +602,9 @@ template <typename R> NPU_EMU_HD R settled(R r) {
 // float64), on a row whose output overlaps no operand, reads the operands and writes the
 // output directly ("direct"); otherwise through L1 buffers of compute values (the buffers'
 // copies cost a float32 expm1 about 15 %). The rare lanes need their operands after fast()
-// has written the chunk's output, hence the disjointness. The same operations either way,
-// so the same bits.
+// has written the chunk's output, hence the disjointness. Either way a lane's result goes
+// through Store<R> as it is made (NaN canonical; the buffered path's last store repeats it,
+// which changes nothing): the same operations, so the same bits.
 template <bool Binary, typename Op, typename TI, typename TO, typename I>
 NPU_EMU_HD void staged_row(TO* o, const TI* a, const TI* b, I n, I sb) {
     using C = compute_of<Op, TI>;
@@ -645,8 +640,8 @@ NPU_EMU_HD void staged_row(TO* o, const TI* a, const TI* b, I n, I sb) {
             typename Bits<C>::type is_rare[STAGE_CHUNK];
             int rare = 0;   // a count, not a bool: g++ does not vectorize a loop that ORs bools
             for (int j = 0; j < m; ++j) {
-                if constexpr (Binary) { r[j] = settled(S::fast(x[j], y[j])); is_rare[j] = S::rare(x[j], y[j]); }
-                else { r[j] = settled(S::fast(x[j])); is_rare[j] = S::rare(x[j]); }
+                if constexpr (Binary) { r[j] = Store<R>::run(S::fast(x[j], y[j])); is_rare[j] = S::rare(x[j], y[j]); }
+                else { r[j] = Store<R>::run(S::fast(x[j])); is_rare[j] = S::rare(x[j]); }
                 rare += is_rare[j];
             }
             // Done when the last rare lane is: an early exit, which also keeps g++ from
@@ -654,8 +649,8 @@ NPU_EMU_HD void staged_row(TO* o, const TI* a, const TI* b, I n, I sb) {
             // every lane: 50-90 % more build time for nothing).
             for (int j = 0; rare > 0 && j < m; ++j) {
                 if (!is_rare[j]) continue;
-                if constexpr (Binary) r[j] = settled(Op::run(x[j], y[j]));
-                else r[j] = settled(Op::run(x[j]));
+                if constexpr (Binary) r[j] = Store<R>::run(Op::run(x[j], y[j]));
+                else r[j] = Store<R>::run(Op::run(x[j]));
                 --rare;
             }
             if (direct) continue;
