@@ -167,7 +167,7 @@ def _cases() -> Iterator[tuple[str, Callable[[], str]]]:
             return _digest(host(out))
         yield f"matmul/{INFO[dt].short}", matmul
 
-    # The array API: elementwise functions and reductions, float32 and float64.
+    # The array API: elementwise functions, where and reductions, float32 and float64.
     from . import array_api as xp
     unary = ["abs", "negative", "sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "sin",
              "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",
@@ -184,6 +184,7 @@ def _cases() -> Iterator[tuple[str, Callable[[], str]]]:
             a, b = xp.asarray(x, dtype=d), xp.asarray(y, dtype=d)
             outs = [np.asarray(getattr(xp, name)(a)) for name in unary]
             outs += [np.asarray(getattr(xp, name)(a, b)) for name in binary]
+            outs.append(np.asarray(xp.where(a < b, a, b)))        # the select kernel
             m = xp.reshape(a, (256, -1))
             for name in reductions:
                 fn = getattr(xp, name)

@@ -18,7 +18,8 @@ from ..ops._checks import broadcast_shapes
 from ._engine import dtypes as _dtypes
 from ._engine.args import array_arg, axes_arg, axis_arg, same_device
 from ._engine.array import Array, empty_array
-from ._engine.kernel import convert, copy_into
+from ._engine import repeat
+from ._engine.kernel import SELECT, context, convert, copy_into, select
 from ._engine.library import arg_reduce, compute_dtype, computing, operand, result
 from ._engine.scalars import PyScalar, promote, scalar_array, scalar_constant, scalar_dtype
 from ._engine.ufunc import operands
@@ -136,8 +137,11 @@ _NO_BRANCH = object()
 def where(condition: Array, x1: object = _NO_BRANCH, x2: object = _NO_BRANCH, /):
     """x1 where condition is true, x2 elsewhere (all three broadcast), in the promoted dtype
     of x1 and x2 (array_api rule set; a Python scalar takes the other branch's dtype where
-    the standard says so). x2 is written by InplaceCopy (broadcast + conversion), then the
-    library copies x1's bits where condition holds. A non-bool condition means non-zero.
+    the standard says so). A bool condition and branches of the result's dtype go to our
+    select kernel, which moves the chosen element's bits (a branch of another dtype is
+    converted first, by our cast kernels). A non-bool condition means non-zero: then x2 is
+    written by InplaceCopy (broadcast + conversion) and the library copies x1's bits where
+    the condition holds.
 
     Note: `where(condition)` alone is NumPy's and CuPy's spelling of nonzero(condition);
     clients use it (scikit-learn's roc_curve), so it is accepted here too."""
@@ -146,10 +150,11 @@ def where(condition: Array, x1: object = _NO_BRANCH, x2: object = _NO_BRANCH, /)
     if x1 is _NO_BRANCH or x2 is _NO_BRANCH:
         raise TypeError("where takes condition and both x1 and x2 (or condition alone, as "
                         "nonzero)")
-    if (type(condition) is Array and type(x1) is Array and type(x2) is Array
-            and x1._t.dtype == x2._t.dtype and INFO[condition._t.dtype].kind == BOOL
-            and condition._layout is None and x1._layout is None and x2._layout is None):
-        return _select(condition, x1, x2)
+    key = None
+    if not (_has_layout(condition) or _has_layout(x1) or _has_layout(x2)):
+        out, key = repeat.short_way("where", condition, x1, x2)
+        if out is not None:
+            return out
     cond = array_arg("where", condition, "condition")
     a, b = operands("where", x1, x2)
     arrays = [cond] + [o for o in (a, b) if isinstance(o, Array)]
@@ -160,15 +165,23 @@ def where(condition: Array, x1: object = _NO_BRANCH, x2: object = _NO_BRANCH, /)
         if isinstance(o, Array):
             shape = broadcast_shapes(shape, o.shape, "condition", name)
     branches = []
+    as_they_are = True      # no branch converted: one launch on the operands as they are
     for o in (a, b):
         if isinstance(o, PyScalar):
             o = scalar_constant(o.value, dt, be)   # read only: the shared one
         elif o._t.dtype != dt:
             o = convert(o, dt)
+            as_they_are = False
         branches.append(o)
     if (INFO[cond._t.dtype].kind == BOOL and cond._layout is None
             and branches[0]._layout is None and branches[1]._layout is None):
-        return _select(cond, *branches)         # both branches in dt now: copy their bits
+        out = select(cond, branches[0], branches[1], shape)
+        if out is None:                          # past the kernels' dims: the library's
+            return _library_select(cond, branches[0], branches[1], shape)
+        if key is not None and as_they_are and out.size:
+            repeat.remember_family(key, context(be), SELECT, (cond, a, b), [cond, *branches],
+                                   out, 0)
+        return out
     out = empty_array(shape, dt, be)
     if out.size == 0:
         return out
@@ -181,17 +194,17 @@ def where(condition: Array, x1: object = _NO_BRANCH, x2: object = _NO_BRANCH, /)
     return out
 
 
-def _select(cond: Array, x1: Array, x2: Array) -> Array:
-    """where() of a bool condition and two branches of one dtype: nothing to promote or
-    convert, so the library copies both branches' bits (x2 broadcast, then x1 where cond),
-    as the general path's last step does."""
-    be = same_device("where", cond, x1, x2)
-    shape = broadcast_shapes(broadcast_shapes(cond.shape, x1.shape, "condition", "x1"),
-                             x2.shape, "condition", "x2")
-    out = empty_array(shape, x1._t.dtype, be)
+def _has_layout(x: object) -> bool:
+    return x.__class__ is Array and x._layout is not None
+
+
+def _library_select(cond: Array, x1: Array, x2: Array, shape: tuple[int, ...]) -> Array:
+    """where() of a bool condition and two branches of one dtype by the library (past the
+    kernels' dims): x2's bits broadcast, then x1's where cond holds."""
+    out = empty_array(shape, x1._t.dtype, x1._st.backend)
     if out.size == 0:
         return out
-    with computing(be) as lib:
+    with computing(x1._st.backend) as lib:
         raw = out._raw()
         lib.copyto(raw, x2._raw())
         lib.copyto(raw, x1._raw(), where=cond._raw())

@@ -24,6 +24,7 @@ from ...ops._core import (Context, OpDef, also_clear, check_no_internal_overlap,
 from ...ops.add import ADD, INPLACE_ADD
 from ...ops.inplace_copy import INPLACE_COPY
 from ...ops.mul import INPLACE_MUL, MUL
+from ...kernels import select as select_family
 from ...kernels.copy import View
 from ...runtime.base import Backend, Launch
 from ...tensor import Scalar, Tensor, make_scalar
@@ -178,6 +179,28 @@ def launch(be: Backend, launches: Sequence[Launch], touched: Sequence[Array],
             be.free(workspace)
     if be.is_cpu and any(x._st.shared for x in touched):
         synchronize(be)
+
+
+# ----------------------------------------------------------------- where
+
+SELECT = ("select",)   # the select family's call (family_plan's key; one kernel per width)
+
+
+def select(cond: Array, x1: Array, x2: Array, shape: tuple[int, ...]) -> Array | None:
+    """where(cond, x1, x2) into a new array of x1's dtype and `shape` (the three broadcast
+    together), by our select kernel: cond bool, x1 and x2 of one dtype, no private layout.
+    None, having done nothing, past the kernels' MAX_DIMS (the caller takes the library)."""
+    if len(shape) > MAX_DIMS:
+        return None
+    be = x1._st.backend
+    out = empty_array(shape, x1._t.dtype, be)
+    if out.size == 0:
+        return out
+    arrays = [out, cond, x1, x2]
+    launches = family_plan(SELECT, arrays, be, lambda: select_family.plan(
+        be, kernel_view(out), kernel_view(cond), kernel_view(x1), kernel_view(x2)))
+    launch(be, launches, arrays)
+    return out
 
 
 # ----------------------------------------------------------------- InplaceCopy

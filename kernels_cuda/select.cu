@@ -1,0 +1,8 @@
+// Generated from WIDTHS in npu_emu/kernels/select.py by
+// `python -m npu_emu.kernels.select`; do not edit (tests/test_select.py checks it is fresh).
+#include "select.cuh"
+NPU_EMU_SELECT_KERNEL(select_b1, uint8_t)
+NPU_EMU_SELECT_KERNEL(select_b2, uint16_t)
+NPU_EMU_SELECT_KERNEL(select_b4, uint32_t)
+NPU_EMU_SELECT_KERNEL(select_b8, uint64_t)
+NPU_EMU_SELECT_KERNEL(select_b16, npu_emu::select_kernels::b16)
