@@ -8,10 +8,10 @@
 //   float: a split form each (npu_emu_math_split.cuh) but for hypot: Split<fn::NAME,
 //   float>::fast is branch-free (a loop over it vectorizes) and gives NAME's bits wherever
 //   rare(x) is false (sin cos tan: |x| >= 2^20, inf, NaN; atan: inf, NaN; asin acos: NaN,
-//   |x| > 1; atan2: a zero, an infinity or a NaN).
-// float versions of sin cos tan atan2 hypot evaluate in double (short polynomials, plain
-// double arithmetic, the same Payne-Hanek reduction above 2^20) and round once; asin acos
-// atan in float lanes (float pairs hi + lo where a rounding would be amplified).
+//   |x| > 1; atan2: |y| or |x| outside [2^-60, 2^60], zeros, infinities and NaN included).
+// float versions of sin cos tan hypot evaluate in double (short polynomials, plain double
+// arithmetic, the same Payne-Hanek reduction above 2^20) and round once; asin acos atan atan2
+// in float lanes (float pairs hi + lo where a rounding would be amplified).
 // Special values follow C99 Annex F; every NaN result is the canonical quiet NaN
 // (0x7FC00000, 0x7FF8000000000000).
 //
@@ -26,11 +26,12 @@
 //                of the centres 0, 1/2, 1, 3/2, inf with one division, atan2 with the
 //                division's error taken back; asin and acos as e_asin.c and e_acos.c reduce
 //                them, with a polynomial in place of the rational and the square root's
-//                error carried). float atan2: no table, the ratio moves to the nearest of
-//                0, tan(pi/8), 1 (one division), then a polynomial. float atan: t = u,
-//                (u - c) / (1 + c u) with c one of 32 centres in [1/4, 4) (a table of atan
-//                c) or -1/u, then a polynomial; asin and acos in musl's asinf scheme (one
-//                square root, one polynomial, no division).
+//                error carried). float atan: t = u, (u - c) / (1 + c u) with c one of 32
+//                centres in [1/4, 4) (a table of atan c) or -1/u, then a polynomial; float
+//                atan2 the same on u = min(|y|, |x|) / max (one division: u estimated by a
+//                reciprocal picks the centre, the quotient's rounding carried below 1/4);
+//                asin and acos in musl's asinf scheme (one square root, one polynomial, no
+//                division).
 //   hypot        exact scaling by a power of two, a^2 + b^2 as a double-double, its sqrt.
 // Constants between the GENERATED markers come from tools/gen_trig_coeffs.py (mpmath;
 // tests/test_math_trig.py checks they are what it makes).
@@ -64,8 +65,6 @@ NPU_EMU_TRIG_TABLE double ASIN_C[13] = {0x1.5555555555556p-3, 0x1.3333333332ecap
 NPU_EMU_TRIG_TABLE double SINF_C[4] = {-0x1.555555545dd83p-3, 0x1.11110deeb33b2p-7, -0x1.a013a6edc8f34p-13, 0x1.6dbdd26f56d2dp-19};
 // COSF: max relative error of the polynomial 2^-39.5
 NPU_EMU_TRIG_TABLE double COSF_C[4] = {0x1.5555555502be6p-5, -0x1.6c16bf5495185p-10, 0x1.a015c40ec65ecp-16, -0x1.25242a3a17327p-22};
-// ATANF: max relative error of the polynomial 2^-33.9
-NPU_EMU_TRIG_TABLE double ATANF_C[4] = {-0x1.555555391f007p-2, 0x1.9998e7828192bp-3, -0x1.243a0dba7cac8p-3, 0x1.aae50feed3286p-4};
 // ASINF (float coefficients): max relative error of the polynomial 2^-24.0
 NPU_EMU_TRIG_TABLE float ASINF_C[6] = {0x1.555554p-3f, 0x1.3334c2p-4f, 0x1.6d421p-5f, 0x1.ff66c2p-6f, 0x1.118882p-6f, 0x1.196f16p-5f};
 // TANF_P / TANF_Q: max relative error of the quotient 2^-42.3
@@ -95,10 +94,6 @@ constexpr double THREE_PIO4 = 0x1.2d97c7f3321d2p+1;
 constexpr double ATAN_HALF_HI = 0x1.dac670561bb4fp-2, ATAN_HALF_LO = 0x1.a2b7f222f65e2p-56;
 constexpr double ATAN_3HALF_HI = 0x1.f730bd281f69bp-1, ATAN_3HALF_LO = 0x1.007887af0cbbdp-56;
 constexpr double ATAN_TWO_HI = 0x1.1b6e192ebbe44p+0, ATAN_TWO_LO = 0x1.b1b466a88828ep-54;
-// float atan centres: TAN_PI8 = tan(pi/8) rounded, ATAN_TAN_PI8 = atan(TAN_PI8); the
-// ratio u moves to the centre tan(pi/8) above ATANF_T1 = tan(pi/16), to 1 above ATANF_T2 = tan(3pi/16)
-constexpr double TAN_PI8 = 0x1.a827999fcef32p-2, ATAN_TAN_PI8 = 0x1.921fb54442d18p-2;
-constexpr double ATANF_T1 = 0x1.975f5e0553158p-3, ATANF_T2 = 0x1.561b82ab7f990p-1;
 // 2/pi = 0.{bits of TWO_OVER_PI_BITS[2..]}: 1216 bits, two zero words first
 NPU_EMU_TRIG_TABLE uint32_t TWO_OVER_PI_BITS[40] = {
     0x00000000u, 0x00000000u, 0xA2F9836Eu, 0x4E441529u, 0xFC2757D1u, 0xF534DDC0u, 0xDB629599u, 0x3C439041u,
@@ -537,44 +532,6 @@ NPU_EMU_HD float sincostan_rare_f(float x) {
     return finish_sincostan_f<WHICH>(d, red.r.hi, static_cast<uint64_t>(red.n));
 }
 
-// atan(n / d) for 0 <= n <= d, 0 < d < inf, as double to about 2^-33 relative: the ratio u
-// moves to the nearest of the centres c = 0, tan(pi/8), 1 (atan u = atan c + atan t,
-// t = (u - c) / (1 + u c) = (n - c d) / (d + c n), one division, |t| <= tan(pi/16)) and an
-// odd polynomial. n - c d is exact for c = 1 (Sterbenz) and errs by 2^-53 d for tan(pi/8),
-// where the result is at least atan(tan(pi/16)) = pi/16.
-NPU_EMU_HD double atan_unit_f(double n, double d) {
-    bool m1 = n > ATANF_T1 * d, m2 = n > ATANF_T2 * d;   // m2 implies m1 (ATANF_T2 > ATANF_T1)
-#if defined(NPU_EMU_CPU) && defined(__AVX512F__)
-    // c = m2 ? 1 : m1 ? tan(pi/8) : 0 as blends: one masked move each with AVX-512's mask
-    // registers (the loop 8 % faster than with the masks below, which an AVX2 build keeps: a
-    // variable blend is two or three instructions there, and 10 % slower); the same bits
-    double c = m1 ? TAN_PI8 : 0.0, base = m1 ? ATAN_TAN_PI8 : 0.0;
-    c = m2 ? 1.0 : c;
-    base = m2 ? PIO4_HI : base;
-#else
-    // in and/xor masks (single instructions)
-    uint64_t k1 = mask_if(m1), k2 = mask_if(m2);
-    double c = bits_as_double((k1 & double_as_bits(TAN_PI8)) ^ (k2 & (double_as_bits(1.0) ^ double_as_bits(TAN_PI8))));
-    double base = bits_as_double((k1 & double_as_bits(ATAN_TAN_PI8)) ^
-                                 (k2 & (double_as_bits(PIO4_HI) ^ double_as_bits(ATAN_TAN_PI8))));
-#endif
-    double t = (n - c * d) / (d + c * n);
-    double z = t * t;
-    return base + (t + (t * z) * (ATANF_C[0] + z * (ATANF_C[1] + z * (ATANF_C[2] + z * ATANF_C[3]))));
-}
-// atan(y / x) in [0, pi/2] for finite y, x >= 0, not both 0 (float values: no overflow or
-// underflow in double). For y > x it is pi/2 - atan(x / y) >= pi/4, where PIO2_HI alone
-// (2^-54 short) is ample.
-NPU_EMU_HD double atan_ratio_f(double y, double x) {
-    double t = atan_unit_f(y < x ? y : x, y < x ? x : y);
-#if defined(NPU_EMU_CPU) && defined(__AVX512F__)
-    return y > x ? PIO2_HI - t : t;                  // a masked subtraction
-#else
-    uint64_t swap = mask_if(y > x);                  // t + 0 = t (t >= 0); pi/2 + (-t) = pi/2 - t
-    return flip_sign(t, swap & 0x8000000000000000ull) + bits_as_double(swap & double_as_bits(PIO2_HI));
-#endif
-}
-
 // ------------------------------------------------------------------ float lanes: asin, acos
 // Float arithmetic, 16 lanes a vector where double has 8 (ff, fast_two_sum_f, top12_f:
 // npu_emu_math_float.cuh).
@@ -650,6 +607,55 @@ NPU_EMU_HD float atan_lanes_f(float u) {
     const float z = t * t;
     const float p = ((ATAN_LANES_C[3] * z + ATAN_LANES_C[2]) * z + ATAN_LANES_C[1]) * z + ATAN_LANES_C[0];
     return base_hi + ((base_lo + (t * z) * p) + t);
+}
+
+// atan2 in float lanes for |y|, |x| in [2^-60, 2^60] (the split form's fast path; with
+// n = min(|y|, |x|), d = max, every product below is normal and none overflows), branch-free
+// with one division. u = n/d <= 1 is first estimated as n r, r ~ 1/d from the integer
+// estimate 0x7EF311C3 - bits(d) and one Newton step (to 0.26 %), which picks the form as
+// atan_lanes_f does (an estimate next to a boundary picks a neighbour: |t| grows by 0.26 %):
+//   u < 1/4:  t = n / d, atan u = t + (lo + t z P(z)): the quotient's rounding (up to an ulp
+//             of the result where atan u falls a binade below u) is carried in lo = (n - t d) r,
+//             n - t d exact from t and d split at 12 bits (the products exact, the remainder of
+//             a correctly rounded quotient representable); lo is below 2^-24 t, so r's 0.26 %
+//             is nothing;
+//   u >= 1/4: t = (n - c d) / (d + c n), c the midpoint of u's eighth of its binade (5
+//             significant bits: c dh and c dl are exact, n - c dh exact by Sterbenz), atan c
+//             = ATAN_LANES_HI + LO[k]; t errs by 4.5 times 2^-24 of itself (the numerator's
+//             one rounding, c n, d + c n, the division), |t| <= 0.065 of atan u: 0.3 ulp.
+// Then atan2 = B + s atan u with B = 0, pi/2 (|y| > |x|) or pi (x < 0, |y| <= |x|) as hi + lo
+// and s = -1 where exactly one of |y| > |x| and x < 0 holds (atan(1/u) = pi/2 - atan u): B_hi +
+// s head (the table's atan c or t; |head| < 0.82 < B_hi) exact as a fast two-sum, every low
+// part added before the one last rounding. Nothing cancels: B + s atan u >= pi/4 where s < 0.
+NPU_EMU_HD float atan2_lanes_f(float y, float x) {
+    const uint32_t by = float_as_bits(y), bx = float_as_bits(x);
+    const uint32_t ym = by & 0x7FFFFFFFu, xm = bx & 0x7FFFFFFFu;
+    const bool swap = ym > xm, x_neg = bx > 0x7FFFFFFFu;
+    const float n = bits_as_float(swap ? xm : ym), d = bits_as_float(swap ? ym : xm);
+    const float r0 = bits_as_float(0x7EF311C3u - float_as_bits(d));
+    const float r = r0 * (2.0f - d * r0);                                  // 1/d to 0.26 %
+    const float ue = n * r;
+    const uint32_t bu = float_as_bits(ue);
+    const bool mid = ue >= 0.25f;
+    const int32_t k = static_cast<int32_t>((bu - 0x3E800000u) >> 20) & 31;   // any lane: an index < 32
+    const float c = mid ? bits_as_float((bu & 0xFFF00000u) | 0x00080000u) : 0.0f;
+    const float dh = top12_f(d), dl = d - dh;
+    const float t = ((n - c * dh) - c * dl) / (d + c * n);                // c = 0: n / d
+    const float th = top12_f(t), tl = t - th;
+    const float rem = (((n - th * dh) - th * dl) - tl * dh) - tl * dl;    // n - t d (u < 1/4)
+    const float z = t * t;
+    const float p = ((ATAN_LANES_C[3] * z + ATAN_LANES_C[2]) * z + ATAN_LANES_C[1]) * z + ATAN_LANES_C[0];
+    // atan u = head + tail; the table read on every lane, chosen by a bit mask (atan_lanes_f)
+    const uint32_t mask = 0u - static_cast<uint32_t>(mid);
+    const float head = bits_as_float((float_as_bits(ATAN_LANES_HI[k]) & mask) | (float_as_bits(t) & ~mask));
+    const float low = bits_as_float((float_as_bits(ATAN_LANES_LO[k]) & mask) | (float_as_bits(rem * r) & ~mask));
+    const float tail = (low + (t * z) * p) + bits_as_float(float_as_bits(t) & mask);
+    const uint32_t s = (swap != x_neg) ? 0x80000000u : 0u;
+    const float b_hi = swap ? PIO2_HI_F : (x_neg ? PI_HI_F : 0.0f);
+    const float b_lo = swap ? PIO2_LO_F : (x_neg ? PI_LO_F : 0.0f);
+    const ff h = fast_two_sum_f(b_hi, bits_as_float(float_as_bits(head) ^ s));
+    const float v = h.hi + ((h.lo + b_lo) + bits_as_float(float_as_bits(tail) ^ s));
+    return bits_as_float(float_as_bits(v) ^ (by & 0x80000000u));
 }
 
 }  // namespace trig_detail
@@ -845,19 +851,12 @@ template <> struct Split<fn::acos, float> {          // |x| <= 1
         return asin_lanes_f(a, big, -x, sign, base_hi, base_lo);
     }
 };
-template <> struct Split<fn::atan2, float> {         // both finite and nonzero
-    static NPU_EMU_HD bool rare(float y, float x) {
-        using namespace trig_detail;
-        double ay = fabs_(y), ax = fabs_(x);
-        return !(ay > 0.0 && ay < 0x1p128 && ax > 0.0 && ax < 0x1p128);
+template <> struct Split<fn::atan2, float> {         // |y|, |x| in [2^-60, 2^60]
+    static NPU_EMU_HD bool rare(float y, float x) {  // else (zeros, infinities, NaN too)
+        return (float_as_bits(y) & 0x7FFFFFFFu) - 0x21800000u > 0x3C000000u ||
+               (float_as_bits(x) & 0x7FFFFFFFu) - 0x21800000u > 0x3C000000u;
     }
-    static NPU_EMU_HD float fast(float y, float x) {
-        using namespace trig_detail;
-        double dy = y, dx = x;
-        double angle = atan_ratio_f(fabs_(dy), fabs_(dx));
-        angle = select(mask_if(sign_bit(dx)), PI_HI + (PI_LO - angle), angle);
-        return static_cast<float>(flip_sign(angle, sign_of(dy)));
-    }
+    static NPU_EMU_HD float fast(float y, float x) { return trig_detail::atan2_lanes_f(y, x); }
 };
 
 NPU_EMU_HD float sin(float x) {

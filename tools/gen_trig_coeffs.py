@@ -119,9 +119,6 @@ def block() -> str:
     # value before its last rounding is within 2^-24 relative, these are below 2^-33
     sf = fit(lambda z: (mp.sin(mp.sqrt(z)) - mp.sqrt(z)) / (z * mp.sqrt(z)), Z, 3)
     cf = fit(lambda z: (mp.cos(mp.sqrt(z)) - 1 + z / 2) / (z * z), Z, 3)
-    # float atan: |t| <= tan(pi/16) after the step from one of the centres 0, tan(pi/8), 1
-    TF = mp.tan(mp.pi / 16) * mp.mpf("1.001")
-    af = fit(lambda z: (mp.atan(mp.sqrt(z)) - mp.sqrt(z)) / (z * mp.sqrt(z)), TF * TF, 3)
     # float tan: the [3/3] Pade approximant of tan(r)/r in z = r^2 at 0, tan r = r P(z) / Q(z)
     # (P(0) = Q(0) = 1), one division and no sine and cosine polynomials
     taylor = mp.taylor(mp.tan, 0, 13)
@@ -135,7 +132,6 @@ def block() -> str:
     etf = max_rel_error(lambda r: r * horner(tp, r * r) / horner(tq, r * r), mp.tan, R)
     esf = max_rel_error(lambda r: r + r**3 * horner(sf, r * r), mp.sin, R)
     ecf = max_rel_error(lambda r: 1 - r * r / 2 + r**4 * horner(cf, r * r), mp.cos, R)
-    eaf = max_rel_error(lambda r: r + r**3 * horner(af, r * r), mp.atan, TF)
     # float64 asin and acos: asin s = s + s t R(t), t = s^2 <= 1/4 (e_asin.c's reduction; a
     # polynomial R in place of its rational P/Q, so no division)
     def asin_r(t):
@@ -149,7 +145,7 @@ def block() -> str:
     qf = float_fit(asin_r, mp.mpf(1) / 4, 6)
     eqf = max_rel_error(lambda t: horner(qf, t), asin_r, mp.mpf(1) / 4)
     for name, cs, err in (("SIN", s, es), ("COS", c, ec), ("TAN", tt, ett), ("ASIN", q, eq),
-                          ("SINF", sf, esf), ("COSF", cf, ecf), ("ATANF", af, eaf)):
+                          ("SINF", sf, esf), ("COSF", cf, ecf)):
         out.append(f"// {name}: max relative error of the polynomial 2^{float(mp.log(err, 2)):.1f}")
         out.append(f"{TABLE} double {name}_C[{len(cs)}] = {{" + ", ".join(hexd(v) for v in cs) + "};")
     out.append(f"// ASINF (float coefficients): max relative error of the polynomial 2^{float(mp.log(eqf, 2)):.1f}")
@@ -198,11 +194,6 @@ def block() -> str:
                     ("ATAN_TWO", mp.atan(2))):
         hi = dbl(v)
         out.append(f"constexpr double {name}_HI = {hexd(hi)}, {name}_LO = {hexd(dbl(v - hi))};")
-    tan_pi8 = dbl(mp.tan(mp.pi / 8))
-    out.append("// float atan centres: TAN_PI8 = tan(pi/8) rounded, ATAN_TAN_PI8 = atan(TAN_PI8); the")
-    out.append("// ratio u moves to the centre tan(pi/8) above ATANF_T1 = tan(pi/16), to 1 above ATANF_T2 = tan(3pi/16)")
-    out.append(f"constexpr double TAN_PI8 = {hexd(tan_pi8)}, ATAN_TAN_PI8 = {hexd(dbl(mp.atan(mp.mpf(tan_pi8))))};")
-    out.append(f"constexpr double ATANF_T1 = {hexd(dbl(mp.tan(mp.pi / 16)))}, ATANF_T2 = {hexd(dbl(mp.tan(3 * mp.pi / 16)))};")
     # bits of 2/pi, after two zero words (so that windows starting left of the binary point read 0)
     words = 38
     with mp.workprec(32 * words + 64):
