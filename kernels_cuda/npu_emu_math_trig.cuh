@@ -7,21 +7,24 @@
 //   sin cos tan asin acos atan (float, double), atan2(y, x), hypot(x, y)
 //   float: a split form each (npu_emu_math_split.cuh) but for hypot: Split<fn::NAME,
 //   float>::fast is branch-free (a loop over it vectorizes) and gives NAME's bits wherever
-//   rare(x) is false (sin cos tan: |x| >= 2^20, inf, NaN; atan: inf, NaN; asin acos: NaN,
-//   |x| > 1; atan2: |y| or |x| outside [2^-60, 2^60], zeros, infinities and NaN included).
-// float versions of sin cos tan hypot evaluate in double (short polynomials, plain double
-// arithmetic, the same Payne-Hanek reduction above 2^20) and round once; asin acos atan atan2
-// in float lanes (float pairs hi + lo where a rounding would be amplified).
+//   rare(x) is false (sin cos: |x| >= 2^12, inf, NaN; tan: |x| >= 2^20, inf, NaN; atan: inf,
+//   NaN; asin acos: NaN, |x| > 1; atan2: |y| or |x| outside [2^-60, 2^60], zeros, infinities
+//   and NaN included).
+// float versions of tan and hypot evaluate in double (short polynomials, plain double
+// arithmetic, the same Payne-Hanek reduction above 2^20) and round once, and so do sin and
+// cos from 2^12; below, sin and cos, and asin acos atan atan2 everywhere, in float lanes
+// (float pairs hi + lo where a rounding would be amplified).
 // Special values follow C99 Annex F; every NaN result is the canonical quiet NaN
 // (0x7FC00000, 0x7FF8000000000000).
 //
 // Algorithms (textbook):
 //   sin/cos/tan  reduce x to r = x - n*pi/2 as a double-double: Cody-Waite with a 4-part pi/2
 //                for |x| < 2^20, Payne-Hanek (x times a 192-bit window of 2/pi, in 32-bit
-//                integer arithmetic) above; then odd/even polynomials on |r| <= pi/4; tan is
-//                fdlibm's __kernel_tan (k_tan.c: r + r^3 P(r^2) below |r| = 0.6743, tan(pi/4 - r)
-//                above, -1/tan r with its error taken back) without a branch (float: a Pade
-//                quotient r P(r^2)/Q(r^2)).
+//                integer arithmetic) above (float sin and cos below 2^12: a float Cody-Waite
+//                with a 4-part pi/2, r as a float pair); then odd/even polynomials on |r| <=
+//                pi/4; tan is fdlibm's __kernel_tan (k_tan.c: r + r^3 P(r^2) below |r| =
+//                0.6743, tan(pi/4 - r) above, -1/tan r with its error taken back) without a
+//                branch (float: a Pade quotient r P(r^2)/Q(r^2)).
 //   atan family  double: fdlibm's schemes in plain double (s_atan.c's reduction of y/x to one
 //                of the centres 0, 1/2, 1, 3/2, inf with one division, atan2 with the
 //                division's error taken back; asin and acos as e_asin.c and e_acos.c reduce
@@ -86,6 +89,13 @@ NPU_EMU_TRIG_TABLE float ATAN_LANES_C[4] = {-0x1.555554p-2f, 0x1.99964cp-3f, -0x
 // ATAN_LANES_HI[k] + ATAN_LANES_LO[k] = atan(c_k), c_k = the float with bits 0x3E880000 + k 2^20
 NPU_EMU_TRIG_TABLE float ATAN_LANES_HI[32] = {0x1.09dc5ap-2f, 0x1.278372p-2f, 0x1.44aa44p-2f, 0x1.61484p-2f, 0x1.7d5604p-2f, 0x1.98cd54p-2f, 0x1.b3a912p-2f, 0x1.cde534p-2f, 0x1.f40ddp-2f, 0x1.1255dap-1f, 0x1.2958e6p-1f, 0x1.3f13fcp-1f, 0x1.538f58p-1f, 0x1.66d664p-1f, 0x1.78f6bcp-1f, 0x1.89ff6p-1f, 0x1.a1a26p-1f, 0x1.bde70ep-1f, 0x1.d6e57cp-1f, 0x1.ed0d98p-1f, 0x1.006132p+0f, 0x1.092ce4p+0f, 0x1.110ebp+0f, 0x1.1825fp+0f, 0x1.21863p+0f, 0x1.2c1a24p+0f, 0x1.34f1fcp+0f, 0x1.3c6e66p+0f, 0x1.42d704p+0f, 0x1.4861b4p+0f, 0x1.4d378cp+0f, 0x1.51785p+0f};
 NPU_EMU_TRIG_TABLE float ATAN_LANES_LO[32] = {-0x1.04f394p-27f, 0x1.5fbd16p-32f, -0x1.27aa1ep-27f, 0x1.84e7fp-29f, 0x1.6c767ep-27f, 0x1.535ac6p-28f, -0x1.2cd1cap-29f, 0x1.9609a8p-29f, 0x1.6a8282p-27f, -0x1.010b56p-27f, -0x1.b3dc74p-27f, -0x1.d85a42p-27f, -0x1.1dbe78p-27f, -0x1.b707dep-27f, -0x1.51675p-28f, -0x1.501c1p-30f, -0x1.a6fb6p-26f, 0x1.a873fcp-26f, 0x1.e9e15ap-26f, -0x1.b7df1cp-28f, 0x1.c69ac2p-25f, 0x1.c614f4p-26f, 0x1.fce7dap-30f, 0x1.d00c36p-26f, -0x1.80a43ap-25f, 0x1.d66dc4p-28f, -0x1.39853ep-26f, -0x1.e98ff8p-25f, 0x1.1f9ec2p-28f, 0x1.9f7ce2p-25f, 0x1.999a0cp-28f, -0x1.7aaed2p-26f};
+// SIN_LANES (float coefficients): max relative error of the polynomial 2^-25.0
+NPU_EMU_TRIG_TABLE float SIN_LANES_C[4] = {-0x1.555556p-3f, 0x1.111198p-7f, -0x1.a082f6p-13f, 0x1.8768a2p-19f};
+// COS_LANES (float coefficients): max relative error of the polynomial 2^-24.0
+NPU_EMU_TRIG_TABLE float COS_LANES_C[3] = {0x1.555554p-5f, -0x1.6c129ap-10f, 0x1.9bc518p-16f};
+// float lanes: pi/2 = PIO2_F1 + PIO2_F2 + PIO2_F3 (12, 12, 11 bits: k * PIO2_Fi is exact for k < 2^12) + PIO2_F4;
+// INV_PIO2_F = 2/pi rounded
+constexpr float PIO2_F1 = 0x1.922p+0f, PIO2_F2 = -0x1.2aep-18f, PIO2_F3 = -0x1.de8p-31f, PIO2_F4 = -0x1.73dcb4p-43f, INV_PIO2_F = 0x1.45f306p-1f;
 // float lanes: pi/2 and pi as float hi + lo
 constexpr float PIO2_HI_F = 0x1.921fb6p+0f, PIO2_LO_F = -0x1.777a5cp-25f;
 constexpr float PI_HI_F = 0x1.921fb6p+1f, PI_LO_F = -0x1.777a5cp-24f;
@@ -609,6 +619,55 @@ NPU_EMU_HD float atan_lanes_f(float u) {
     return base_hi + ((base_lo + (t * z) * p) + t);
 }
 
+// sin (WHICH = 0) or cos (1) of |x| < 2^12 in float lanes (the split form's fast path,
+// branch-free). Cody-Waite in float: k = |x| 2/pi rounded by the shifter 1.5 * 2^23 (k <=
+// 2608; next to an odd multiple of pi/4 it may be one off: |r| <= pi/4 + 2^-12.3, in the fits'
+// range), r = |x| - k pi/2 as rh + rl with pi/2 = F1 + F2 + F3 + F4 (PIO2_F*: 12, 12 and 11
+// bits, then a float; within 2^-68.7 of pi/2), each k Fi exact but k F4:
+//   d = |x| - k F1 exact (Sterbenz; k = 0 below pi/4);
+//   d - k F2 and then - k F3 as fast two-sums. Each is exact as one: where the first operand is
+//   the smaller, the difference itself is exact: d's bits reach 2^-24 at most (|x| >= 1/2 when
+//   k > 0), k F2's 2^-29 (F2 ~ -2^-17.8) and |d - k F2| < 2 |k F2| < 2^-5: 24 bits; likewise
+//   s's bits reach 2^-29 where |s| < |k F3| (s then exact), k F3's 2^-41 (F3 ~ -2^-30.1 with 11
+//   bits: 12 would make 25) and |s - k F3| < 2^-17.7;
+//   rl = (both two-sums' errors) - k F4: its roundings are below 2^-54 (k <= 2608), the sum's
+//   distance from pi/2 below 2^-57; the smallest |r| of a float below 2^12 is 2^-27.8
+//   (x = 252.898...), and near that k is 161: every r within 2^-29 of itself.
+// Then both kernels on rh in float lanes, rl's effect to first order (rl may be an eighth of
+// rh where r is smallest):
+//   sin r = rh + (rh z P(z) + rl cos rh),   z = rh^2, rh z P at most 0.114 of the result;
+//   cos r = 1 - z/2 + (z^2 Q(z) - rl sin rh), where a rounded z would err by 0.44 of the
+//           result's 2^-24: z = zh + zl from rh's 12-bit halves (zh = h^2 exact, zl = 2 h l
+//           + l^2), 1 - zh/2 = w + ew exactly by a fast two-sum, zl/2 joins the low parts.
+// cos rh in rl's term is w, sin rh is rh + rh z P (their errors times rl: below 2^-28 of the
+// result). P and Q have float coefficients (2^-25.0 and 2^-24.0); every low part is added
+// before the one last rounding; |r| <= pi/4 + 2^-12.3 keeps cos r >= 0.7: nothing cancels.
+template <int WHICH>
+NPU_EMU_HD float sincos_lanes_f(float x) {
+    const uint32_t sign = float_as_bits(x) & 0x80000000u;
+    const float a = bits_as_float(float_as_bits(x) ^ sign);
+    const float shifter = 12582912.0f;               // 1.5 * 2^23: k ends up in the low bits
+    const float ks = a * INV_PIO2_F + shifter;
+    const float k = ks - shifter;
+    const float d = a - k * PIO2_F1;
+    const ff s = fast_two_sum_f(d, -(k * PIO2_F2));
+    const ff t = fast_two_sum_f(s.hi, -(k * PIO2_F3));
+    const float rh = t.hi, rl = (s.lo + t.lo) - k * PIO2_F4;
+    const uint32_t n = float_as_bits(ks) + WHICH;   // cos x = sin(x + pi/2)
+    const float h = top12_f(rh), l = rh - h;
+    const float zh = h * h, zl = (h + h) * l + l * l;
+    const float z = zh + zl;
+    const ff w = fast_two_sum_f(1.0f, -0.5f * zh);
+    const float p = ((SIN_LANES_C[3] * z + SIN_LANES_C[2]) * z + SIN_LANES_C[1]) * z + SIN_LANES_C[0];
+    const float q = (COS_LANES_C[2] * z + COS_LANES_C[1]) * z + COS_LANES_C[0];
+    const float ts = (rh * z) * p;
+    const float sn = rh + (ts + rl * w.hi);
+    const float cs = w.hi + (((w.lo - 0.5f * zl) + (z * z) * q) - rl * (rh + ts));
+    const float v = (n & 1u) != 0u ? cs : sn;
+    const uint32_t flip = ((n & 2u) << 30) ^ (WHICH == 0 ? sign : 0u);
+    return bits_as_float(float_as_bits(v) ^ flip);
+}
+
 // atan2 in float lanes for |y|, |x| in [2^-60, 2^60] (the split form's fast path; with
 // n = min(|y|, |x|), d = max, every product below is normal and none overflows), branch-free
 // with one division. u = n/d <= 1 is first estimated as n r, r ~ 1/d from the integer
@@ -813,13 +872,16 @@ NPU_EMU_HD double hypot(double x, double y) {
 // Each function's split form (npu_emu_math_split.cuh): fast(x) is branch-free and is the
 // function's result wherever rare(x) is false; the function itself is
 // `rare(x) ? <its other cases> : fast(x)`, so both give the same bits by construction.
-template <int WHICH> struct SplitSinCosTan {         // finite |x| < 2^20
-    static NPU_EMU_HD bool rare(float x) { return !trig_detail::trig_fast_range(x); }
-    static NPU_EMU_HD float fast(float x) { return trig_detail::sincostan_fast_f<WHICH>(x); }
+template <int WHICH> struct SplitSinCos {            // |x| < 2^12: float lanes
+    static NPU_EMU_HD bool rare(float x) { return (float_as_bits(x) & 0x7FFFFFFFu) >= 0x45800000u; }
+    static NPU_EMU_HD float fast(float x) { return trig_detail::sincos_lanes_f<WHICH>(x); }
 };
-template <> struct Split<fn::sin, float> : SplitSinCosTan<0> {};
-template <> struct Split<fn::cos, float> : SplitSinCosTan<1> {};
-template <> struct Split<fn::tan, float> : SplitSinCosTan<2> {};
+template <> struct Split<fn::sin, float> : SplitSinCos<0> {};
+template <> struct Split<fn::cos, float> : SplitSinCos<1> {};
+template <> struct Split<fn::tan, float> {          // finite |x| < 2^20: double lanes
+    static NPU_EMU_HD bool rare(float x) { return !trig_detail::trig_fast_range(x); }
+    static NPU_EMU_HD float fast(float x) { return trig_detail::sincostan_fast_f<2>(x); }
+};
 
 template <> struct Split<fn::atan, float> {          // finite x
     static NPU_EMU_HD bool rare(float x) { return (float_as_bits(x) & 0x7FFFFFFFu) >= 0x7F800000u; }   // inf, NaN
@@ -859,13 +921,17 @@ template <> struct Split<fn::atan2, float> {         // |y|, |x| in [2^-60, 2^60
     static NPU_EMU_HD float fast(float y, float x) { return trig_detail::atan2_lanes_f(y, x); }
 };
 
-NPU_EMU_HD float sin(float x) {
+NPU_EMU_HD float sin(float x) {                      // rare: the double path from 2^12
+    using namespace trig_detail;
     using S = Split<fn::sin, float>;
-    return S::rare(x) ? trig_detail::sincostan_rare_f<0>(x) : S::fast(x);
+    if (!S::rare(x)) return S::fast(x);
+    return trig_fast_range(x) ? sincostan_fast_f<0>(x) : sincostan_rare_f<0>(x);
 }
 NPU_EMU_HD float cos(float x) {
+    using namespace trig_detail;
     using S = Split<fn::cos, float>;
-    return S::rare(x) ? trig_detail::sincostan_rare_f<1>(x) : S::fast(x);
+    if (!S::rare(x)) return S::fast(x);
+    return trig_fast_range(x) ? sincostan_fast_f<1>(x) : sincostan_rare_f<1>(x);
 }
 NPU_EMU_HD float tan(float x) {
     using S = Split<fn::tan, float>;

@@ -328,7 +328,7 @@ def test_float32_over_every_binade_agrees_with_the_float64_algorithm(shim, name)
 # the functions with a split form (Split<fn::NAME, T>: fast and rare), per format
 SPLIT = {fmt: ["sin", "cos", "tan", "asin", "acos", "atan", "atan2"] for fmt in ("f32", "f64")}
 EDGES = [0.0, -0.0, 2.0 ** 20 - 0.0625, -(2.0 ** 20), 2.0 ** -27, -(2.0 ** -27), 2.0 ** -27 * 0.999,
-         2.0 ** -60, 2.0 ** -60 * 0.999, 2.0 ** 60 * 0.999,
+         2.0 ** -60, 2.0 ** -60 * 0.999, 2.0 ** 60 * 0.999, 4096.0, 4095.9998, -4096.0,
          1.0, -1.0, np.inf, -np.inf, np.nan, 1.0000001, -1.0000001, 3e38, 2.0 ** 60, 2.0 ** 60 * 1.001,
          2.0 ** -500, 2.0 ** -500 * 0.999, 2.0 ** 500, 2.0 ** 500 * 1.001, 2.0 ** 62, 2.0 ** -62]
 
@@ -351,6 +351,8 @@ def documented_rare(name: str, fmt: str, args) -> np.ndarray:
     f64 = fmt == "f64"
     with np.errstate(invalid="ignore", over="ignore"):
         a = np.abs(args[0])
+        if name in ("sin", "cos") and not f64:
+            return ~(a < 2.0 ** 12)
         if name in ("sin", "cos", "tan"):
             return ~((a < 2.0 ** 20) & ((a >= 2.0 ** -27) if f64 else True))
         if name == "atan":
@@ -621,6 +623,34 @@ def test_float32_atan2_where_its_float_lanes_switch(shim):
     err = np.abs(got - exact) / np.spacing(np.abs(exact.astype(f32))).astype(np.float64)
     worst = int(np.argmax(err))
     assert err[worst] < 0.7, f"atan2_f32({ys[worst]!r}, {xs[worst]!r}): {err[worst]:.3f} ulp"
+
+
+def test_float32_sin_cos_float_lanes_where_their_paths_switch(shim):
+    """float32 sin and cos (float lanes below 2^12) reduce by a float Cody-Waite whose k (|x|
+    2/pi rounded in float) may be one off next to an odd multiple of pi/4 (|r| a little past
+    pi/4, where the kernels swap) and whose r is smallest next to a multiple of pi/2; from
+    2^12 the double path takes over. Arguments next to every j pi/4 up to 2^7 and to a random
+    few hundred up to 2^12 (8 floats either side), next to 2^12 and 2^20, and random ones below
+    2^12: within 1 ulp of the correctly rounded result and within 0.8 ulp of the exact value
+    (NumPy's float64 function); the split form's fast path gives the function's bits."""
+    f32 = np.float32
+    rng = np.random.default_rng(20261209)
+    j = np.concatenate([np.arange(1, 163), rng.integers(163, 5216, 300), [5213, 5214, 5215]])
+    x = np.concatenate([near(f32, j * (np.pi / 4), 8), near(f32, [4096.0, 2.0 ** 20], 8),
+                        rng.uniform(0, 4096, 4000).astype(f32)])
+    x = np.concatenate([x, -x])
+    for name in ("sin", "cos"):
+        got = run(shim, name, "f32", x)
+        dist = ulp_distance(got, reference(name, "f32", x), "f32")
+        worst = int(np.argmax(dist))
+        assert dist[worst] <= 1, f"{name}_f32({x[worst]!r}) = {got[worst]!r}: {int(dist[worst])} ulp"
+        exact = NUMPY_F64[name](x.astype(np.float64))
+        err = np.abs(got - exact) / np.spacing(np.abs(exact.astype(f32))).astype(np.float64)
+        worst = int(np.argmax(err))
+        assert err[worst] < 0.8, f"{name}_f32({x[worst]!r}): {err[worst]:.3f} ulp"
+        common = run(shim, f"{name}_rare", "f32", x) == 0
+        assert common.sum() > x.size // 2
+        assert got[common].tobytes() == run(shim, f"{name}_fast", "f32", x)[common].tobytes()
 
 
 def test_float64_tan_where_its_paths_switch(shim):

@@ -182,6 +182,35 @@ def block() -> str:
     out.append("// ATAN_LANES_HI[k] + ATAN_LANES_LO[k] = atan(c_k), c_k = the float with bits 0x3E880000 + k 2^20")
     out.append(f"{TABLE} float ATAN_LANES_HI[32] = {{" + ", ".join(hexf(v) for v in his) + "};")
     out.append(f"{TABLE} float ATAN_LANES_LO[32] = {{" + ", ".join(hexf(v) for v in los) + "};")
+    # float sin and cos in float lanes on |r| <= pi/4: sin r = r + r z P(z), cos r = 1 - z/2 +
+    # z^2 Q(z), z = r^2, float coefficients; r z P is at most 0.114 of sin r, z^2 Q at most
+    # 0.022 of cos r, so 2^-24 here is below 2^-27 of the result
+    def sin_r(z):
+        return (mp.sin(mp.sqrt(z)) - mp.sqrt(z)) / (z * mp.sqrt(z))
+
+    def cos_r(z):
+        return (mp.cos(mp.sqrt(z)) - 1 + z / 2) / (z * z)
+    # (the float reduction's k may be one off next to an odd multiple of pi/4: |r| up to
+    # pi/4 + 2^-12.3 for |x| < 2^12, so the fits reach 0.1 % past pi/4)
+    ZL = (mp.pi / 4 * mp.mpf("1.001"))**2
+    sl = float_fit(sin_r, ZL, 4)
+    cl = float_fit(cos_r, ZL, 3)
+    esl = max_rel_error(lambda z: horner(sl, z), sin_r, ZL)
+    ecl = max_rel_error(lambda z: horner(cl, z), cos_r, ZL)
+    for name, cs, err in (("SIN_LANES", sl, esl), ("COS_LANES", cl, ecl)):
+        out.append(f"// {name} (float coefficients): max relative error of the polynomial 2^{float(mp.log(err, 2)):.1f}")
+        out.append(f"{TABLE} float {name}_C[{len(cs)}] = {{" + ", ".join(hexf(v) for v in cs) + "};")
+    # float Cody-Waite for |x| < 2^12 (k <= 2608): pi/2 = PIO2_F1 + PIO2_F2 + PIO2_F3 (12, 12
+    # and 11 bits: k PIO2_Fi is exact; the header's sincos_lanes_f says why 11) + PIO2_F4
+    # (float), the sum within 2^-66 of pi/2
+    f1 = split(pio2, 12)
+    f2 = split(pio2 - f1, 12)
+    f3 = split(pio2 - f1 - f2, 11)
+    f4 = mp.mpf(f32(pio2 - f1 - f2 - f3))
+    out.append("// float lanes: pi/2 = PIO2_F1 + PIO2_F2 + PIO2_F3 (12, 12, 11 bits: k * PIO2_Fi is exact for k < 2^12) + PIO2_F4;")
+    out.append("// INV_PIO2_F = 2/pi rounded")
+    out.append("constexpr float " + ", ".join(f"PIO2_F{i} = {hexf(f32(v))}" for i, v in enumerate((f1, f2, f3, f4), 1))
+               + f", INV_PIO2_F = {hexf(f32(2 / mp.pi))};")
     out.append("// float lanes: pi/2 and pi as float hi + lo")
     for name, v in (("PIO2", mp.pi / 2), ("PI", mp.pi)):
         hi = f32(v)
