@@ -875,6 +875,9 @@ NPU_EMU_HD double hypot(double x, double y) {
 template <int WHICH> struct SplitSinCos {            // |x| < 2^12: float lanes
     static NPU_EMU_HD bool rare(float x) { return (float_as_bits(x) & 0x7FFFFFFFu) >= 0x45800000u; }
     static NPU_EMU_HD float fast(float x) { return trig_detail::sincos_lanes_f<WHICH>(x); }
+    // the second tier (ufunc.cuh Tiered1): 2^12 <= |x| < 2^20 in double lanes, as sin/cos do
+    static NPU_EMU_HD bool wide_ok(float x) { return trig_detail::trig_fast_range(x); }
+    static NPU_EMU_HD float wide(float x) { return trig_detail::sincostan_fast_f<WHICH>(x); }
 };
 template <> struct Split<fn::sin, float> : SplitSinCos<0> {};
 template <> struct Split<fn::cos, float> : SplitSinCos<1> {};
@@ -925,13 +928,13 @@ NPU_EMU_HD float sin(float x) {                      // rare: the double path fr
     using namespace trig_detail;
     using S = Split<fn::sin, float>;
     if (!S::rare(x)) return S::fast(x);
-    return trig_fast_range(x) ? sincostan_fast_f<0>(x) : sincostan_rare_f<0>(x);
+    return S::wide_ok(x) ? S::wide(x) : sincostan_rare_f<0>(x);
 }
 NPU_EMU_HD float cos(float x) {
     using namespace trig_detail;
     using S = Split<fn::cos, float>;
     if (!S::rare(x)) return S::fast(x);
-    return trig_fast_range(x) ? sincostan_fast_f<1>(x) : sincostan_rare_f<1>(x);
+    return S::wide_ok(x) ? S::wide(x) : sincostan_rare_f<1>(x);
 }
 NPU_EMU_HD float tan(float x) {
     using S = Split<fn::tan, float>;

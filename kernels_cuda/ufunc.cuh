@@ -551,6 +551,17 @@ struct Split2<Op, T, void_t<decltype(Op::template split<T>::fast(T(), T())),
                              decltype(Op::template split<T>::rare(T(), T()))>> {
     static constexpr bool value = true;
 };
+// A unary split form may also have a second branch-free tier, `wide(x)` with `wide_ok(x)`:
+// equal to run(x) bit for bit wherever rare(x) and wide_ok(x) hold (run(x) written as
+// `!rare(x) ? fast(x) : wide_ok(x) ? wide(x) : <the rest>`). A chunk with rare lanes then
+// computes wide() over the chunk in a second vectorized loop and redoes one by one only the
+// lanes outside both (float32 sin and cos: float lanes below 2^12, double lanes to 2^20).
+template <typename Op, typename T, typename = void> struct Tiered1 { static constexpr bool value = false; };
+template <typename Op, typename T>
+struct Tiered1<Op, T, void_t<decltype(Op::template split<T>::wide(T())),
+                              decltype(Op::template split<T>::wide_ok(T()))>> {
+    static constexpr bool value = true;
+};
 template <typename Op, typename T> using compute_of = decltype(arg<Op>(T()));
 
 #if defined(NPU_EMU_CPU)
@@ -643,6 +654,19 @@ NPU_EMU_HD void staged_row(TO* o, const TI* a, const TI* b, I n, I sb) {
                 if constexpr (Binary) { r[j] = Store<R>::run(S::fast(x[j], y[j])); is_rare[j] = S::rare(x[j], y[j]); }
                 else { r[j] = Store<R>::run(S::fast(x[j])); is_rare[j] = S::rare(x[j]); }
                 rare += is_rare[j];
+            }
+            if constexpr (!Binary && Tiered1<Op, C>::value) {
+                if (rare > 0) {   // the second tier, vectorized over the chunk
+                    rare = 0;
+                    for (int j = 0; j < m; ++j) {   // flags as integers: no branch
+                        using F = typename Bits<C>::type;
+                        const F w = is_rare[j] & static_cast<F>(S::wide_ok(x[j]));
+                        const R v = Store<R>::run(S::wide(x[j]));
+                        r[j] = w != 0 ? v : r[j];
+                        is_rare[j] -= w;
+                        rare += is_rare[j];
+                    }
+                }
             }
             // Done when the last rare lane is: an early exit, which also keeps g++ from
             // vectorizing this loop (if-converted, it would compile the whole function into

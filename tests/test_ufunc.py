@@ -234,6 +234,27 @@ def test_split_fast_path_gives_the_bits_of_the_full_function(name, host):
 
 
 
+@pytest.mark.parametrize("name", ["sin", "cos"])
+def test_float32_sin_cos_second_tier_gives_the_bits_of_the_full_function(name):
+    """float32 sin and cos: fast() below 2^12 (float lanes), the second tier wide() from 2^12
+    to 2^20 (double lanes, vectorized over a chunk with rare lanes), one by one beyond. Chunks
+    of one tier, of two and of all three, against the same values at stride 2 (the full
+    function on every element), and within 1 ulp of NumPy's float64 result rounded."""
+    rng = np.random.default_rng(12)
+    low = rng.uniform(-4000, 4000, 700)
+    mid = rng.uniform(4096, 2**20, 700) * rng.choice([-1, 1], 700)
+    high = rng.uniform(2**20, 2**30, 50)
+    x = np.concatenate([low[:256], mid[:256], np.stack([low[256:], mid[256:], low[256:]]).T.ravel(),
+                        np.stack([mid[:50], high, low[:50]]).T.ravel(),
+                        [4096.0, -4096.0, np.nextafter(np.float32(4096), 0), 2.0**20, -(2.0**20)]])
+    x = x.astype(np.float32)
+    contiguous = U.apply_numpy(name, x)
+    assert_same(contiguous, U.apply_numpy(name, np.repeat(x, 2)[::2]), f"{name} tiers")
+    want = getattr(np, name)(x.astype(np.float64)).astype(np.float32)
+    off = np.abs(contiguous.view(np.int32).astype(np.int64) - want.view(np.int32).astype(np.int64))
+    assert off.max() <= 1
+
+
 def in_place(name: str, args: tuple[np.ndarray, ...], at: int) -> np.ndarray:
     """name(*args) computed by one launch whose output is the view of input `at` itself."""
     be = U.get_backend("cpu")
