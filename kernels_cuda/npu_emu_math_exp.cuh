@@ -1469,16 +1469,39 @@ NPU_EMU_HD float asinh(float x) {
     return x != x ? nan_f() : a == inf_d() ? x : with_sign_of(static_cast<float>(log_f(a + sqrt_rn(a * a + 1.0))), x);
 }
 
-// acosh x = log1p(t + sqrt(t (x + 1))), t = x - 1 (t, x + 1 exact and their product rounded once
-// in double): u = 1 + (t + sqrt(...)) in double, rounded by 2^-52, below 2^-40 of the result
-// (log u >= 2^-11.5 for x > 1; acosh 1 = log 1 = 0 exactly), and log u in float lanes. From
-// x = 2^125 on (u would overflow float): log_f(x + sqrt(x^2 - 1)) in double.
+// acosh x = log u, u = x + s, s = sqrt(x^2 - 1), in float lanes with one float square root and
+// one float division: s0 = sqrt((x - 1)(x + 1)) in float (within 2^-22.5 of s), u0 = x + s0
+// with its rounding error eps (a fast two-sum, x >= s0), D = x^2 - 1 - s0^2 in double (exact:
+// x^2 and s0^2 are, and D is far below both, Sterbenz) and s = s0 + D / (2 s0) to 2^-48 of s
+// (the next term, D^2 / (8 s0^3), is that small even at x = 1 + 2^-23). So u = u0 (1 + d),
+// d = (2 s0 eps + D) / (2 s0 u0) (|d| < 2^-22, the quotient to 2^-22 of itself), and log u =
+// log u0 + d (d^2 / 2 below 2^-33 of the result, which is at least 2^-11.5), d added to the
+// small parts of the float-lane log of u0. At x = 1 everything is 0 (the divisor's s0 is
+// raised to 2^-20, which no other x reaches). From x = 2^60 on (2 s0 u0 would leave the normal
+// floats) and for NaN: log_f(x + sqrt(x^2 - 1)) in double. (Until 6 December 2026: u in double
+// with a double square root, and the float-lane log of the double u; about 1.3x slower.)
+namespace expdetail {
+NPU_EMU_HD float sqrt_rn_lanes_f(float x) {  // IEEE sqrt (correctly rounded) on both targets
+#if defined(__CUDA_ARCH__)
+    return ::sqrtf(x);
+#else
+    return __builtin_sqrtf(x);
+#endif
+}
+}  // namespace expdetail
 template <> struct Split<fn::acosh, float> {
-    static NPU_EMU_HD bool rare(float x) { return !(x >= 1.0f && x < 0x1p125f); }
+    static NPU_EMU_HD bool rare(float x) { return !(x >= 1.0f && x < 0x1p60f); }
     static NPU_EMU_HD float fast(float x) {
         using namespace expdetail;
-        const double xd = x, t = xd - 1.0;
-        return log_lanes_f(log_lanes_of(1.0 + (t + sqrt_rn(t * (xd + 1.0)))));
+        const float s0 = sqrt_rn_lanes_f((x - 1.0f) * (x + 1.0f));
+        const float u0 = x + s0, eps = s0 - (u0 - x);  // x + s0 = u0 + eps exactly
+        const double xd = x, sd = s0;
+        const float d = static_cast<float>((xd * xd - 1.0) - sd * sd);
+        const float sc = s0 > 0x1p-20f ? s0 : 0x1p-20f;
+        const float rr = 1.0f / ((2.0f * sc) * u0);
+        log_lanes l = log_reduce_lanes(u0);
+        l.lo = l.lo + (eps * (2.0f * s0) + d) * rr;
+        return log_lanes_f(l);
     }
 };
 NPU_EMU_HD float acosh(float x) {

@@ -497,10 +497,11 @@ def test_float32_exp_where_its_float_lane_path_ends(shim):
 def test_float32_hyperbolics_where_their_paths_switch(shim):
     """The float32 cosh (float lanes up to |x| = 88, its second exponential dropped from k = 41,
     its argument raised to 2^-13 below) and asinh, acosh and atanh (the argument itself below
-    2^-12, the float-lane log of a double argument up to 2^125, double beyond): every float32
-    within 2^12 bit patterns of each switch, both signs, within 1 ulp."""
+    2^-12, the float-lane log of a double argument up to 2^125 for asinh, of a float argument
+    and its correction up to 2^60 for acosh and everywhere for atanh, double beyond): every
+    float32 within 2^12 bit patterns of each switch, both signs, within 1 ulp."""
     points = {"cosh": [88.0, 40.5 * math.log(2), 2.0 ** -13, 2.0 ** -12, 0.5 * math.log(2), 1.5 * math.log(2)],
-              "asinh": [2.0 ** -12, 2.0 ** 125], "acosh": [1.0, 2.0 ** 125], "atanh": [2.0 ** -12, 1.0]}
+              "asinh": [2.0 ** -12, 2.0 ** 125], "acosh": [1.0, 2.0 ** 60, 2.0 ** 125], "atanh": [2.0 ** -12, 0.5, 1.0]}
     for name, pts in points.items():
         edges = np.array(pts, np.float32).view(np.uint32).astype(np.int64)
         bits = np.concatenate([np.arange(e - (1 << 12), e + (1 << 12)) for e in edges]).astype(np.uint32)
