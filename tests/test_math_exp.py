@@ -554,6 +554,14 @@ def test_float32_pow_where_its_paths_switch(shim):
     assert d.max() <= 1, (xs[np.argmax(d)], ys[np.argmax(d)], d.max())
 
 
+def test_generated_float_tables_are_fresh():
+    """float log2/log10's fit in the header is what tools/gen_math_exp_coeffs.py makes
+    (--check-float-tables)."""
+    tool = Path(__file__).resolve().parent.parent / "tools" / "gen_math_exp_coeffs.py"
+    res = subprocess.run([sys.executable, str(tool), "--check-float-tables"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
 def test_logaddexp_where_the_result_cancels(shim):
     """float64 logaddexp(x, y) with e^x + e^y close to 1 (max in [-0.75, 0)): the result is
     far below max, and the Newton step keeps it within 1 ulp down to 2^-46 |max|; one known
