@@ -460,9 +460,14 @@ def fast_loops(names: list[str], ctype: str) -> str:
 @pytest.mark.skipif(not cpu._X86, reason="reads GCC's x86 vectorizer report")
 def test_loops_over_the_float_fast_paths_vectorize(tmp_path):
     """GCC vectorizes a loop over every float Split::fast with the cpu flags (the float-lane
-    paths included: their bit operations and selects must not stop it)."""
-    report = vectorizer_report(tmp_path, "fast_loops.cu", fast_loops(SPLIT_F32, "float"))
-    for i, name in enumerate(SPLIT_F32):
+    paths included: their bit operations and selects must not stop it), and over the binary
+    pow's, through pointers that may alias as staged_row's do (its table lookups become
+    gathers, which a masked table load would stop there)."""
+    report = vectorizer_report(tmp_path, "fast_loops.cu", fast_loops(SPLIT_F32, "float") +
+        'extern "C" void pow_fast(const float* x, const float* z, float* y, long n) {  // may alias, as in staged_row\n'
+        "    for (long i = 0; i < n; ++i) y[i] = npu_emu::math::Split<npu_emu::math::fn::pow, float>::fast(x[i], z[i]);\n"
+        "}\n")
+    for i, name in enumerate(SPLIT_F32 + ["pow"]):
         assert re.search(rf"fast_loops.cu:{3 + 3 * i}:\d+: optimized: loop vectorized", report), name
 
 
@@ -531,20 +536,26 @@ def test_float32_expm1_where_its_paths_switch(shim):
 
 
 def test_float32_pow_where_its_paths_switch(shim):
-    """float32 pow is 2^(y log2 x) in double for normal x > 0, the clamp of w = y log2 x at
-    [-151, 129] and the double pow for subnormal x: results near the float underflow (2^-149 ...
-    2^-126), overflow (2^128) and 1, x within a few ulps of 1 with large y, x near the
-    reduction's switch at sqrt(1/2), and subnormal x, within 1 ulp."""
+    """float32 pow is 2^(y log2 x) in double for normal x > 0 (glibc's powf tables), the clamp
+    of w = y log2 x at [-160, 129] and the double pow for subnormal x: results near the float
+    underflow (2^-149 ... 2^-126), overflow (2^128) and 1, x within a few ulps of 1 with large
+    y, x near the reduction's switch (bits 0x3F330000) and near each of its 16 table intervals'
+    ends (any binade) with |w| up to 151, and subnormal x, within 1 ulp."""
     rng = np.random.default_rng(SEED)
     n = 400
     x = np.exp2(rng.uniform(-126, 127, 5 * n))
     w = np.repeat([-151.5, -149.7, -126.2, 127.9, 128.3], n) + rng.normal(size=5 * n)
     y = w / np.log2(x)
     ones = 1.0 + rng.integers(-40, 40, n) * 2.0 ** -23
+    edge_bits = 0x3F330000 + (rng.integers(0, 17, 2 * n) << 19) + rng.integers(-8, 8, 2 * n) + \
+        (rng.integers(-126, 127, 2 * n) << 23)
+    edges = np.clip(edge_bits, 0x00800000, 0x7F7FFFFF).astype(np.uint32).view(np.float32).astype(np.float64)
+    l2 = np.log2(edges)
+    l2[l2 == 0] = 1.0
     xs = np.concatenate([x, ones, np.float32(np.sqrt(0.5)) * (1 + rng.integers(-40, 40, n) * 2.0 ** -24),
-                         np.exp2(rng.uniform(-149, -126, n))])
+                         np.exp2(rng.uniform(-149, -126, n)), edges])
     ys = np.concatenate([y, rng.choice([-1, 1], n) * np.exp2(rng.uniform(10, 31, n)), rng.uniform(-300, 300, n),
-                         rng.uniform(-1.2, 1.2, n)])
+                         rng.uniform(-1.2, 1.2, n), rng.uniform(-152, 130, 2 * n) / l2])
     xs, ys = xs.astype(np.float32), ys.astype(np.float32)
     keep = np.isfinite(ys) & (xs > 0)
     xs, ys = xs[keep], ys[keep]
@@ -555,8 +566,8 @@ def test_float32_pow_where_its_paths_switch(shim):
 
 
 def test_generated_float_tables_are_fresh():
-    """float log2/log10's fit in the header is what tools/gen_math_exp_coeffs.py makes
-    (--check-float-tables)."""
+    """float pow's tables and polynomials and float log2/log10's fit in the header are what
+    tools/gen_math_exp_coeffs.py makes (--check-float-tables)."""
     tool = Path(__file__).resolve().parent.parent / "tools" / "gen_math_exp_coeffs.py"
     res = subprocess.run([sys.executable, str(tool), "--check-float-tables"], capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr
