@@ -1523,9 +1523,10 @@ NPU_EMU_HD float asinh(float x) {
 
 // acosh x = log u, u = x + s, s = sqrt(x^2 - 1), in float lanes with one float square root and
 // one float division: s0 = sqrt((x - 1)(x + 1)) in float (within 2^-22.5 of s), u0 = x + s0
-// with its rounding error eps (a fast two-sum, x >= s0), D = x^2 - 1 - s0^2 in double (exact:
-// x^2 and s0^2 are, and D is far below both, Sterbenz) and s = s0 + D / (2 s0) to 2^-48 of s
-// (the next term, D^2 / (8 s0^3), is that small even at x = 1 + 2^-23). So u = u0 (1 + d),
+// with its rounding error eps (a fast two-sum, x >= s0), D = x^2 - 1 - s0^2 in double (x^2 and
+// s0^2 exact, x^2 - 1 too below 2^26 and within 2^-53 above, the difference exact by Sterbenz's
+// lemma) and s = s0 + D / (2 s0) to 2^-46 of s
+// (D / s0^2 is below 2^-21.7, so the next term, D^2 / (8 s0^3), is that small). So u = u0 (1 + d),
 // d = (2 s0 eps + D) / (2 s0 u0) (|d| < 2^-22, the quotient to 2^-22 of itself), and log u =
 // log u0 + d (d^2 / 2 below 2^-33 of the result, which is at least 2^-11.5), d added to the
 // small parts of the float-lane log of u0. At x = 1 everything is 0 (the divisor's s0 is
