@@ -500,13 +500,20 @@ def test_float32_exp_where_its_float_lane_path_ends(shim):
 
 
 def test_float32_hyperbolics_where_their_paths_switch(shim):
-    """The float32 cosh (float lanes up to |x| = 88, its second exponential dropped from k = 41,
-    its argument raised to 2^-13 below) and asinh, acosh and atanh (the argument itself below
-    2^-12, the float-lane log of a double argument up to 2^125 for asinh, of a float argument
-    and its correction up to 2^60 for acosh and everywhere for atanh, double beyond): every
-    float32 within 2^12 bit patterns of each switch, both signs, within 1 ulp."""
-    points = {"cosh": [88.0, 40.5 * math.log(2), 2.0 ** -13, 2.0 ** -12, 0.5 * math.log(2), 1.5 * math.log(2)],
-              "asinh": [2.0 ** -12, 2.0 ** 125], "acosh": [1.0, 2.0 ** 60, 2.0 ** 125], "atanh": [2.0 ** -12, 0.5, 1.0]}
+    """The float32 cosh and sinh (float lanes up to |x| = 88, the second exponential dropped
+    from k = 41, sinh's polynomial below 1), tanh (its polynomial below atanh(1/2), 1 - 2/(E + 1)
+    above, where 2|x| = k ln2 + r switches k and the argument is clamped at 9.25, past 9.0109
+    where tanh rounds to 1), expm1 where its reduction switches k, and asinh, acosh and atanh (the
+    argument itself below 2^-12, the float-lane log of a double argument up to 2^125 for asinh,
+    of a float argument and its correction up to 2^60 for acosh and everywhere for atanh, double
+    beyond): every float32 within 2^12 bit patterns of each switch, both signs, within 1 ulp."""
+    ln2 = math.log(2)
+    points = {"cosh": [88.0, 40.5 * ln2, 2.0 ** -13, 2.0 ** -12, 0.5 * ln2, 1.5 * ln2],
+              "sinh": [88.0, 40.5 * ln2, 1.0, 0.5 * ln2, 1.5 * ln2, 2.0 ** -12],
+              "tanh": [math.atanh(0.5), 1.5 * ln2 / 2, 2.5 * ln2 / 2, 23.5 * ln2 / 2, 9.0109133, 9.25, 2.0 ** -12],
+              "expm1": [0.5 * ln2, -0.5 * ln2, 1.5 * ln2, 24.5 * ln2, -24.5 * ln2],
+              "asinh": [2.0 ** -12, 2.0 ** 125], "acosh": [1.0, 2.0 ** 60, 2.0 ** 125],
+              "atanh": [2.0 ** -12, 0.5, 1.0]}
     for name, pts in points.items():
         edges = np.array(pts, np.float32).view(np.uint32).astype(np.int64)
         bits = np.concatenate([np.arange(e - (1 << 12), e + (1 << 12)) for e in edges]).astype(np.uint32)
@@ -563,14 +570,6 @@ def test_float32_pow_where_its_paths_switch(shim):
     want = np.array([reference("pow", np.float32, float(a), float(b)) for a, b in zip(xs, ys)], np.float32)
     d = ulp_distance(got, want, np.float32)
     assert d.max() <= 1, (xs[np.argmax(d)], ys[np.argmax(d)], d.max())
-
-
-def test_generated_float_tables_are_fresh():
-    """float pow's tables and polynomials and float log2/log10's fit in the header are what
-    tools/gen_math_exp_coeffs.py makes (--check-float-tables)."""
-    tool = Path(__file__).resolve().parent.parent / "tools" / "gen_math_exp_coeffs.py"
-    res = subprocess.run([sys.executable, str(tool), "--check-float-tables"], capture_output=True, text=True)
-    assert res.returncode == 0, res.stdout + res.stderr
 
 
 def test_logaddexp_where_the_result_cancels(shim):
@@ -825,6 +824,15 @@ def test_the_gpu_build_has_no_approximate_flushing_or_fused_instruction_and_no_l
     assert not re.findall(r"^\s*(?:fma|mad)\.[\w.]*\b(?:f32|f64)\b.*$", ptx, re.M)
     assert "__nv_" not in ptx and not re.findall(r"^\s*call", ptx, re.M)
     assert re.search(r"\bsqrt\.rn\.f64\b", ptx)  # asinh/acosh's square root, correctly rounded
+
+
+def test_generated_float_lane_fits_are_fresh():
+    """The header's generated parts are what tools/gen_math_exp_coeffs.py makes: float pow's
+    tables and float log2/log10's fit (one block at namespace level) and the float lanes' fits
+    in the named blocks (tanh_lanes_f, sinh_lanes_f, exp_pm_lanes_f)."""
+    tool = Path(__file__).resolve().parent.parent / "tools" / "gen_math_exp_coeffs.py"
+    res = subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
 
 
 def main() -> None:
