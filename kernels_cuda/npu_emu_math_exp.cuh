@@ -1615,20 +1615,11 @@ NPU_EMU_HD float asinh(float x) {
 // raised to 2^-20, which no other x reaches). From x = 2^60 on (2 s0 u0 would leave the normal
 // floats) and for NaN: log_f(x + sqrt(x^2 - 1)) in double. (Until 6 December 2026: u in double
 // with a double square root, and the float-lane log of the double u; about 1.3x slower.)
-namespace expdetail {
-NPU_EMU_HD float sqrt_rn_lanes_f(float x) {  // IEEE sqrt (correctly rounded) on both targets
-#if defined(__CUDA_ARCH__)
-    return ::sqrtf(x);
-#else
-    return __builtin_sqrtf(x);
-#endif
-}
-}  // namespace expdetail
 template <> struct Split<fn::acosh, float> {
     static NPU_EMU_HD bool rare(float x) { return !(x >= 1.0f && x < 0x1p60f); }
     static NPU_EMU_HD float fast(float x) {
         using namespace expdetail;
-        const float s0 = sqrt_rn_lanes_f((x - 1.0f) * (x + 1.0f));
+        const float s0 = sqrt_rn_f((x - 1.0f) * (x + 1.0f));
         const float u0 = x + s0, eps = s0 - (u0 - x);  // x + s0 = u0 + eps exactly
         const double xd = x, sd = s0;
         const float d = static_cast<float>((xd * xd - 1.0) - sd * sd);

@@ -545,14 +545,6 @@ NPU_EMU_HD float sincostan_rare_f(float x) {
 // ------------------------------------------------------------------ float lanes: asin, acos
 // Float arithmetic, 16 lanes a vector where double has 8 (ff, fast_two_sum_f, top12_f:
 // npu_emu_math_float.cuh).
-// IEEE's correctly rounded float square root (sqrt.rn.f32 under -prec-sqrt=true).
-NPU_EMU_HD float sqrt_rn_f(float x) {
-#if defined(__CUDA_ARCH__)
-    return ::sqrtf(x);
-#else
-    return __builtin_sqrtf(x);
-#endif
-}
 
 // base + c asin a for a = |x| <= 1 in float lanes (musl's asinf reduction, branch-free): asin
 // and acos of either sign, c = +-1 below 1/2 and c = +-2 from 1/2 (`big`). asin s = s + t,
