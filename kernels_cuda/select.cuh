@@ -19,7 +19,7 @@ struct b16 {   // a 16-byte element (complex128): moved whole
     uint64_t lo, hi;
 };
 
-constexpr int WIDE_INDEX = 1;   // IterParams::flags: take the 64-bit body (kernels/select.py)
+constexpr int WIDE_INDEX = 1;   // IterParams::flags: take the 64-bit body (kernels/ufunc.py row_launch)
 
 template <typename T, typename I>
 __device__ __forceinline__ void select_row(T* __restrict__ o, const uint8_t* __restrict__ c,

@@ -10,17 +10,15 @@ it is stale).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
 
 from ..runtime.base import Backend, Launch, kernels_dir
-from .copy import View, pointer_arg
-from .indexing import broadcast_strides, coalesce, pack_params
+from .copy import View
+from .ufunc import WIDE_INDEX, check_broadcast, row_launch   # noqa: F401 (WIDE_INDEX: select.cuh's flag too)
 
 MODULE = "select.cu"
 # element width in bytes -> the type select.cuh moves (16: complex128, as two 64-bit words)
 WIDTHS = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t",
           16: "npu_emu::select_kernels::b16"}
-WIDE_INDEX = 1   # IterParams::flags (select.cuh): take the 64-bit body
 
 
 def kernel_name(width: int) -> str:
@@ -57,24 +55,10 @@ def plan(be: Backend, out: View, cond: View, x1: View, x2: View) -> list[Launch]
     for view, what in ((x1, "x1"), (x2, "x2")):
         if view.itemsize != width:
             raise ValueError(f"{what} has {view.itemsize}-byte elements, out {width}-byte ones")
-    for view, what in ((cond, "cond"), (x1, "x1"), (x2, "x2")):
-        if len(view.shape) > len(out.shape) or any(
-                m not in (1, n) for m, n in zip(view.shape[::-1], out.shape[::-1])):
-            raise ValueError(f"{what} of shape {list(view.shape)} does not broadcast to out's "
-                             f"shape {list(out.shape)}")
+    check_broadcast(out, [(cond, "cond"), (x1, "x1"), (x2, "x2")])
     if out.numel == 0:
         return []
-    shape = out.shape
-    ins: Sequence[View] = (cond, x1, x2)
-    space = coalesce(shape, [out.strides] + [broadcast_strides(shape, v.shape, v.strides)
-                                             for v in ins])
-    wide = not space.fits_32bit() or any(s < 0 for st in space.strides for s in st)
-    pointers = [(0, out.ptr, width)] + [(k + 1, v.ptr, v.itemsize) for k, v in enumerate(ins)]
-    grid, block, run = be.space_geometry(space, width, pointers=pointers)
-    kernel = be.function(MODULE, kernel_name(width))
-    params = pack_params(space, run, flags=WIDE_INDEX if wide else 0)
-    args = (params, *(pointer_arg(v.ptr) for v in ins), pointer_arg(out.ptr))
-    return [Launch(kernel, (grid, 1, 1), (block, 1, 1), args)]
+    return row_launch(be, MODULE, kernel_name(width), out, [cond, x1, x2], width)
 
 
 if __name__ == "__main__":

@@ -305,22 +305,37 @@ def plan(be: Backend, name: str, out: View, ins: Sequence[View], dtype: object) 
         if view.itemsize != INFO[want].itemsize:
             raise ValueError(f"{what} has {view.itemsize}-byte elements; {INFO[want].short} has "
                              f"{INFO[want].itemsize}")
-    for k, v in enumerate(ins):
-        if len(v.shape) > len(out.shape) or any(
-                m not in (1, n) for m, n in zip(v.shape[::-1], out.shape[::-1])):
-            raise ValueError(f"ins[{k}] of shape {list(v.shape)} does not broadcast to out's "
-                             f"shape {list(out.shape)}")
+    check_broadcast(out, [(v, f"ins[{k}]") for k, v in enumerate(ins)])
     if out.numel == 0:
         return []
     if dt in u.copy:
         return [] if ins[0] == out else plan_copy(be, out, ins[0])
+    return row_launch(be, u.module(dt), kernel_name(u.name, u.kernel_tag(dt)), out, ins,
+                      max(out.itemsize, ins[0].itemsize))
+
+
+def check_broadcast(out: View, ins: Sequence[tuple[View, str]]) -> None:
+    """ValueError naming the first input (view, its name) that does not broadcast to out."""
+    for v, what in ins:
+        if len(v.shape) > len(out.shape) or any(
+                m not in (1, n) for m, n in zip(v.shape[::-1], out.shape[::-1])):
+            raise ValueError(f"{what} of shape {list(v.shape)} does not broadcast to out's "
+                             f"shape {list(out.shape)}")
+
+
+def row_launch(be: Backend, module: str, name: str, out: View, ins: Sequence[View],
+               itemsize: int) -> list[Launch]:
+    """The one launch of a row-walking elementwise kernel (the ufunc and select families:
+    IterParams<1 + len(ins)>, then the inputs' pointers, then out's) over out's shape, the
+    inputs broadcast (stride 0), dims ordered and merged by coalesce; the 64-bit body
+    (WIDE_INDEX) for spaces past 2^31 elements or negative strides. `itemsize`: the widest
+    operand's, for the launch geometry."""
     shape = out.shape
     space = coalesce(shape, [out.strides] + [broadcast_strides(shape, v.shape, v.strides) for v in ins])
     wide = not space.fits_32bit() or any(s < 0 for st in space.strides for s in st)
-    item = max(out.itemsize, ins[0].itemsize)
     pointers = [(0, out.ptr, out.itemsize)] + [(k + 1, v.ptr, v.itemsize) for k, v in enumerate(ins)]
-    grid, block, run = be.space_geometry(space, item, pointers=pointers)
-    kernel = be.function(u.module(dt), kernel_name(u.name, u.kernel_tag(dt)))
+    grid, block, run = be.space_geometry(space, itemsize, pointers=pointers)
+    kernel = be.function(module, name)
     params = pack_params(space, run, flags=WIDE_INDEX if wide else 0)
     args = (params, *(pointer_arg(v.ptr) for v in ins), pointer_arg(out.ptr))
     return [Launch(kernel, (grid, 1, 1), (block, 1, 1), args)]
