@@ -150,11 +150,9 @@ def where(condition: Array, x1: object = _NO_BRANCH, x2: object = _NO_BRANCH, /)
     if x1 is _NO_BRANCH or x2 is _NO_BRANCH:
         raise TypeError("where takes condition and both x1 and x2 (or condition alone, as "
                         "nonzero)")
-    key = None
-    if not (_has_layout(condition) or _has_layout(x1) or _has_layout(x2)):
-        out, key = repeat.short_way("where", condition, x1, x2)
-        if out is not None:
-            return out
+    out, key = repeat.short_way("where", condition, x1, x2)
+    if out is not None:
+        return out
     cond = array_arg("where", condition, "condition")
     a, b = operands("where", x1, x2)
     arrays = [cond] + [o for o in (a, b) if isinstance(o, Array)]
@@ -192,10 +190,6 @@ def where(condition: Array, x1: object = _NO_BRANCH, x2: object = _NO_BRANCH, /)
             mask = mask != 0
         lib.copyto(out._raw(), branches[0]._raw(), where=mask)
     return out
-
-
-def _has_layout(x: object) -> bool:
-    return x.__class__ is Array and x._layout is not None
 
 
 def _library_select(cond: Array, x1: Array, x2: Array, shape: tuple[int, ...]) -> Array:

@@ -36,14 +36,16 @@ _INTO = "="     # the key's name of an in-place call (x op= y): its result is x,
 
 def call_key(name: str, xs: Sequence[object], params: tuple = ()) -> tuple | None:
     """(the key of this call, its backend, its context) when the operands are arrays of one
-    backend with no reversed axis, or such arrays and Python bools, ints or floats (at least
-    one array); else None. `params`: the call's other parameters, hashable."""
+    backend with no reversed axis and no private layout, or such arrays and Python bools,
+    ints or floats (at least one array); else None. `params`: the call's other parameters,
+    hashable."""
     parts: list[Any] = [name, params]
     array = None
     for x in xs:
         cls = x.__class__
         if cls is Array:
-            if x._flip is not None or (array is not None and x._st.backend is not array._st.backend):
+            if x._flip is not None or x._layout is not None or (
+                    array is not None and x._st.backend is not array._st.backend):
                 return None
             array = x
             parts.append(x._t.geometry_key)
