@@ -6,6 +6,7 @@ Descriptors are validated when created and immutable afterwards; operators only 
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import numbers
 from dataclasses import dataclass, field, replace
@@ -50,6 +51,7 @@ class Handle:
         # the full checks, which refuse it (so the cache's lookup need not ask).
         if hasattr(self, "__dict__"):
             self.__dict__["plan_key"] = self.__dict__["geometry_key"] = None
+            self.__dict__["geometry_id"] = None
 
 
 def check_live(obj: object, name: str) -> None:
@@ -71,6 +73,25 @@ def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
     """Row-major strides (in elements) of a shape."""
     return _contiguous_strides(tuple(shape))
+
+
+# Small ints standing for geometry keys (Tensor.geometry_id): a front end that keys its own
+# memo by the geometry of each operand (the array API's repeated calls) hashes a few ints, not
+# a nested tuple per operand per call. An id is never given to two geometries; a geometry
+# may get a second id after the table was started over (its calls then miss once).
+_GEOMETRY_IDS: dict[tuple, int] = {}
+_GEOMETRY_IDS_KEPT = 1 << 16
+_next_geometry_id = itertools.count(1)
+
+
+def geometry_id_of(key: tuple) -> int:
+    """The id of a geometry key (Tensor.geometry_key)."""
+    gid = _GEOMETRY_IDS.get(key)
+    if gid is None:
+        if len(_GEOMETRY_IDS) >= _GEOMETRY_IDS_KEPT:
+            _GEOMETRY_IDS.clear()
+        gid = _GEOMETRY_IDS.setdefault(key, next(_next_geometry_id))
+    return gid
 
 
 def view_extent(shape: Sequence[int], strides: Sequence[int], offset: int) -> int:
@@ -122,6 +143,13 @@ class Tensor(Handle):
                 getattr(self, "origin", None))
 
     @functools.cached_property
+    def geometry_id(self) -> int | None:
+        """A small int that stands for geometry_key (equal ids: equal keys); None for a
+        destroyed handle."""
+        g = self.geometry_key
+        return None if g is None else geometry_id_of(g)
+
+    @functools.cached_property
     def plan_key(self) -> tuple:
         """Everything a plan may depend on (the plan cache's key for this tensor)."""
         return (*self.geometry_key, self.data)
@@ -143,6 +171,20 @@ class Tensor(Handle):
         g = d["geometry_key"] = (cls, view_shape, view_strides, storage_offset, dtype, format,
                                  storage_shape, None, None)
         d["plan_key"] = (*g, data)
+        return self
+
+    @classmethod
+    def of_geometry(cls, geometry_key: tuple, geometry_id: int, data: int,
+                    owner: object = None) -> "Tensor":
+        """A plain Tensor of a plain Tensor's geometry_key (and its geometry_id) at `data`:
+        what trusted makes from the same fields, with nothing to rebuild (the array API's
+        repeated calls make their results so); the plan key follows when asked for."""
+        self = object.__new__(cls)
+        d = self.__dict__
+        (_, d["view_shape"], d["view_strides"], d["storage_offset"], d["dtype"], d["format"],
+         d["storage_shape"], _, _) = geometry_key
+        d["data"], d["owner"] = data, owner
+        d["geometry_key"], d["geometry_id"] = geometry_key, geometry_id
         return self
 
     @functools.cached_property

@@ -423,19 +423,19 @@ def _planned_owned(op: OpDef, args: tuple, n: int, ctx: Context) -> Plan:
     return plan
 
 
-def run_bound(key: tuple, tensors: Sequence[Tensor], ctx: Context) -> bool:
+def run_bound(key: tuple, tensors: Sequence[Tensor], ctx: Context) -> Plan | None:
     """Run on the default stream the owned call whose owned_key is `key` on these tensors
     (all plain Tensors, in the canonical order), if its plan is cached: a front end that
     remembers the key of a call it repeats (the array API's binary functions) skips
-    everything between it and the plan. False, having done nothing, on a miss or with the
-    sanitizer on: then take run."""
+    everything between it and the plan. The plan it ran (bound to these tensors' memory),
+    or None, having done nothing, on a miss or with the sanitizer on: then take run."""
     if check.ON:
-        return False
+        return None
     plan = _owned_plans.get(key, tensors, tuple([t.data for t in tensors]))
     if plan is None:
-        return False
+        return None
     _run_plan(plan, ctx, None, True)
-    return True
+    return plan
 
 
 def _prepare_planned(op: OpDef, args: tuple, n: int, ctx: Context) -> Plan:

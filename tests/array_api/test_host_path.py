@@ -278,3 +278,47 @@ def test_small_library_results_are_copied_into_the_pool_and_large_ones_adopted(c
     got = np.asarray(values)
     np.testing.assert_array_equal(got, [-0.0, 1.0, 3.0, np.nan, np.nan])
     assert np.signbit(got[0])                   # x's own bits at the first occurrence
+
+
+def test_a_repeat_at_the_same_addresses_runs_the_last_launches_and_elsewhere_plans_again(full_path):
+    """A repeated call whose arrays sit where the last call's did (the pool hands a loop's
+    results out at the same addresses) runs the launches it ran then; operands elsewhere
+    (another array of the same geometry) are planned at their own addresses, never given
+    the last call's. References: NumPy's add and divide (correctly rounded in both)."""
+    from npu_emu.array_api._engine import repeat
+    rng = np.random.default_rng(21)
+    a, b, c = (rng.standard_normal((6, 7)).astype(np.float32) for _ in range(3))
+    # Copies in the pool (imports of NumPy's memory sit at other offsets in an alignment
+    # block, which a plan may read: ops._bindings.signature; each is planned once for itself).
+    x, y, z = (xp.asarray(v, copy=True) for v in (a, b, c))
+    for _ in range(3):                             # operator (float32 add) and family (divide)
+        np.testing.assert_array_equal(np.asarray(x + y), a + b)
+        np.testing.assert_array_equal(np.asarray(x / y), a / b)
+    seen = full_path["n"]
+    kept = [k for k in repeat._CALLS.values() if k.last is not None]
+    assert len(kept) >= 2                          # both calls keep their last launches
+    for _ in range(3):
+        np.testing.assert_array_equal(np.asarray(z + y), c + b)    # z: other addresses
+        np.testing.assert_array_equal(np.asarray(x + y), a + b)
+        np.testing.assert_array_equal(np.asarray(y / z), b / c)
+        np.testing.assert_array_equal(np.asarray(x / y), a / b)
+    kept_r = x + y                                 # a live result: the next one goes elsewhere
+    np.testing.assert_array_equal(np.asarray(x + y), a + b)
+    np.testing.assert_array_equal(np.asarray(kept_r), a + b)
+    assert full_path["n"] == seen                  # all of it by the short way
+
+
+def test_a_tensor_of_a_geometry_is_the_trusted_tensor_of_its_fields():
+    """Tensor.of_geometry (the repeated calls' results) gives what Tensor.trusted gives
+    from the same fields; equal geometry ids mean equal geometry keys."""
+    from npu_emu.dtypes import aclDataType as DT
+    from npu_emu.formats import aclFormat as F
+    from npu_emu.tensor import Tensor
+    t = Tensor.trusted((3, 4), DT.ACL_FLOAT, (4, 1), 0, F.ACL_FORMAT_ND, (3, 4), 4096)
+    u = Tensor.of_geometry(t.geometry_key, t.geometry_id, 8192)
+    fields = ("view_shape", "dtype", "view_strides", "storage_offset", "format", "storage_shape")
+    assert [getattr(u, f) for f in fields] == [getattr(t, f) for f in fields]
+    assert u.data == 8192 and u.plan_key == (*t.geometry_key, 8192)
+    v = Tensor.trusted((3, 4), DT.ACL_FLOAT, (4, 1), 0, F.ACL_FORMAT_ND, (3, 4), 0)
+    w = Tensor.trusted((4, 3), DT.ACL_FLOAT, (3, 1), 0, F.ACL_FORMAT_ND, (4, 3), 0)
+    assert v.geometry_id == t.geometry_id == u.geometry_id != w.geometry_id

@@ -604,6 +604,24 @@ def empty_array(shape: Sequence[int], dtype: DT, be: Backend) -> Array:
     return Array._new(t, st)
 
 
+class Fresh:
+    """What empty_array works out for one (shape, dtype), kept by a caller that makes many
+    such arrays (the array API's repeated calls): `new(be)` is empty_array(shape, dtype, be)
+    with nothing worked out again."""
+
+    __slots__ = ("geometry_key", "geometry_id", "nbytes")
+
+    def __init__(self, shape: Sequence[int], dtype: DT) -> None:
+        shape = tuple(shape)
+        t = Tensor.trusted(shape, dtype, contiguous_strides(shape), 0, ND, shape, 0)
+        self.geometry_key, self.geometry_id = t.geometry_key, t.geometry_id
+        self.nbytes = math.prod(shape) * INFO[dtype].itemsize
+
+    def new(self, be: Backend) -> Array:
+        st = Storage.allocate(self.nbytes, be)
+        return Array._new(Tensor.of_geometry(self.geometry_key, self.geometry_id, st.ptr, st), st)
+
+
 def wrap_tensor(t: Tensor, st: Storage, layout: Tensor | None = None) -> Array:
     """An Array of tensor t (its memory kept alive by st)."""
     return Array._new(t, st, None, layout)

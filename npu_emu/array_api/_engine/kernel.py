@@ -141,18 +141,17 @@ def _cached_family_plan(key: tuple, arrays: Sequence[Array], be: Backend) -> Any
     return found[1] if found is not None and found[0] is be else None
 
 
-def launch_cached(key: tuple, arrays: Sequence[Array], be: Backend) -> bool:
+def launch_cached(key: tuple, arrays: Sequence[Array], be: Backend) -> tuple[list, int] | None:
     """Launch the plan cached under family_key `key` for `arrays` (a front end that
-    remembers the key of a call it repeats: array_api._engine.repeat); False, having done
-    nothing, on a miss."""
+    remembers the key of a call it repeats: array_api._engine.repeat): (its launches, bound
+    to these arrays' memory, and its workspace size), or None, having done nothing, on a
+    miss."""
     plan = _cached_family_plan(key, arrays, be)
     if plan is None:
-        return False
-    if isinstance(plan, list):
-        launch(be, plan, arrays)
-    else:
-        launch(be, plan.launches, arrays, plan.workspace_size)
-    return True
+        return None
+    launches, size = (plan, 0) if isinstance(plan, list) else (plan.launches, plan.workspace_size)
+    launch(be, launches, arrays, size)
+    return launches, size
 
 
 def clear_family_plans() -> None:

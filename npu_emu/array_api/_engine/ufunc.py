@@ -349,7 +349,7 @@ def _is_square(name: str, x1: object, x2: object) -> bool:
 
 
 def binary(name: str, x1: object, x2: object) -> Array:
-    if _is_square(name, x1, x2):
+    if name == "pow" and _is_square(name, x1, x2):
         return binary("multiply", x1, x1)
     out, key = repeat.short_way(name, x1, x2)
     if out is not None:
