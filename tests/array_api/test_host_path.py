@@ -322,3 +322,43 @@ def test_a_tensor_of_a_geometry_is_the_trusted_tensor_of_its_fields():
     v = Tensor.trusted((3, 4), DT.ACL_FLOAT, (4, 1), 0, F.ACL_FORMAT_ND, (3, 4), 0)
     w = Tensor.trusted((4, 3), DT.ACL_FLOAT, (3, 1), 0, F.ACL_FORMAT_ND, (4, 3), 0)
     assert v.geometry_id == t.geometry_id == u.geometry_id != w.geometry_id
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "complex128"])
+def test_a_repeated_matmul_takes_the_short_way_and_gives_the_full_paths_bits(cpu_backend,
+                                                                             monkeypatch, dtype):
+    """matmul repeated on operands of the same geometry goes straight to the operator's
+    cached plan (float32: aclnnMatmul's cube emulation) or to the same library call
+    (float64, int32, complex128), with the full path's bits, for other operands of that
+    geometry too. References: the first call's bytes; NumPy's matmul for the library's
+    dtypes (the same library, reading the same elements)."""
+    from npu_emu.array_api._engine import matmul as mm
+    calls = {"n": 0}
+    promote = mm.promote
+
+    def counted(*a):
+        calls["n"] += 1
+        return promote(*a)
+    monkeypatch.setattr(mm, "promote", counted)
+    clear_plan_cache()
+    rng = np.random.default_rng(5)
+
+    def data(shape):
+        v = rng.standard_normal(shape) * 3
+        if dtype == "complex128":
+            v = v + 1j * rng.standard_normal(shape)
+        return v.astype(dtype)
+    a, b, c = data((7, 5)), data((5,)), data((7, 5))
+    x, y, z = xp.asarray(a), xp.asarray(b), xp.asarray(c)
+    first = np.asarray(x @ y)
+    seen = calls["n"]
+    for _ in range(3):
+        assert np.asarray(x @ y).tobytes() == first.tobytes()
+        r = np.asarray(z @ y)
+        if dtype != "float32":
+            np.testing.assert_array_equal(r, c @ b)
+    if dtype != "float32":
+        np.testing.assert_array_equal(first, a @ b)
+    assert calls["n"] <= seen + 1          # z @ y: the same geometry as x @ y (or planned once)
+    with pytest.raises(ValueError):        # refusals are not remembered
+        xp.matmul(x, xp.asarray(data((4,))))

@@ -6,14 +6,19 @@ the backend's array library.
 """
 from __future__ import annotations
 
+import functools
+
+import numpy as np
+
 from ...arch import current_soc
 from ...dtypes import COMPLEX, INFO, aclDataType as DT
 from ...ops.matmul import KEEP_DTYPE, MATMUL, MAX_RANK, infer_shapes, matmul_dtypes
+from . import repeat
 from .args import array_arg, same_device
 from .array import Array, empty_array, library_dtype
 from .dtypes import VIA_FLOAT32
-from .kernel import call_new, convert
-from .library import compute_dtype, computing, operand
+from .kernel import call_new, context, convert
+from .library import compute_dtype, computing
 from .scalars import check_kind, promote
 
 
@@ -27,7 +32,12 @@ def matmul(x1: Array, x2: Array, /, *, cube_math_type: int = KEEP_DTYPE) -> Arra
 
 def matmul_arrays(a: Array, b: Array, cube_math_type: int = KEEP_DTYPE,
                   conj: bool = False) -> Array:
-    """matmul; conj=True conjugates a first (vecdot's x1; complex runs on the library)."""
+    """matmul; conj=True conjugates a first (vecdot's x1; complex runs on the library). A
+    repeated call takes the short way (repeat): to the operator's cached plan, or to the
+    same library call."""
+    out, key = repeat.short_way("matmul", a, b, params=(cube_math_type, conj))
+    if out is not None:
+        return out
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul takes arrays of at least one dimension, not 0-d")
     same_device("matmul", a, b)
@@ -37,20 +47,37 @@ def matmul_arrays(a: Array, b: Array, cube_math_type: int = KEEP_DTYPE,
     cube = matmul_dtypes(soc)
     if (soc.supports("Matmul") and a._t.dtype in cube and b._t.dtype in cube
             and a.ndim <= MAX_RANK and b.ndim <= MAX_RANK):
-        return call_new(MATMUL, [a, b], {"cubeMathType": cube_math_type})
-    return _librarymatmul_arrays(a, b, compute, conj and INFO[compute].kind == COMPLEX)
+        be = a._st.backend
+        ctx, chosen = context(be), (MATMUL, {"cubeMathType": cube_math_type})
+        out = call_new(MATMUL, [a, b], chosen[1], ctx)
+        if key is not None:
+            repeat.remember_operator(key, ctx, chosen, (a, b), [a, b], out)
+        return out
+    return _librarymatmul_arrays(a, b, compute, conj and INFO[compute].kind == COMPLEX, key)
 
 
-def _librarymatmul_arrays(a: Array, b: Array, compute: DT, conj: bool = False) -> Array:
+def _librarymatmul_arrays(a: Array, b: Array, compute: DT, conj: bool = False,
+                          key: tuple | None = None) -> Array:
     be = a._st.backend
     shape = infer_shapes(a.shape, b.shape).out_shape
     held = compute_dtype(compute)
     # The narrow floats are converted by our kernels first; the others are read in place, the
     # library converting each element to the computed type as it goes.
-    ops = [operand(x, held) if x._t.dtype in VIA_FLOAT32 else x._values() for x in (a, b)]
-    ct = library_dtype(held, be)
+    narrow = [x._t.dtype in VIA_FLOAT32 for x in (a, b)]
+    ops = [convert(x, held) if n and x._t.dtype != held else x for x, n in zip((a, b), narrow)]
+    call = functools.partial(_matmul_into, library_dtype(held, be), conj)
     out = empty_array(shape, held, be)
-    with computing(be) as lib:
-        left = lib.conj(ops[0]) if conj else ops[0]
-        lib.matmul(left, ops[1], out=out._values(), dtype=ct, casting="unsafe")
-    return out if held == compute else convert(out, compute)
+    call(ops, out)
+    if held != compute:
+        return convert(out, compute)
+    if key is not None and not any(narrow):     # one library call on the operands as they are
+        repeat.remember_library(key, context(be), out, call)
+    return out
+
+
+def _matmul_into(ct: np.dtype, conj: bool, ops: list[Array], out: Array) -> None:
+    """out = ops[0] @ ops[1] (ops[0] conjugated with conj) by the backend's library, which
+    converts each element to ct as it reads it."""
+    with computing(out._st.backend) as lib:
+        left = lib.conj(ops[0]._values()) if conj else ops[0]._values()
+        lib.matmul(left, ops[1]._values(), out=out._values(), dtype=ct, casting="unsafe")

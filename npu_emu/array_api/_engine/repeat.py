@@ -9,7 +9,9 @@ they are, it remembers (`remember_operator`, `remember_family`) what it decided,
 values; a later call with the same ones (`short_way`) goes from here to the result's
 allocation and the cached plan (ops._core.run_bound, kernel.launch_cached), the plan moved
 to the call's memory. On a plan miss (the plan cache was cleared, or the plan was kept for
-its exact addresses only) it takes the full path, which remembers again.
+its exact addresses only) it takes the full path, which remembers again. matmul on the
+backend's library (float64, integers, complex) remembers its library call the same way
+(`remember_library`): a later call makes the same call into a new result.
 
 A Python bool, int or float operand is keyed by its type and bits (`scalars.bits_key`): the
 shared 0-d constant that stood for it is kept with the entry. The context (backend, SoC, rule
@@ -18,7 +20,7 @@ raise from the full path every time.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ... import check
 from ...ops._core import Context, also_clear, canonical, owned_key, run_bound
@@ -93,7 +95,8 @@ def short_way_into(name: str, x: Array, other: object) -> tuple[bool, tuple | No
 
 class _Known:
     """What the full path decided for a call: its context, where the result goes among the
-    arrays of a kernel family's plan (`at`; None: our operator's plan), the plan's key,
+    arrays of a kernel family's plan (`at`; None: our operator's plan), the plan's key
+    (None for a call of the backend's library: `library`, which makes it into a new out),
     the result's shape and dtype (`fresh`), the shared constants of its scalar operands
     (None: no scalar operand); and `last`: (the addresses of its arrays in the plan's order, the launches it ran there)
     of its last call that needed no workspace, which a call whose arrays are at the same
@@ -101,13 +104,15 @@ class _Known:
     the same addresses each round). One attribute, set at once: another thread reads a pair
     that belongs together."""
 
-    __slots__ = ("ctx", "at", "plan_key", "fresh", "constants", "last")
+    __slots__ = ("ctx", "at", "plan_key", "fresh", "constants", "last", "library")
 
-    def __init__(self, ctx: Context, at: int | None, plan_key: tuple, out: Array,
-                 constants: tuple) -> None:
+    def __init__(self, ctx: Context, at: int | None, plan_key: tuple | None, out: Array,
+                 constants: tuple | None,
+                 library: Callable[[list[Array], Array], None] | None = None) -> None:
         self.ctx, self.at, self.plan_key, self.constants = ctx, at, plan_key, constants
         self.fresh = Fresh(out._t.view_shape, out._t.dtype)
         self.last: tuple[tuple, list] | None = None
+        self.library = library
 
 
 def _keep(key: tuple, entry: _Known) -> None:
@@ -148,6 +153,13 @@ def remember_family(key: tuple, ctx: Context, call: tuple, ops: Sequence[Array |
                       _constants(ops, arrays)))
 
 
+def remember_library(key: tuple, ctx: Context, out: Array,
+                     library: Callable[[list[Array], Array], None]) -> None:
+    """The full path made `out` by one call of the backend's library on the operands (all
+    arrays) as they are: `library(operands, out)` makes the same call into another out."""
+    _keep(key, _Known(ctx, None, None, out, None, library))
+
+
 def _repeat(known: _Known, xs: Sequence[object], be: Backend, ctx: Context,
             out: Array | None = None) -> Array | None:
     """A call of the entry `known` again (into `out`, an in-place call's x, else into a new
@@ -157,6 +169,9 @@ def _repeat(known: _Known, xs: Sequence[object], be: Backend, ctx: Context,
                                                    for x, c in zip(xs, constants)]
     if out is None:
         out = known.fresh.new(be)
+    if known.library is not None:
+        known.library(arrays, out)
+        return out
     at = known.at
     if at is None:
         arrays.append(out)
