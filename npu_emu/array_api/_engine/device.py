@@ -101,7 +101,10 @@ class _Regions:
         self._lock = threading.Lock()
         self._ranges: dict[int, tuple[int, int]] = {}      # token -> (start, end)
         self._starts: list[int] = []                        # the pieces' starts, sorted
-        self._pieces: dict[int, tuple[int, collections.Counter]] = {}   # start -> (end, ranges)
+        # start -> (end, {range: how many live imports of exactly that range}); a range lies
+        # in one piece, so the pieces' range counts never share a key (plain dicts: a Counter
+        # costs microseconds to make, and every import makes or changes one).
+        self._pieces: dict[int, tuple[int, dict]] = {}
         self._next = 0
 
     def add(self, start: int, nbytes: int) -> int:
@@ -115,20 +118,20 @@ class _Regions:
             while j > 0 and pieces[starts[j - 1]][0] >= r[0]:   # ... and reach its start
                 j -= 1
             if i == j:                                      # apart from every piece
-                self._replace([], [(r[0], r[1], collections.Counter((r,)))])
+                self._replace([], [(r[0], r[1], {r: 1})])
                 return self._next
             if i - j == 1:
                 s = starts[j]
                 e, members = pieces[s]
                 if s <= r[0] and r[1] <= e:                 # inside one piece: no change
-                    members[r] += 1
+                    members[r] = members.get(r, 0) + 1
                     return self._next
             merged = [(s, *pieces[s]) for s in starts[j:i]]
-            members = max((m for _, _, m in merged), key=len, default=collections.Counter())
+            members = max((m for _, _, m in merged), key=len)
             for s, _, m in merged:                          # the smaller into the largest
                 if m is not members:
-                    members.update(m)
-            members[r] += 1
+                    members.update(m)                       # other ranges: no key in common
+            members[r] = members.get(r, 0) + 1
             lo = min([r[0], *(s for s, _, _ in merged)])
             hi = max([r[1], *(e for _, e, _ in merged)])
             self._replace(starts[j:i], [(lo, hi, members)])
@@ -142,15 +145,19 @@ class _Regions:
                 return
             s = self._starts[bisect.bisect_right(self._starts, r[0]) - 1]
             e, members = self._pieces[s]
-            members[r] -= 1
-            if members[r] > 0:                   # the same range is still imported
+            left = members[r] - 1
+            if left:                             # the same range is still imported
+                members[r] = left
                 return
             del members[r]
+            if not members:                      # its piece's last import
+                self._replace([s], [])
+                return
             pieces = _union(members)
             if len(pieces) != 1 or pieces[0][:2] != (s, e):
                 self._replace([s], pieces)
 
-    def _replace(self, old: list[int], new: list[tuple[int, int, collections.Counter]]) -> None:
+    def _replace(self, old: list[int], new: list[tuple[int, int, dict]]) -> None:
         """Unregister the pieces starting at `old`, register `new` (the lock held)."""
         alloc = self._be.allocator
         for s in old:
@@ -163,16 +170,16 @@ class _Regions:
             alloc.register_external(lo, hi - lo, self)
 
 
-def _union(members: collections.Counter) -> list[tuple[int, int, collections.Counter]]:
+def _union(members: dict) -> list[tuple[int, int, dict]]:
     """The union of the ranges counted in `members`, as pieces (start, end, their ranges);
     ranges that touch join."""
-    out: list[tuple[int, int, collections.Counter]] = []
+    out: list[tuple[int, int, dict]] = []
     for r in sorted(members):
         if out and r[0] <= out[-1][1]:
             lo, hi, m = out[-1]
             out[-1] = (lo, max(hi, r[1]), m)
         else:
-            out.append((r[0], r[1], collections.Counter()))
+            out.append((r[0], r[1], {}))
         out[-1][2][r] = members[r]
     return out
 
