@@ -98,11 +98,11 @@ class _Known:
     arrays of a kernel family's plan (`at`; None: our operator's plan), the plan's key
     (None for a call of the backend's library: `library`, which makes it into a new out),
     the result's shape and dtype (`fresh`), the shared constants of its scalar operands
-    (None: no scalar operand); and `last`: (the addresses of its arrays in the plan's order, the launches it ran there)
-    of its last call that needed no workspace, which a call whose arrays are at the same
-    addresses runs again as they are (a client's loop, whose results the pool hands out at
-    the same addresses each round). One attribute, set at once: another thread reads a pair
-    that belongs together."""
+    (None: no scalar operand); and `last`: the addresses of its arrays in the plan's order
+    and the launches it ran there, in its last call that needed no workspace. A call whose
+    arrays are at the same addresses runs those launches again as they are (a client's
+    loop, whose results the pool hands out at the same addresses each round). One
+    attribute, set at once: another thread reads a pair that belongs together."""
 
     __slots__ = ("ctx", "at", "plan_key", "fresh", "constants", "last", "library")
 
