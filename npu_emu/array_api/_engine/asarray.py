@@ -23,13 +23,13 @@ from .kernel import convert, copy as copy_array
 from .library import acl_of_numpy, adopt
 
 
-def shareable(a: np.ndarray) -> bool:
-    """Whether a kernel can address a NumPy array's elements in place: element-aligned,
-    strides whole elements, native byte order."""
+def shareable(a: np.ndarray, ptr0: int) -> bool:
+    """Whether a kernel can address a NumPy array's elements in place (`ptr0`: the address
+    of its element 0): element-aligned, strides whole elements, native byte order."""
     item = a.dtype.itemsize
     if a.size == 0 or not a.dtype.isnative:
         return False
-    if a.__array_interface__["data"][0] % min(item, 8):
+    if ptr0 % min(item, 8):
         return False
     return all(s % item == 0 for s in a.strides)
 
@@ -58,8 +58,9 @@ def _host_in(host: np.ndarray, dtype: DT) -> np.ndarray:
 def _from_numpy(a: np.ndarray, dtype: DType | None, be: Backend, copy: bool | None) -> Array:
     acl = acl_of_numpy(a.dtype)
     want = acl if dtype is None else dtype.acl_dtype
-    if be.is_cpu and copy is not True and shareable(a):
-        x = adopt(a, acl, be, readonly=not a.flags.writeable)
+    ptr0 = a.__array_interface__["data"][0] if a.size else 0
+    if be.is_cpu and copy is not True and shareable(a, ptr0):
+        x = adopt(a, acl, be, readonly=not a.flags.writeable, ptr0=ptr0)
     elif copy is False and a.size:
         raise ValueError("asarray(copy=False): this NumPy array cannot be shared with the "
                          f"{be.name} backend " + ("(device memory is not host memory)"

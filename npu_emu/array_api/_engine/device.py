@@ -392,12 +392,14 @@ def memory_view(st: Storage, ptr0: int, shape: Sequence[int], strides: Sequence[
                         strides=byte_strides)
 
 
-def library_memory(arr: Any) -> tuple[int, int, int]:
-    """(lowest byte address, byte length, address of element 0) of a NumPy/CuPy array."""
-    if isinstance(arr, np.ndarray):
-        ptr0 = arr.__array_interface__["data"][0] if arr.size else 0
-    else:
-        ptr0 = int(arr.data.ptr) if arr.size else 0
+def library_memory(arr: Any, ptr0: int | None = None) -> tuple[int, int, int]:
+    """(lowest byte address, byte length, address of element 0) of a NumPy/CuPy array
+    (`ptr0`: the address of its element 0, when the caller has read it already)."""
+    if ptr0 is None and not arr.size:
+        ptr0 = 0
+    elif ptr0 is None:
+        ptr0 = (arr.__array_interface__["data"][0] if isinstance(arr, np.ndarray)
+                else int(arr.data.ptr))
     if arr.size == 0:
         return ptr0, 0, ptr0
     lo = hi = ptr0

@@ -105,12 +105,13 @@ COPY_RESULTS_UP_TO = 64 << 10
 
 
 def adopt(lib_array: Any, dtype: DT, be: Backend, readonly: bool = False,
-          shared: bool = True) -> Array:
+          shared: bool = True, ptr0: int | None = None) -> Array:
     """An Array over a NumPy (cpu) or CuPy (cuda) array's memory, without a copy; the array
     is kept alive and its memory registered with the allocator while the Array lives.
     shared=False for the library's own results (nobody else holds them): on the cpu backend
     those up to COPY_RESULTS_UP_TO bytes are copied into a new pool array instead (writable,
-    whatever `readonly` says: nobody else sees it)."""
+    whatever `readonly` says: nobody else sees it). `ptr0`: the address of its element 0,
+    when the caller has read it already (NumPy builds a dict to tell it)."""
     if lib_array.size == 0:
         return empty_array(lib_array.shape, dtype, be)
     if not shared and be.is_cpu and lib_array.nbytes <= COPY_RESULTS_UP_TO:
@@ -120,7 +121,7 @@ def adopt(lib_array: Any, dtype: DT, be: Backend, readonly: bool = False,
         out = empty_array(lib_array.shape, dtype, be)
         be.copy_from_host(out._st.ptr, lib_array)
         return out
-    lo, nbytes, ptr0 = library_memory(lib_array)
+    lo, nbytes, ptr0 = library_memory(lib_array, ptr0)
     item = INFO[dtype].itemsize
     return external_array(lo, nbytes, ptr0, lib_array.shape,
                           [s // item for s in lib_array.strides], dtype, be, lib_array,
