@@ -1566,41 +1566,40 @@ NPU_EMU_HD float tanh(float x) {
     return S::rare(x) ? expdetail::nan_f() : S::fast(x);
 }
 
-// The inverse hyperbolics take a logarithm of a double argument u (known to 2^-50 of itself)
-// in float lanes: u = hi + lo with hi = u rounded to float and lo = u - hi rounded (u - hi is
-// exact), then log u = log hi + lo / hi as log1p_lanes_f does (|lo / hi| <= 2^-24, its square
-// far below an ulp). u must lie in [2^-126, 2^128).
-namespace expdetail {
-NPU_EMU_HD log_lanes log_lanes_of(double u) {
-    const float hi = static_cast<float>(u);
-    const float lo = static_cast<float>(u - static_cast<double>(hi));
-    log_lanes r = log_reduce_lanes(hi);
-    r.lo = r.lo + lo / hi;
-    return r;
-}
-}  // namespace expdetail
-
-// asinh |x| = log(|x| + sqrt(x^2 + 1)) (x^2 exact and the sum rounded once in double; the
-// log's argument is rounded by 2^-52, below 2^-40 of the result for |x| >= 2^-12), and |x|
-// itself below 2^-12 (asinh a = a - a^3/6 + ..., within a^2/6 < 2^-26.5 of a: it rounds to a).
-// From |x| = 2^125 on (u would overflow float) and for NaN and inf: the same in double with
-// log_f (log_f(2|x|) near the top).
+// asinh |x| = log u, u = a + s, s = sqrt(a^2 + 1) (a = |x|), in float lanes as acosh's below:
+// s0 = sqrt(a^2 + 1) in float (within 2^-22.5 of s), u0 = s0 + a with its rounding error eps (a
+// fast two-sum, s0 >= a), D = a^2 + 1 - s0^2 in double (a^2 and s0^2 exact, a^2 + 1 rounded by
+// 2^-53 of itself, the difference exact by Sterbenz's lemma) and s = s0 + D / (2 s0) to 2^-46 of
+// s. So u = u0 (1 + d), d = (2 s0 eps + D) / (2 s0 u0) (|d| < 2^-22, one float division, to
+// 2^-22 of itself), and log u = log u0 + d (d^2 / 2 below 2^-33 of the result, which is at
+// least 2^-12), d added to the small parts of the float-lane log of u0. From a = 2^12 on, log
+// 2a (log a with e + 1: log u - log 2a < 1 / (4 a^2) <= 2^-26, below 2^-5 of an ulp of the
+// result) with a clamped to 2^12 in the rest (a^2 stays finite). |x| itself below 2^-12
+// (asinh a = a - a^3/6 + ..., within a^2/6 < 2^-26.5 of a: it rounds to a). NaN and inf: the
+// double path. (Until 6 December 2026: u in double with a double square root, and the
+// float-lane log of the double u; about 2x slower.)
 template <> struct Split<fn::asinh, float> {
-    static NPU_EMU_HD bool rare(float x) { return expdetail::abs_bits_f(x) >= 0x7E000000u; }  // |x| >= 2^125 or NaN
+    static NPU_EMU_HD bool rare(float x) { return expdetail::abs_bits_f(x) >= 0x7F800000u; }  // inf or NaN
     static NPU_EMU_HD float fast(float x) {
         using namespace expdetail;
         const float a = bits_as_float(float_as_bits(x) & 0x7FFFFFFFu);
-        const double ad = a;
-        const float big = log_lanes_f(log_lanes_of(ad + sqrt_rn(ad * ad + 1.0)));
-        return with_sign_of(a < 0x1p-12f ? a : big, x);
+        const bool big = a >= 0x1p12f;
+        const float c = big ? 0x1p12f : a;
+        const float s0 = sqrt_rn_f(c * c + 1.0f);
+        const float u0 = s0 + c, eps = c - (u0 - s0);  // s0 + c = u0 + eps exactly
+        const double cd = c, sd = s0;
+        const float d = static_cast<float>((cd * cd + 1.0) - sd * sd);
+        const float s2 = 2.0f * s0;
+        log_lanes l = log_reduce_lanes(big ? a : u0);
+        l.e = big ? l.e + 1.0f : l.e;
+        l.lo = l.lo + (big ? 0.0f : (eps * s2 + d) / (s2 * u0));
+        return with_sign_of(a < 0x1p-12f ? a : log_lanes_f(l), x);
     }
 };
 NPU_EMU_HD float asinh(float x) {
     using namespace expdetail;
     using S = Split<fn::asinh, float>;
-    if (!S::rare(x)) return S::fast(x);
-    const double a = abs_d(x);
-    return x != x ? nan_f() : a == inf_d() ? x : with_sign_of(static_cast<float>(log_f(a + sqrt_rn(a * a + 1.0))), x);
+    return !S::rare(x) ? S::fast(x) : x != x ? nan_f() : x;
 }
 
 // acosh x = log u, u = x + s, s = sqrt(x^2 - 1), in float lanes with one float square root and
@@ -1644,7 +1643,9 @@ NPU_EMU_HD float acosh(float x) {
 // q = q0 (1 + d) with d = e / (1 + a), e = (1 + a) - q0 (1 - a) in double (1 +- a exact there,
 // q0 (1 - a) rounded by 2^-53), and d = e ip to 2^-21 of itself; |d| < 2^-21, so log q =
 // log q0 + d (d^2 / 2 < 2^-43, below 2^-32 of the result) with d added to the small parts of the
-// float-lane log of q0 (as log1p_lanes_f adds its u.lo / u.hi), halved exactly. |x| itself
+// log of q0, halved exactly. That log is log2's k_log1pf form (logk_reduce_lanes) in natural
+// units, e ln2 + hi + lo as log_lanes_f sums it (one float division in place of the degree-7
+// polynomial of log_reduce_lanes: the loop about 8 % faster, later on 6 December). |x| itself
 // below 2^-12 (atanh a = a + a^3/3 + ..., within a^2/3 < 2^-25.5 of a: it rounds to a). (Until
 // 6 December 2026: q in double with two double divisions a vector, and the float-lane log of
 // the double q; about 1.4x slower.)
@@ -1658,9 +1659,9 @@ template <> struct Split<fn::atanh, float> {
         const float q0 = ph * (ph * rr), ip = mh * rr;
         const double ad = a;
         const float e = static_cast<float>((1.0 + ad) - static_cast<double>(q0) * (1.0 - ad));
-        log_lanes l = log_reduce_lanes(q0);
-        l.lo = l.lo + e * ip;
-        const float big = 0.5f * log_lanes_f(l);
+        const logk_lanes l = logk_reduce_lanes(q0);
+        const ff h = fast_two_sum_f(l.e * LN2_HI_F, l.hi);
+        const float big = 0.5f * (h.hi + (h.lo + ((l.lo + e * ip) + l.e * LN2_LO_F)));
         return with_sign_of(a < 0x1p-12f ? a : big, x);
     }
 };

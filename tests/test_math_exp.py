@@ -572,6 +572,31 @@ def test_float32_pow_where_its_paths_switch(shim):
     assert d.max() <= 1, (xs[np.argmax(d)], ys[np.argmax(d)], d.max())
 
 
+
+def test_float32_asinh_and_atanh_where_their_paths_switch(shim):
+    """float32 asinh in float lanes for every finite x: |x| itself below 2^-12, log u0 plus the
+    correction d up to 2^12, log 2|x| (|x| clamped to 2^12 in the square root) from there to the
+    largest float; atanh's float argument q0 and its correction with the k_log1pf logarithm from
+    2^-12 to 1 (q0 crosses the log's reduction switch at sqrt(2) and its binades near 1): every
+    float32 within 2^12 bit patterns of each point, both signs, within 1 ulp, and the special
+    values."""
+    big = float(np.finfo(np.float32).max)
+    points = {"asinh": [2.0 ** -12, 0.5, 1.0, 2.0 ** 12, 2.0 ** 64, 2.0 ** 125, big],
+              "atanh": [2.0 ** -12, math.tanh(math.log(2) / 4), 1.0 / 3, 0.5, 0.75, 1.0]}
+    for name, pts in points.items():
+        edges = np.array(pts, np.float32).view(np.uint32).astype(np.int64)
+        bits = np.concatenate([np.arange(e - (1 << 12), min(e + (1 << 12), 0x7F800000)) for e in edges])
+        x = bits.astype(np.uint32).view(np.float32)
+        x = np.concatenate([x, -x])
+        got, want = run(shim, name, np.float32, x), screened_float32_reference(name, x)
+        nan = np.isnan(want)
+        assert (got[nan].view(np.uint32) == CANONICAL_NAN[np.float32]).all(), name
+        d = ulp_distance(got[~nan], want[~nan], np.float32)
+        assert d.max() <= 1, (name, x[~nan][np.argmax(d)], d.max())
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan], np.float32)
+    assert run(shim, "asinh", np.float32, special).view(np.uint32).tolist() == \
+        [0, 0x80000000, 0x7F800000, 0xFF800000, CANONICAL_NAN[np.float32]]
+
 def test_logaddexp_where_the_result_cancels(shim):
     """float64 logaddexp(x, y) with e^x + e^y close to 1 (max in [-0.75, 0)): the result is
     far below max, and the Newton step keeps it within 1 ulp down to 2^-46 |max|; one known
