@@ -7,24 +7,24 @@
 //   sin cos tan asin acos atan (float, double), atan2(y, x), hypot(x, y)
 //   float: a split form each (npu_emu_math_split.cuh) but for hypot: Split<fn::NAME,
 //   float>::fast is branch-free (a loop over it vectorizes) and gives NAME's bits wherever
-//   rare(x) is false (sin cos: |x| >= 2^12, inf, NaN; tan: |x| >= 2^20, inf, NaN; atan: inf,
-//   NaN; asin acos: NaN, |x| > 1; atan2: |y| or |x| outside [2^-60, 2^60], zeros, infinities
-//   and NaN included).
-// float versions of tan and hypot evaluate in double (short polynomials, plain double
-// arithmetic, the same Payne-Hanek reduction above 2^20) and round once, and so do sin and
-// cos from 2^12; below, sin and cos, and asin acos atan atan2 everywhere, in float lanes
-// (float pairs hi + lo where a rounding would be amplified).
+//   rare(x) is false (sin cos tan: |x| >= 2^12, inf, NaN; atan: inf, NaN; asin acos: NaN,
+//   |x| > 1; atan2: |y| or |x| outside [2^-60, 2^60], zeros, infinities and NaN included).
+// float hypot evaluates in double and rounds once, and so do sin, cos and tan from 2^12
+// (short polynomials, plain double arithmetic, the same Payne-Hanek reduction above 2^20);
+// below, sin, cos and tan, and asin acos atan atan2 everywhere, in float lanes (float pairs
+// hi + lo where a rounding would be amplified).
 // Special values follow C99 Annex F; every NaN result is the canonical quiet NaN
 // (0x7FC00000, 0x7FF8000000000000).
 //
 // Algorithms (textbook):
 //   sin/cos/tan  reduce x to r = x - n*pi/2 as a double-double: Cody-Waite with a 4-part pi/2
 //                for |x| < 2^20, Payne-Hanek (x times a 192-bit window of 2/pi, in 32-bit
-//                integer arithmetic) above (float sin and cos below 2^12: a float Cody-Waite
-//                with a 4-part pi/2, r as a float pair); then odd/even polynomials on |r| <=
-//                pi/4; tan is fdlibm's __kernel_tan (k_tan.c: r + r^3 P(r^2) below |r| =
-//                0.6743, tan(pi/4 - r) above, -1/tan r with its error taken back) without a
-//                branch (float: a Pade quotient r P(r^2)/Q(r^2)).
+//                integer arithmetic) above (float sin, cos, tan below 2^12: a float
+//                Cody-Waite with a 4-part pi/2, r as a float pair); then odd/even polynomials
+//                on |r| <= pi/4; tan is fdlibm's __kernel_tan (k_tan.c: r + r^3 P(r^2) below
+//                |r| = 0.6743, tan(pi/4 - r) above, -1/tan r with its error taken back)
+//                without a branch (float below 2^12: r + r^3 P(r^2) and -1/that with the
+//                division's remainder taken back; from 2^12 a Pade quotient r P(r^2)/Q(r^2)).
 //   atan family  double: fdlibm's schemes in plain double (s_atan.c's reduction of y/x to one
 //                of the centres 0, 1/2, 1, 3/2, inf with one division, atan2 with the
 //                division's error taken back; asin and acos as e_asin.c and e_acos.c reduce
@@ -93,6 +93,8 @@ NPU_EMU_TRIG_TABLE float ATAN_LANES_LO[32] = {-0x1.04f394p-27f, 0x1.5fbd16p-32f,
 NPU_EMU_TRIG_TABLE float SIN_LANES_C[4] = {-0x1.555556p-3f, 0x1.111198p-7f, -0x1.a082f6p-13f, 0x1.8768a2p-19f};
 // COS_LANES (float coefficients): max relative error of the polynomial 2^-24.0
 NPU_EMU_TRIG_TABLE float COS_LANES_C[3] = {0x1.555554p-5f, -0x1.6c129ap-10f, 0x1.9bc518p-16f};
+// TAN_LANES (float coefficients): max relative error of r + r^3 P(r^2) 2^-29.3
+NPU_EMU_TRIG_TABLE float TAN_LANES_C[7] = {0x1.55555ep-2f, 0x1.110e16p-3f, 0x1.bac6cep-5f, 0x1.5d7236p-6f, 0x1.5f804ep-7f, 0x1.c4fa7p-13f, 0x1.1b06d4p-8f};
 // float lanes: pi/2 = PIO2_F1 + PIO2_F2 + PIO2_F3 (12, 12, 11 bits: k * PIO2_Fi is exact for k < 2^12) + PIO2_F4;
 // INV_PIO2_F = 2/pi rounded
 constexpr float PIO2_F1 = 0x1.922p+0f, PIO2_F2 = -0x1.2aep-18f, PIO2_F3 = -0x1.de8p-31f, PIO2_F4 = -0x1.73dcb4p-43f, INV_PIO2_F = 0x1.45f306p-1f;
@@ -634,18 +636,22 @@ NPU_EMU_HD float atan_lanes_f(float u) {
 // cos rh in rl's term is w, sin rh is rh + rh z P (their errors times rl: below 2^-28 of the
 // result). P and Q have float coefficients (2^-25.0 and 2^-24.0); every low part is added
 // before the one last rounding; |r| <= pi/4 + 2^-12.3 keeps cos r >= 0.7: nothing cancels.
-template <int WHICH>
-NPU_EMU_HD float sincos_lanes_f(float x) {
-    const uint32_t sign = float_as_bits(x) & 0x80000000u;
-    const float a = bits_as_float(float_as_bits(x) ^ sign);
+struct reduced_f { float rh, rl; uint32_t n; };   // |x| = n pi/2 + rh + rl (n's low bits)
+NPU_EMU_HD reduced_f reduce_lanes_f(float a) {
     const float shifter = 12582912.0f;               // 1.5 * 2^23: k ends up in the low bits
     const float ks = a * INV_PIO2_F + shifter;
     const float k = ks - shifter;
     const float d = a - k * PIO2_F1;
     const ff s = fast_two_sum_f(d, -(k * PIO2_F2));
     const ff t = fast_two_sum_f(s.hi, -(k * PIO2_F3));
-    const float rh = t.hi, rl = (s.lo + t.lo) - k * PIO2_F4;
-    const uint32_t n = float_as_bits(ks) + WHICH;   // cos x = sin(x + pi/2)
+    return {t.hi, (s.lo + t.lo) - k * PIO2_F4, float_as_bits(ks)};
+}
+template <int WHICH>
+NPU_EMU_HD float sincos_lanes_f(float x) {
+    const uint32_t sign = float_as_bits(x) & 0x80000000u;
+    const reduced_f red = reduce_lanes_f(bits_as_float(float_as_bits(x) ^ sign));
+    const float rh = red.rh, rl = red.rl;
+    const uint32_t n = red.n + WHICH;                // cos x = sin(x + pi/2)
     const float h = top12_f(rh), l = rh - h;
     const float zh = h * h, zl = (h + h) * l + l * l;
     const float z = zh + zl;
@@ -658,6 +664,42 @@ NPU_EMU_HD float sincos_lanes_f(float x) {
     const float v = (n & 1u) != 0u ? cs : sn;
     const uint32_t flip = ((n & 2u) << 30) ^ (WHICH == 0 ? sign : 0u);
     return bits_as_float(float_as_bits(v) ^ flip);
+}
+
+// tan of |x| < 2^12 in float lanes (the split form's fast path, branch-free), from
+// sincos_lanes_f's reduction (r = rh + rl, n). On |r| <= pi/4 + 2^-12.3:
+//   T = tan r = rh + tail, tail = rh z P(z) + rl (1 + z), z = rh^2 (rounded), P of seven float
+//   coefficients (TAN_LANES_C, fitted to tan's relative error: 2^-29.3) by Estrin's scheme (a
+//   loop over this is bound by its dependency chain: Horner's rule was 1.35x slower); tail is
+//   at most 0.215 of T, and its roundings (z, rh z, P's, the product, the sum) stay below 0.9
+//   of 2^-24 T (measured): even n gives t = RN(rh + tail).
+//   odd n: -1/T, T = th + tl with th = t's 12 leading bits and tl = (rh - th) + tail (rh - th
+//   exact by Sterbenz; tl below 2^-12 T, its rounding nothing). q = -1/th rounded, whose
+//   remainder R = -1 - q th is exact from q's 12-bit halves (each product with th exact, -1 -
+//   qh th exact by Sterbenz, the remainder of a correctly rounded quotient representable);
+//   with u = q tl (below 2^-12), -1/T = q (1 - R)(1 + u + u^2) to 2^-35, so q + q ((u + u^2)
+//   - R) before the one last rounding: only T's error remains, at most half an ulp of |cot r|
+//   >= 1 (whose ulp is twice T's relative 2^-24). (The remainder of -1/t.hi with t.hi split in
+//   two needs two more subtractions after the division, on the loop's critical path: 1.15x
+//   slower.)
+// One division, on every lane (even lanes throw it away; x = 0 divides by zero there).
+NPU_EMU_HD float tan_lanes_f(float x) {
+    const uint32_t sign = float_as_bits(x) & 0x80000000u;
+    const reduced_f red = reduce_lanes_f(bits_as_float(float_as_bits(x) ^ sign));
+    const float rh = red.rh, rl = red.rl;
+    const float z = rh * rh, z2 = z * z, z4 = z2 * z2;
+    const float p = TAN_LANES_C[0] + (TAN_LANES_C[1] * z + (z2 * (TAN_LANES_C[2] + TAN_LANES_C[3] * z) +
+                                      z4 * ((TAN_LANES_C[4] + TAN_LANES_C[5] * z) + z2 * TAN_LANES_C[6])));
+    const float tail = (rh * z) * p + (rl + rl * z);
+    const float t = rh + tail;
+    const float th = top12_f(t), tl = (rh - th) + tail;
+    const float q = -1.0f / th;
+    const float qh = top12_f(q), ql = q - qh;
+    const float rem = (-1.0f - qh * th) - ql * th;   // -1 - q th, exact
+    const float u = q * tl;
+    const float cot = q + q * ((u + u * u) - rem);
+    const float v = (red.n & 1u) != 0u ? cot : t;
+    return bits_as_float(float_as_bits(v) ^ sign);
 }
 
 // atan2 in float lanes for |y|, |x| in [2^-60, 2^60] (the split form's fast path; with
@@ -873,9 +915,12 @@ template <int WHICH> struct SplitSinCos {            // |x| < 2^12: float lanes
 };
 template <> struct Split<fn::sin, float> : SplitSinCos<0> {};
 template <> struct Split<fn::cos, float> : SplitSinCos<1> {};
-template <> struct Split<fn::tan, float> {          // finite |x| < 2^20: double lanes
-    static NPU_EMU_HD bool rare(float x) { return !trig_detail::trig_fast_range(x); }
-    static NPU_EMU_HD float fast(float x) { return trig_detail::sincostan_fast_f<2>(x); }
+template <> struct Split<fn::tan, float> {          // |x| < 2^12: float lanes
+    static NPU_EMU_HD bool rare(float x) { return (float_as_bits(x) & 0x7FFFFFFFu) >= 0x45800000u; }
+    static NPU_EMU_HD float fast(float x) { return trig_detail::tan_lanes_f(x); }
+    // the second tier (ufunc.cuh Tiered1): 2^12 <= |x| < 2^20 in double lanes
+    static NPU_EMU_HD bool wide_ok(float x) { return trig_detail::trig_fast_range(x); }
+    static NPU_EMU_HD float wide(float x) { return trig_detail::sincostan_fast_f<2>(x); }
 };
 
 template <> struct Split<fn::atan, float> {          // finite x
@@ -929,8 +974,10 @@ NPU_EMU_HD float cos(float x) {
     return S::wide_ok(x) ? S::wide(x) : sincostan_rare_f<1>(x);
 }
 NPU_EMU_HD float tan(float x) {
+    using namespace trig_detail;
     using S = Split<fn::tan, float>;
-    return S::rare(x) ? trig_detail::sincostan_rare_f<2>(x) : S::fast(x);
+    if (!S::rare(x)) return S::fast(x);
+    return S::wide_ok(x) ? S::wide(x) : sincostan_rare_f<2>(x);
 }
 NPU_EMU_HD float atan(float x) {                     // +-inf: +-pi/2 rounded
     using S = Split<fn::atan, float>;

@@ -88,10 +88,10 @@ def max_rel_error(approx, exact, rmax, n=2000):
     return worst
 
 
-def tan_fit(rmax, n, npts=120):
-    """tan r ~ r + r^3 P(r^2), P of n coefficients, each rounded to double in turn (lowest degree
-    first) and the rest refitted to the rounded ones: a least-squares fit of the relative error
-    on Chebyshev points of [0, rmax]."""
+def tan_fit(rmax, n, npts=120, rnd=dbl):
+    """tan r ~ r + r^3 P(r^2), P of n coefficients, each rounded to double (rnd: or float) in
+    turn (lowest degree first) and the rest refitted to the rounded ones: a least-squares fit of
+    the relative error of tan on Chebyshev points of [0, rmax]."""
     pts = [rmax / 2 * (1 + mp.cos(mp.pi * (i + mp.mpf(1) / 2) / npts)) for i in range(npts)]
     tans = [mp.tan(r) for r in pts]
     fixed: list[float] = []
@@ -103,7 +103,7 @@ def tan_fit(rmax, n, npts=120):
             for j in range(n - k):
                 a[i, j] = r**3 * z**(k + j) / t
         sol, _ = mp.qr_solve(a, b)
-        fixed.append(dbl(sol[0]))
+        fixed.append(rnd(sol[0]))
     return fixed
 
 
@@ -197,9 +197,15 @@ def block() -> str:
     cl = float_fit(cos_r, ZL, 3)
     esl = max_rel_error(lambda z: horner(sl, z), sin_r, ZL)
     ecl = max_rel_error(lambda z: horner(cl, z), cos_r, ZL)
+    # float tan in float lanes: tan r = r + r^3 P(r^2) on the same range, float coefficients,
+    # fitted to tan's relative error (r^3 P is at most 0.215 of tan r)
+    tl = tan_fit(mp.sqrt(ZL), 7, rnd=f32)
+    etl = max_rel_error(lambda r: r + r**3 * horner(tl, r * r), mp.tan, mp.sqrt(ZL))
     for name, cs, err in (("SIN_LANES", sl, esl), ("COS_LANES", cl, ecl)):
         out.append(f"// {name} (float coefficients): max relative error of the polynomial 2^{float(mp.log(err, 2)):.1f}")
         out.append(f"{TABLE} float {name}_C[{len(cs)}] = {{" + ", ".join(hexf(v) for v in cs) + "};")
+    out.append(f"// TAN_LANES (float coefficients): max relative error of r + r^3 P(r^2) 2^{float(mp.log(etl, 2)):.1f}")
+    out.append(f"{TABLE} float TAN_LANES_C[{len(tl)}] = {{" + ", ".join(hexf(v) for v in tl) + "};")
     # float Cody-Waite for |x| < 2^12 (k <= 2608): pi/2 = PIO2_F1 + PIO2_F2 + PIO2_F3 (12, 12
     # and 11 bits: k PIO2_Fi is exact; the header's sincos_lanes_f says why 11) + PIO2_F4
     # (float), the sum within 2^-66 of pi/2
