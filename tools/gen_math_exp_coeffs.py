@@ -329,7 +329,8 @@ def float_fit(f, lo, hi, degree: int, value, ref, points) -> tuple[list[float], 
 def hyperbolic_fits() -> dict[str, tuple[list[float], mpf]]:
     """tanh_p: tanh a = a + a z P(z), z = a^2, a <= 0.5494 (tanh_lanes_f's small form, up to
     atanh(1/2)); sinh_p: sinh a = a + a z P(z), a <= 1 (sinh_lanes_f); exp_q4 and exp_q5:
-    e^r = 1 + r + r^2 Q(r), |r| <= 0.35 (tanh_lanes_f, exp_pm_lanes_f)."""
+    e^r = 1 + r + r^2 Q(r), |r| <= 0.35 (tanh_lanes_f; exp_pm_lanes_f, which evaluates
+    exp_q5's even and odd parts apart for e^r and e^-r)."""
     def tanh_p(z):
         if z < mpf(2) ** -60:
             return -mpf(1) / 3 + 2 * z / 15
@@ -369,10 +370,10 @@ def block_code(name: str, c: list[float]) -> str:
     if name == "exp_q4":
         return ("    const float r2 = r * r;\n"
                 f"    const float q = ({h[0]} + r * {h[1]}) + r2 * (({h[2]} + r * {h[3]}) + r2 * {h[4]});\n")
-    if name == "exp_q5":
+    if name == "exp_q5":  # its even and odd parts (e^-r from the same fit)
         return ("    const float r2 = r * r;\n"
-                f"    const float q01 = {h[0]} + r * {h[1]}, q23 = {h[2]} + r * {h[3]};\n"
-                f"    const float q45 = {h[4]} + r * {h[5]};\n")
+                f"    const float ev = r2 * ({h[0]} + r2 * ({h[2]} + r2 * {h[4]}));\n"
+                f"    const float od = (r * r2) * ({h[1]} + r2 * ({h[3]} + r2 * {h[5]}));\n")
     raise KeyError(name)
 
 
