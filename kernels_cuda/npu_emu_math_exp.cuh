@@ -1295,21 +1295,27 @@ NPU_EMU_HD ExpReducedF reduce_ln2_lanes_f(float x) {
     return {static_cast<int32_t>(float_as_bits(shifted) - 0x4B400000u), r, (r1 - r) - b};
 }
 
-// e^x - 1 in float arithmetic for -17.5 <= x <= 88 (k in [-25, 127]: 2^k a normal float).
-// x = k ln2 + hi + lo (reduce_ln2_lanes_f); e^r - 1 = hi + hi^2/2 + hi^3 Q(hi) + lo (1 + hi) with
+// e^x - 1 in float arithmetic for -17.5 <= x <= 88, k in [-24, 127].
+// x = k ln2 + hi + lo as in reduce_ln2_lanes_f, with k raised to -24 below (there r is in
+// [-0.87, -0.35), outside the fit's range, and e^x - 1 = -1 + 2^-24 e^r is -1 or -1 + 2^-24,
+// both within 1 ulp of it: e^r < 0.72); e^r - 1 = hi + hi^2/2 + hi^3 Q(hi) + lo (1 + hi) with
 // Q of degree 4 (a fit with float coefficients: relative error 2^-31 of the result; Estrin's
 // scheme, as in log_reduce_lanes), and hi^2/2 split
-// exactly as in log_reduce_lanes: e^r - 1 = p.hi + p.lo + tail. Then e^x - 1 = (2^k - 1) +
-// 2^k (e^r - 1), which does not cancel (k = 0: e^r - 1 itself; else |e^x - 1| > 0.29), with
-// 2^k - 1 = c + c_lo exactly (a two-sum, fewer vector operations than selects on k): c =
-// fl(2^k - 1) is exact for -24 <= k <= 24 (c_lo = 0); beyond 24 it is 2^k (2^k - 1 needs 25
-// bits and ties to the even 2^k), c_lo = -1; at k = -25 it is -1 (1 - 2^-25 ties to the even
-// 1), c_lo = 2^-25. Then a fast two-sum with 2^k p.hi (|2^k p.hi| < 0.42 2^k < |c|
-// for k != 0), and one rounding of the sum of the small parts at the end.
+// exactly as in log_reduce_lanes: e^r - 1 = p.hi + p.lo + tail. Then e^x - 1 = 2^k w with
+// w = (1 - 2^-k) + (e^r - 1), which does not cancel (k = 0: e^r - 1 itself; else |w| > 0.29),
+// computed unscaled and scaled at the end by adding k to w's exponent field (w is a normal
+// float for k != 0, and k = 0 adds nothing; every step commutes with the scaling: the bits are
+// those of the same sum scaled by 2^k throughout, as this function computed it before).
+// 1 - 2^-k = c + c_lo exactly with c its rounding and c_lo = (1 - c) - 2^-k: 0 for -24 <= k <=
+// 24 (c exact), -2^-k beyond 24 (c = 1); 2^-k from the same exponent bits (0 at k = 127, where
+// it is below 2^-150 of w). Then a fast two-sum with p.hi (|p.hi| < 0.42 < |c| for k != 0, c = 0
+// at k = 0) and one rounding of the sum of the small parts at the end.
 NPU_EMU_HD float expm1_lanes_f(float x) {
-    const ExpReducedF red = reduce_ln2_lanes_f(x);
-    const int32_t k = red.k;
-    const float hi = red.r, lo = red.lo;
+    const int32_t sb = static_cast<int32_t>(float_as_bits(x * INV_LN2_F + 0x1.8p23f));
+    const float shifted = bits_as_float(static_cast<uint32_t>(sb > 0x4B3FFFE8 ? sb : 0x4B3FFFE8));  // k >= -24 (an integer max)
+    const float kf = shifted - 0x1.8p23f;
+    const float r1 = x - kf * LN2_HI_F, b = kf * LN2_LO_F;
+    const float hi = r1 - b, lo = (r1 - hi) - b;
     const float g = hi * 0.5f;
     const float hh = top12_f(hi), gh = top12_f(g);  // gh = hh / 2
     const ff p = fast_two_sum_f(hi, gh * hh);      // hi + hh^2 / 2, exactly
@@ -1317,11 +1323,12 @@ NPU_EMU_HD float expm1_lanes_f(float x) {
     const float q01 = 0x1.555554p-3f + hi * 0x1.5554f8p-5f, q23 = 0x1.1112d4p-7f + hi * 0x1.6d3a84p-10f;
     const float q = q01 + h2 * (q23 + h2 * 0x1.9e7cf8p-13f);
     const float tail = q * (h2 * hi) + ((g - gh) * (hi + hh) + (lo + lo * hi));
-    const float s = bits_as_float(static_cast<uint32_t>(k + 127) << 23);
-    const float c = s - 1.0f, cb = c - s;          // exact for -24 <= k <= 24; 2^k above, -1 at -25
-    const float c_lo = (s - (c - cb)) + (-1.0f - cb);  // its error (a two-sum): 0, -1 or 2^-25
-    const ff a = fast_two_sum_f(c, s * p.hi);
-    return a.hi + ((a.lo + (c_lo + s * p.lo)) + s * tail);
+    const uint32_t ke = float_as_bits(shifted) << 23;        // k in the exponent field
+    const float m = bits_as_float(0x3F800000u - ke);         // 2^-k
+    const float c = 1.0f - m, c_lo = (1.0f - c) - m;         // 1 - 2^-k = c + c_lo
+    const ff a = fast_two_sum_f(c, p.hi);
+    const float w = a.hi + ((a.lo + (c_lo + p.lo)) + tail);
+    return bits_as_float(float_as_bits(w) + ke);             // 2^k w
 }
 
 // e^a / 2 + sgn e^-a / 2 for 0 <= a <= 88 and sgn = +1 (cosh a) or -1 (sinh a, used from
@@ -1445,13 +1452,13 @@ NPU_EMU_HD float exp2(float x) {
 }
 
 // Below -17.5 (-inf included) fast() computes at -17.5: e^x < e^-17.5 < 0.85 * 2^-25, half an
-// ulp below 1, so -1 is the correctly rounded result there and at -17.5 itself (the lanes' error
-// is far below the 0.15 * 2^-25 left to the midpoint). Above 88 (results beyond 2^127) and for
+// ulp below 1, so -1 is the correctly rounded result there and at -17.5 itself (what the lanes
+// give: 2^-24 e^r = 0.84 2^-25 there, far from the midpoint). Above 88 (results beyond 2^127) and for
 // NaN: the double path, clamped to [-18, 90] (inf comes out).
 template <> struct Split<fn::expm1, float> {
     static NPU_EMU_HD bool rare(float x) { return !(x <= 88.0f); }
     static NPU_EMU_HD float fast(float x) {
-        const float r = expdetail::expm1_lanes_f(x < -17.5f ? -17.5f : x);
+        const float r = expdetail::expm1_lanes_f(x > -17.5f ? x : -17.5f);
         return x == 0.0f ? x : r;  // keeps -0
     }
 };

@@ -528,8 +528,10 @@ def test_float32_hyperbolics_where_their_paths_switch(shim):
 
 def test_float32_expm1_where_its_paths_switch(shim):
     """float32 expm1's float lanes run from -17.5 (below, the argument is raised to it: -1) to 88
-    (the double path above): every float32 in [-18, -16] (2^k - 1 in two parts at k = -25, exact
-    at k = -24) and within 2^12 bit patterns of 88, within 1 ulp; -inf gives -1, -0 gives -0."""
+    (the double path above), with k raised to -24 below -24.5 ln2 (r outside the fit's range
+    there, the result -1 or -1 + 2^-24) and 2^k applied to w's exponent bits at the end: every
+    float32 in [-18, -16] and within 2^12 bit patterns of 88 (k = 127, where 2^-k is taken as
+    0), within 1 ulp; -inf gives -1, -0 gives -0."""
     lo, hi = np.array([-16.0, -18.0], np.float32).view(np.uint32)
     edge = np.float32(88.0).view(np.uint32)
     bits = np.concatenate([np.arange(lo, hi + 1), np.arange(edge - (1 << 12), edge + (1 << 12))]).astype(np.uint32)
