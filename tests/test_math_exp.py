@@ -471,7 +471,7 @@ def test_loops_over_the_float_fast_paths_vectorize(tmp_path):
         assert re.search(rf"fast_loops.cu:{3 + 3 * i}:\d+: optimized: loop vectorized", report), name
 
 
-SPLIT_F64 = ["exp", "expm1", "log", "log10", "log1p", "sinh", "cosh", "tanh", "asinh", "atanh"]
+SPLIT_F64 = ["exp", "expm1", "log", "log2", "log10", "log1p", "sinh", "cosh", "tanh", "asinh", "atanh"]
 
 
 @pytest.mark.skipif(not cpu._X86, reason="reads GCC's x86 vectorizer report")
@@ -815,6 +815,27 @@ def test_exact_logarithms_stay_exact(shim):
     n = np.arange(-311, 309)
     got = run(shim, "log10", np.float64, np.array([float(f"1e{i}") for i in n]))
     assert np.array_equal(got, n.astype(np.float64)), n[got != n]
+
+
+def test_float64_log2_log10_where_they_cancel(shim):
+    """float64 log2 and log10 take f H (H = 1 or 1/2) exactly and f (1/ln b - H) rounded, with
+    one rounding at the end: within 1 ulp where that term is largest against the result (k = 0:
+    x near 1 on both sides, and across [sqrt(1/2), sqrt(2))) and where k + f H cancels (x just
+    below and above powers of 2, and of 10)."""
+    rng = np.random.default_rng(SEED + 7)
+    n = 3000 if SWEEP else 400
+    near1 = _log_uniform(rng, n, -52, -2, False)
+    k = rng.integers(-1074, 1024, n).astype(np.float64)
+    m = 1 + rng.choice([-1.0, 1.0], n) * _log_uniform(rng, n, -52, -2, False)
+    x = np.concatenate([1 + near1, 1 - near1 / 2, rng.uniform(np.sqrt(0.5), np.sqrt(2.0), n),
+                        np.exp2(k) * m, 10.0 ** rng.integers(-300, 300, n) * m,
+                        np.nextafter(np.sqrt([0.5, 2.0]), 0), np.nextafter(np.sqrt([0.5, 2.0]), 2)])
+    x = x[(x > 0) & np.isfinite(x)]
+    for name in ("log2", "log10"):
+        got = run(shim, name, np.float64, x)
+        want = np.array([reference(name, np.float64, float(a)) for a in x])
+        d = ulp_distance(got, want, np.float64)
+        assert d.max() <= 1, (name, x[np.argmax(d)], d.max())
 
 
 def test_odd_functions_keep_the_sign_of_zero(shim):

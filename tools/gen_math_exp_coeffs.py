@@ -377,12 +377,40 @@ def block_code(name: str, c: list[float]) -> str:
     raise KeyError(name)
 
 
+# ------------------------------------------------------------------ float64 log2/log10 (blocks)
+# fdlibm's log fit LG1..LG7 (the header's doubles), from which log2 and log10 take theirs scaled.
+LOG_LG = ["0x1.5555555555593p-1", "0x1.999999997fa04p-2", "0x1.2492494229359p-2", "0x1.c71c51d8e78afp-3",
+          "0x1.7466496cb03dep-3", "0x1.39a09d078c69fp-3", "0x1.2f112df3e5244p-3"]
+
+
+def _hexd_c(v: float) -> str:
+    """A C++ double literal (Python's hex form)."""
+    return float(v).hex()
+
+
+def log_scaled_block(name: str) -> str:
+    """float64 log2 (name log2_tail) and log10 (log10_tail): log_b(1 + f) = f H + f C + V (r -
+    hfsq), V = 1/ln b, with H = 1 (log2) or 1/2 (log10) so that f H is exact, C = V - H rounded,
+    HV = V/2 (h = HV f^2 = V hfsq) and fdlibm's LG_i times V rounded (V r = s (h + V R(z)))."""
+    v = 1 / mp.log(2) if name == "log2_tail" else 1 / mp.log(10)
+    head = mpf(1) if name == "log2_tail" else mpf(0.5)
+    lg = [_hexd_c(float(mpf(float.fromhex(c)) * v)) for c in LOG_LG]
+    return (f"    constexpr double C = {_hexd_c(float(v - head))}, HV = {_hexd_c(float(v / 2))};\n"
+            f"    const double t1 = w * ({lg[1]} + w * ({lg[3]} + w * {lg[5]}));\n"
+            f"    const double t2 = z * ({lg[0]} + w * ({lg[2]} + w * ({lg[4]} + w * {lg[6]})));\n")
+
+
 def rewrite_blocks(text: str) -> str:
     for name, (c, _) in hyperbolic_fits().items():
         begin = BLOCK_BEGIN.format(name=name)
         start = text.index(begin) + len(begin)
         stop = text.index(BLOCK_END, start)
         text = text[:start] + block_code(name, c) + text[stop:]
+    for name in ("log2_tail", "log10_tail"):
+        begin = BLOCK_BEGIN.format(name=name)
+        start = text.index(begin) + len(begin)
+        stop = text.index(BLOCK_END, start)
+        text = text[:start] + log_scaled_block(name) + text[stop:]
     return text
 
 
