@@ -384,8 +384,8 @@ NPU_EMU_HD double expm1(double x) {
 }
 
 // The logarithms: fast for positive normal finite x; rare: subnormals (scaled by 2^54 first),
-// 0, negative, inf and NaN. fdlibm's scheme (e_log.c, s_log1p.c; FreeBSD's k_log.h for log2
-// and log10) in plain double, no table and no double-double: x = 2^k m with m in
+// 0, negative, inf and NaN. fdlibm's scheme (e_log.c, s_log1p.c; log2 and log10
+// scale it, below) in plain double, no table and no double-double: x = 2^k m with m in
 // [sqrt(1/2), sqrt(2)) from the bits and f = m - 1 exact; s = f / (2 + f), z = s^2 <= 0.0295
 // and log(1 + f) = f - hfsq + s (hfsq + R) with hfsq = f^2/2 and R = LG1 z + ... + LG7 z^7
 // (fdlibm's fit, error below 2^-58.45). Each result is within 1 ulp (fdlibm's bound;
