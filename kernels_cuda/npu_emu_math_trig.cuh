@@ -60,8 +60,10 @@ namespace trig_detail {
 NPU_EMU_TRIG_TABLE double SIN_C[8] = {-0x1.5555555555555p-3, 0x1.1111111111111p-7, -0x1.a01a01a01a019p-13, 0x1.71de3a556c2c7p-19, -0x1.ae64567e72f38p-26, 0x1.61245fb4cbac1p-33, -0x1.ae7c5380b1d5fp-41, 0x1.924296786f1a3p-49};
 // COS: max relative error of the polynomial 2^-59.5
 NPU_EMU_TRIG_TABLE double COS_C[7] = {0x1.5555555555555p-5, -0x1.6c16c16c16c16p-10, 0x1.a01a01a019d0ap-16, -0x1.27e4fb7712bdfp-22, 0x1.1eed8deb6d561p-29, -0x1.9394b9c9c20a4p-37, 0x1.ab783376962cfp-45};
-// TAN: max relative error of the polynomial 2^-59.2
-NPU_EMU_TRIG_TABLE double TAN_C[13] = {0x1.555555555555fp-2, 0x1.11111111102fdp-3, 0x1.ba1ba1bafadeap-5, 0x1.664f484be2524p-6, 0x1.226e3d3d7bb92p-7, 0x1.d6d2608bd6c8bp-9, 0x1.7db9f33d08942p-10, 0x1.346487f98e65bp-11, 0x1.01e4e25d02ab2p-12, 0x1.4c5043ddddfdbp-14, 0x1.25b95169fbd3fp-14, -0x1.25b3bd8610c3bp-16, 0x1.acaf89c5073ffp-16};
+// TAN_P / TAN_Q: tan r = r (1 + z TAN_P(z)) / (1 + z TAN_Q(z)), z = r^2, TAN_Q[0] of 11 bits;
+// max relative error of the quotient 2^-57.3
+NPU_EMU_TRIG_TABLE double TAN_P[4] = {-0x1.1955555555555p-3, 0x1.01f8445f6938cp-8, -0x1.e76861bd92418p-16, 0x1.00a898cabc283p-25};
+NPU_EMU_TRIG_TABLE double TAN_Q[4] = {-0x1.e200000000000p-2, 0x1.c2a03339fc705p-6, -0x1.a88fec42f78c8p-12, 0x1.64f8eb26d7a9dp-20};
 // ASIN: max relative error of the polynomial 2^-52.9
 NPU_EMU_TRIG_TABLE double ASIN_C[13] = {0x1.5555555555556p-3, 0x1.3333333332ecap-4, 0x1.6db6db6e31f13p-5, 0x1.f1c71c1db0623p-6, 0x1.6e8bb1c8209a2p-6, 0x1.1c4d35cf95421p-6, 0x1.c9cf07674736ap-7, 0x1.782651caa6547p-7, 0x1.52420b04b37bep-7, 0x1.65a9c4dfcf8b2p-8, 0x1.1d189408314eep-6, -0x1.e6aaa8a0a04ccp-7, 0x1.d72b2bc8155f8p-6};
 // SINF: max relative error of the polynomial 2^-35.6
@@ -101,7 +103,6 @@ constexpr float PIO2_F1 = 0x1.922p+0f, PIO2_F2 = -0x1.2aep-18f, PIO2_F3 = -0x1.d
 // float lanes: pi/2 and pi as float hi + lo
 constexpr float PIO2_HI_F = 0x1.921fb6p+0f, PIO2_LO_F = -0x1.777a5cp-25f;
 constexpr float PI_HI_F = 0x1.921fb6p+1f, PI_LO_F = -0x1.777a5cp-24f;
-constexpr double TAN_BIG = 0x1.5942800000000p-1;   // tan r: r + r^3 TAN_C(r^2) below, tan(pi/4 - r) above
 constexpr double THREE_PIO4 = 0x1.2d97c7f3321d2p+1;
 constexpr double ATAN_HALF_HI = 0x1.dac670561bb4fp-2, ATAN_HALF_LO = 0x1.a2b7f222f65e2p-56;
 constexpr double ATAN_3HALF_HI = 0x1.f730bd281f69bp-1, ATAN_3HALF_LO = 0x1.007887af0cbbdp-56;
@@ -286,40 +287,35 @@ NPU_EMU_HD dd cos_kernel(dd r) {
     return two_sum(w, tail);
 }
 
-// tan r (odd all clear) or -1/tan r (odd all set) of r = r.hi + r.lo, |r| <~ pi/4: fdlibm's
-// __kernel_tan (k_tan.c; Copyright (C) 2004 by Sun Microsystems, Inc.; permission to use,
-// copy, modify, and distribute this software is freely granted, provided that this notice is
-// preserved) without a branch, its polynomial refitted (TAN_C). On a = |r.hi| (tan and -1/tan
-// are odd: the sign goes back at the end) with y the low part: below TAN_BIG (0.6743...),
-// tan = w = a + t, t = a^3 TAN_C(a^2) + y (1 + a^2); above it a' = (pi/4 - a) + (pi/4's low
-// part - y), w = a' + t = tan a' the same way, and with one = 1 (tan) or -1 (-1/tan),
-// one - 2 (a' + t - w^2 / (w + one)) is (1 - w)/(1 + w) = tan(pi/4 - a') or -(1 + w)/(1 - w)
-// (the result in [0.8, 1.25]: the subtraction loses nothing). Below TAN_BIG in an odd
-// quadrant -1/w is computed with the division's error taken back (w and the quotient cut to
-// 21 bits, whose products are exact). One division either way: its numerator and denominator
-// are selected first.
+// tan r (odd all clear) or 1/tan r (odd all set: the caller negates it) of r = r.hi + r.lo,
+// |r| <~ pi/4, without a branch: tan a = N/D, a = r.hi, z = a^2, N = a (1 + z TAN_P(z)),
+// D = 1 + z TAN_Q(z) (a rational of the [9/8] Pade approximant's degrees, refitted; N odd and
+// D even in a, so the sign of r needs no handling), 1/tan a = D/N. N and D are each carried
+// as hi + lo: N = a + tn (|tn| < 0.09 a), D's leading term TAN_Q[0] z with z = zh + zl, zh the
+// square of a cut to 21 bits (42 bits: TAN_Q[0] of 11 bits times zh is exact), so D keeps no
+// rounding of z in its largest correction. One division q = num_hi / den_hi (num, den = N, D
+// or D, N: selected first); the low parts and r.lo go back to first order,
+// v = q + (num_lo - q den_lo) / den_hi + (+-r.lo) (1 + q^2), with 1/den_hi ~ 1 + z/2 (1/D
+// within 7%; 1/N = q/D). Before the last rounding v is within about 0.85 ulp: 0.5 the
+// quotient's rounding, the rest N's and D's roundings and the fit (2^-57.3).
 NPU_EMU_HD double tan_kernel(dd r, uint64_t odd) {
-    uint64_t sr = sign_of(r.hi);
-    double a = fabs_(r.hi), y = flip_sign(r.lo, sr);
-    uint64_t big = mask_if(a >= TAN_BIG);
-    a = select(big, (PIO4_HI - a) + (PIO4_LO - y), a);
-    y = select(big, 0.0, y);
-    double z = a * a, w = z * z;
-    double p = TAN_C[1] + w * (TAN_C[3] + w * (TAN_C[5] + w * (TAN_C[7] + w * (TAN_C[9] + w * TAN_C[11]))));
-    double v = z * (TAN_C[2] + w * (TAN_C[4] + w * (TAN_C[6] + w * (TAN_C[8] + w * (TAN_C[10] + w * TAN_C[12])))));
-    double s = z * a;
-    double t = y + z * (s * (p + v) + y);
-    t = t + TAN_C[0] * s;                            // tan a' = a + t
-    w = a + t;
-    double one = select(odd, -1.0, 1.0);
-    double q = select(big, w * w, -1.0) / select(big, w + one, w);
-    double far = one - 2.0 * (a - (q - t));          // above TAN_BIG
-    const uint64_t cut = 0xFFFFFFFF00000000ull;      // -1/w, w = wc + wl, q ~ -1/w, qc its cut
-    double wc = bits_as_double(double_as_bits(w) & cut);
-    double wl = t - (wc - a);
-    double qc = bits_as_double(double_as_bits(q) & cut);
-    double inv = qc + q * ((1.0 + qc * wc) + qc * wl);
-    return flip_sign(select(big, far, select(odd, inv, w)), sr);
+    double a = r.hi;
+    double ah = bits_as_double(double_as_bits(a) & 0xFFFFFFFF00000000ull);   // 21 bits
+    double zh = ah * ah, zl = (a - ah) * (a + ah);   // a^2 = zh + zl, zh exact
+    double z = a * a, z2 = z * z;
+    double p = (TAN_P[0] + TAN_P[1] * z) + z2 * (TAN_P[2] + TAN_P[3] * z);
+    double t = TAN_Q[1] + z * TAN_Q[2] + z2 * TAN_Q[3];
+    double tn = (a * z) * p;
+    double pd = TAN_Q[0] * zh;                       // exact
+    double nh = a + tn, nl = tn - (nh - a);
+    double d1 = 1.0 + pd;                            // D = d1 + (pd - (d1 - 1)) + the rest
+    double rest = (TAN_Q[0] * zl + z2 * t) + (pd - (d1 - 1.0));
+    double dh = d1 + rest, dl = rest - (dh - d1);
+    double q = select(odd, dh, nh) / select(odd, nh, dh);
+    double rd = 1.0 + 0.5 * z;                       // ~ 1/dh
+    double rden = select(odd, q * rd, rd);
+    double y = flip_sign(r.lo, odd & 0x8000000000000000ull);   // d/da (D/N) = -(1 + q^2)
+    return q + ((select(odd, dl, nl) - q * select(odd, nl, dl)) * rden + y * (1.0 + q * q));
 }
 
 // sin (which = 0), cos (1), tan (2) of a finite double (any: the rare inputs' path).
@@ -332,7 +328,8 @@ NPU_EMU_HD double sincostan(double x, int which) {
     int n = red.n;
     double result;
     if (which == 2) {
-        result = tan_kernel(red.r, mask_if((n & 1) != 0));
+        uint64_t odd = mask_if((n & 1) != 0);        // -1/tan r in odd quadrants
+        result = flip_sign(tan_kernel(red.r, odd), odd & 0x8000000000000000ull);
     } else {
         int q = (n + which) & 3;                     // cos x = sin(x + pi/2)
         dd v = (q & 1) ? cos_kernel(red.r) : sin_kernel(red.r);
@@ -349,7 +346,7 @@ template <int WHICH>
 NPU_EMU_HD double sincostan_fast(double x) {
     reduced red = reduce_cody_waite(fabs_(x));
     uint64_t n = static_cast<uint64_t>(red.n);
-    if (WHICH == 2) return flip_sign(tan_kernel(red.r, 0 - (n & 1)), sign_of(x));
+    if (WHICH == 2) return flip_sign(tan_kernel(red.r, 0 - (n & 1)), ((n & 1) << 63) ^ sign_of(x));
     dd s = sin_kernel(red.r), c = cos_kernel(red.r);
     uint64_t q = n + WHICH;                          // cos x = sin(x + pi/2), cos is even
     double v = select(0 - (q & 1), c.hi, s.hi);

@@ -107,6 +107,36 @@ def tan_fit(rmax, n, npts=120, rnd=dbl):
     return fixed
 
 
+def tan_rational(rmax, npts=80, iters=4):
+    """tan r ~ r N(z) / D(z), z = r^2, N = 1 + P1 z + .. + P4 z^4, D = 1 + Q1 z + .. + Q4 z^4
+    (the [9/8] Pade approximant's degrees) with Q1 the Pade value rounded to 11 bits (Q1 times
+    a 42-bit z is exact): least squares of the relative error on Chebyshev points, linearised
+    as (N - F D) / (F D_old) with F = tan(r)/r and D_old the previous step's D (Loeb's
+    iteration, from the Pade approximant), the coefficients rounded to double at each step.
+    Returns ([P1..P4], [Q1..Q4])."""
+    zmax = rmax * rmax
+    taylor = mp.taylor(mp.tan, 0, 19)
+    _, q = mp.pade([taylor[2 * k + 1] for k in range(10)], 4, 4)
+    q1 = split(q[1], 11)
+    pts = [zmax / 2 * (1 + mp.cos(mp.pi * (i + mp.mpf(1) / 2) / npts)) for i in range(npts)]
+    fs = [mp.tan(mp.sqrt(z)) / mp.sqrt(z) for z in pts]
+    d_old = [horner([dbl(v) for v in q], z) for z in pts]
+    for _ in range(iters):
+        a, b = mp.matrix(npts, 7), mp.matrix(npts, 1)
+        for i, (z, f) in enumerate(zip(pts, fs)):
+            w = 1 / (f * d_old[i])
+            for k in range(4):
+                a[i, k] = z**(k + 1) * w
+            for k in range(3):
+                a[i, 4 + k] = -f * z**(k + 2) * w
+            b[i] = (f * (1 + q1 * z) - 1) * w
+        sol, _ = mp.qr_solve(a, b)
+        ps = [dbl(sol[k]) for k in range(4)]
+        qs = [dbl(q1)] + [dbl(sol[4 + k]) for k in range(3)]
+        d_old = [horner([1.0] + qs, z) for z in pts]
+    return ps, qs
+
+
 def block() -> str:
     out = []
     R = mp.pi / 4 * mp.mpf("1.0001")          # reduced arguments may pass pi/4 by an ulp
@@ -124,11 +154,9 @@ def block() -> str:
     taylor = mp.taylor(mp.tan, 0, 13)
     tp, tq = mp.pade([taylor[2 * k + 1] for k in range(7)], 3, 3)
     tp, tq = [dbl(v) for v in tp], [dbl(v) for v in tq]
-    # float64 tan: fdlibm's __kernel_tan scheme, tan r = r + r^3 P(r^2) for |r| < TAN_BIG (its
-    # switch, 0.6743...), tan(pi/4 - r) above it
-    tan_big = float.fromhex("0x1.59428p-1")
-    tt = tan_fit(mp.mpf(tan_big) * mp.mpf("1.0001"), 13)
-    ett = max_rel_error(lambda r: r + r**3 * horner(tt, r * r), mp.tan, mp.mpf(tan_big) * mp.mpf("1.0001"))
+    # float64 tan: one rational r N(z) / D(z) on |r| <= pi/4 (-D/N in odd quadrants)
+    tnp, tnq = tan_rational(R)
+    ett = max_rel_error(lambda r: r * horner([1.0] + tnp, r * r) / horner([1.0] + tnq, r * r), mp.tan, R)
     etf = max_rel_error(lambda r: r * horner(tp, r * r) / horner(tq, r * r), mp.tan, R)
     esf = max_rel_error(lambda r: r + r**3 * horner(sf, r * r), mp.sin, R)
     ecf = max_rel_error(lambda r: 1 - r * r / 2 + r**4 * horner(cf, r * r), mp.cos, R)
@@ -144,8 +172,14 @@ def block() -> str:
     # below 2^-27 of the result
     qf = float_fit(asin_r, mp.mpf(1) / 4, 6)
     eqf = max_rel_error(lambda t: horner(qf, t), asin_r, mp.mpf(1) / 4)
-    for name, cs, err in (("SIN", s, es), ("COS", c, ec), ("TAN", tt, ett), ("ASIN", q, eq),
+    for name, cs, err in (("SIN", s, es), ("COS", c, ec), ("TAN", None, ett), ("ASIN", q, eq),
                           ("SINF", sf, esf), ("COSF", cf, ecf)):
+        if name == "TAN":
+            out.append(f"// TAN_P / TAN_Q: tan r = r (1 + z TAN_P(z)) / (1 + z TAN_Q(z)), z = r^2, TAN_Q[0] of 11 bits;")
+            out.append(f"// max relative error of the quotient 2^{float(mp.log(err, 2)):.1f}")
+            out.append(f"{TABLE} double TAN_P[{len(tnp)}] = {{" + ", ".join(hexd(v) for v in tnp) + "};")
+            out.append(f"{TABLE} double TAN_Q[{len(tnq)}] = {{" + ", ".join(hexd(v) for v in tnq) + "};")
+            continue
         out.append(f"// {name}: max relative error of the polynomial 2^{float(mp.log(err, 2)):.1f}")
         out.append(f"{TABLE} double {name}_C[{len(cs)}] = {{" + ", ".join(hexd(v) for v in cs) + "};")
     out.append(f"// ASINF (float coefficients): max relative error of the polynomial 2^{float(mp.log(eqf, 2)):.1f}")
@@ -221,7 +255,6 @@ def block() -> str:
     for name, v in (("PIO2", mp.pi / 2), ("PI", mp.pi)):
         hi = f32(v)
         out.append(f"constexpr float {name}_HI_F = {hexf(hi)}, {name}_LO_F = {hexf(f32(v - hi))};")
-    out.append(f"constexpr double TAN_BIG = {hexd(tan_big)};   // tan r: r + r^3 TAN_C(r^2) below, tan(pi/4 - r) above")
     out.append(f"constexpr double THREE_PIO4 = {hexd(dbl(3 * mp.pi / 4))};")
     # float64 atan family (fdlibm's reduction): atan(c) for the centres c = 1/2, 3/2 and 2
     # (atan2's in place of 3/2) as hi + lo
