@@ -656,12 +656,12 @@ def test_float32_sin_cos_tan_float_lanes_where_their_paths_switch(shim):
 
 
 def test_float64_tan_where_its_paths_switch(shim):
-    """float64 tan (fdlibm's __kernel_tan scheme) changes form where the reduced |r| passes
-    TAN_BIG = 0x1.59428p-1 (r + r^3 P(r^2) below, tan(pi/4 - |r|) above), the quadrant where
-    x passes an odd multiple of pi/4, and its odd quadrants (-1/tan r, a pole next to each odd
-    multiple of pi/2) divide differently on the two sides of TAN_BIG: arguments next to all of
-    these, through Cody-Waite (|x| < 2^20) and Payne-Hanek, each within 1 ulp of the correctly
-    rounded result, and the split form's fast path with the function's bits."""
+    """float64 tan (one rational N/D on |r| <= pi/4, -D/N in odd quadrants) is least accurate
+    where |r| is largest (x next to odd multiples of pi/4, where the quadrant and so the form
+    changes) and its odd quadrants have a pole next to each odd multiple of pi/2: arguments
+    next to all of these (and to 0x1.59428p-1, fdlibm's old switch), through Cody-Waite
+    (|x| < 2^20) and Payne-Hanek, each within 1 ulp of the correctly rounded result, and the
+    split form's fast path with the function's bits."""
     f64 = np.float64
     rng = np.random.default_rng(20261207)
     big = float.fromhex("0x1.59428p-1")
