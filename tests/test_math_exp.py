@@ -499,14 +499,29 @@ def test_float32_exp_where_its_float_lane_path_ends(shim):
     assert d.max() <= 1, (x[np.argmax(d)], d.max())
 
 
+def _near_points_within_one_ulp(shim, points: dict) -> None:
+    """Every float32 within 2^12 bit patterns of each point (those below +inf), both signs,
+    within 1 ulp of the correctly rounded result; NaN results the canonical NaN."""
+    for name, pts in points.items():
+        edges = np.array(pts, np.float32).view(np.uint32).astype(np.int64)
+        bits = np.concatenate([np.arange(e - (1 << 12), min(e + (1 << 12), 0x7F800000)) for e in edges])
+        x = bits.astype(np.uint32).view(np.float32)
+        x = np.concatenate([x, -x])
+        got, want = run(shim, name, np.float32, x), screened_float32_reference(name, x)
+        nan = np.isnan(want)
+        assert (got[nan].view(np.uint32) == CANONICAL_NAN[np.float32]).all(), name
+        d = ulp_distance(got[~nan], want[~nan], np.float32)
+        assert d.max() <= 1, (name, x[~nan][np.argmax(d)], d.max())
+
+
 def test_float32_hyperbolics_where_their_paths_switch(shim):
     """The float32 cosh and sinh (float lanes up to |x| = 88, the second exponential dropped
     from k = 41, sinh's polynomial below 1), tanh (its polynomial below atanh(1/2), 1 - 2/(E + 1)
     above, where 2|x| = k ln2 + r switches k and the argument is clamped at 9.25, past 9.0109
     where tanh rounds to 1), expm1 where its reduction switches k, and asinh, acosh and atanh (the
-    argument itself below 2^-12, the float-lane log of a double argument up to 2^125 for asinh,
-    of a float argument and its correction up to 2^60 for acosh and everywhere for atanh, double
-    beyond): every float32 within 2^12 bit patterns of each switch, both signs, within 1 ulp."""
+    argument itself below 2^-12, the float-lane log of a float argument and its correction up
+    to 2^12 for asinh (log 2|x| beyond), 2^60 for acosh and everywhere for atanh, double beyond):
+    every float32 within 2^12 bit patterns of each switch, both signs, within 1 ulp."""
     ln2 = math.log(2)
     points = {"cosh": [88.0, 40.5 * ln2, 2.0 ** -13, 2.0 ** -12, 0.5 * ln2, 1.5 * ln2],
               "sinh": [88.0, 40.5 * ln2, 1.0, 0.5 * ln2, 1.5 * ln2, 2.0 ** -12],
@@ -514,16 +529,7 @@ def test_float32_hyperbolics_where_their_paths_switch(shim):
               "expm1": [0.5 * ln2, -0.5 * ln2, 1.5 * ln2, 24.5 * ln2, -24.5 * ln2],
               "asinh": [2.0 ** -12, 2.0 ** 125], "acosh": [1.0, 2.0 ** 60, 2.0 ** 125],
               "atanh": [2.0 ** -12, 0.5, 1.0]}
-    for name, pts in points.items():
-        edges = np.array(pts, np.float32).view(np.uint32).astype(np.int64)
-        bits = np.concatenate([np.arange(e - (1 << 12), e + (1 << 12)) for e in edges]).astype(np.uint32)
-        x = bits.view(np.float32)
-        x = np.concatenate([x, -x])
-        got, want = run(shim, name, np.float32, x), screened_float32_reference(name, x)
-        nan = np.isnan(want)
-        assert (got[nan].view(np.uint32) == CANONICAL_NAN[np.float32]).all(), name
-        d = ulp_distance(got[~nan], want[~nan], np.float32)
-        assert d.max() <= 1, (name, x[~nan][np.argmax(d)], d.max())
+    _near_points_within_one_ulp(shim, points)
 
 
 def test_float32_expm1_where_its_paths_switch(shim):
@@ -585,16 +591,7 @@ def test_float32_asinh_and_atanh_where_their_paths_switch(shim):
     big = float(np.finfo(np.float32).max)
     points = {"asinh": [2.0 ** -12, 0.5, 1.0, 2.0 ** 12, 2.0 ** 64, 2.0 ** 125, big],
               "atanh": [2.0 ** -12, math.tanh(math.log(2) / 4), 1.0 / 3, 0.5, 0.75, 1.0]}
-    for name, pts in points.items():
-        edges = np.array(pts, np.float32).view(np.uint32).astype(np.int64)
-        bits = np.concatenate([np.arange(e - (1 << 12), min(e + (1 << 12), 0x7F800000)) for e in edges])
-        x = bits.astype(np.uint32).view(np.float32)
-        x = np.concatenate([x, -x])
-        got, want = run(shim, name, np.float32, x), screened_float32_reference(name, x)
-        nan = np.isnan(want)
-        assert (got[nan].view(np.uint32) == CANONICAL_NAN[np.float32]).all(), name
-        d = ulp_distance(got[~nan], want[~nan], np.float32)
-        assert d.max() <= 1, (name, x[~nan][np.argmax(d)], d.max())
+    _near_points_within_one_ulp(shim, points)
     special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan], np.float32)
     assert run(shim, "asinh", np.float32, special).view(np.uint32).tolist() == \
         [0, 0x80000000, 0x7F800000, 0xFF800000, CANONICAL_NAN[np.float32]]
