@@ -35,8 +35,20 @@ from .views import aligned, basic_view, broadcast_view
 RULES = RULE_SETS["array_api"]
 
 
+# The last context made, with its backend and SoC: a repeated call asks for the same one.
+_last_context: tuple[Backend | None, object, Context | None] = (None, None, None)
+
+
 def context(be: Backend) -> Context:
-    return context_of(be, current_soc(), RULES)
+    """The array API's context on `be` (its rule set, the SoC selected now)."""
+    global _last_context
+    soc = current_soc()
+    last = _last_context
+    if last[0] is be and last[1] is soc:
+        return last[2]
+    ctx = context_of(be, soc, RULES)
+    _last_context = (be, soc, ctx)
+    return ctx
 
 
 def check_writable(x: Array, what: str = "the destination") -> None:
