@@ -3,8 +3,9 @@
 // The model is "one thread per block": threadIdx is {0,0,0} and blockDim {1,1,1} at compile
 // time, so `for (i = threadIdx.x; i < n; i += blockDim.x)` becomes a plain unit-stride loop
 // the compiler vectorizes, __syncthreads() is a legal no-op, and __shared__ arrays are
-// per-thread statics. The grid's blocks run in an OpenMP loop (blocks handed out in order).
-// Every kernel must therefore be correct for any block size, including 1.
+// per-thread statics. The grid's blocks run on the calling thread and the workers of
+// npu_emu_cpu_pool.h (blocks handed out in order). Every kernel must therefore be correct for
+// any block size, including 1.
 #pragma once
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <type_traits>
 #include <utility>
 #include <omp.h>
+#include "npu_emu_cpu_pool.h"
 #if defined(__AVX__)
 #include <immintrin.h>
 #endif
@@ -58,35 +60,47 @@ inline void call(void (*kernel)(A...), void** args, std::index_sequence<I...>) {
     kernel(*static_cast<std::remove_cv_t<std::remove_reference_t<A>>*>(args[I])...);
 }
 
-// Threads of a grid: 0 = OpenMP's default (OMP_NUM_THREADS, else the CPUs), else this many
-// (the backend's set_threads; each module has its own copy, set by the backend on load).
+// Threads of a grid: 0 = OpenMP's default count (OMP_NUM_THREADS, else the CPUs), else this
+// many (the backend's set_threads; each module has its own copy, set by the backend on load).
 inline std::atomic<int> grid_threads{0};
 
-// Run a grid: blocks in an OpenMP loop, handed out one at a time in order (dynamic), so a
-// thread that shares its core with another process takes fewer blocks instead of holding
-// the others at the end of the loop (on a loaded 2-CPU host a static split ran large copies
-// at half the one-thread speed). A block is at least ~16 KiB of work (elementwise_geometry)
-// or a 32x32 tile, so taking one costs a few hundredths of its time. Blocks never depend on
-// which thread runs them, so the results are those of any schedule.
+// The runner of the process's one worker pool (the backend gives every module it loads the
+// same one: npu_emu_set_runner); null: the blocks run in order on the calling thread.
+using GridRunner = void (*)(pool::BlockFn, void*, long long, int);
+inline std::atomic<GridRunner> grid_runner{nullptr};
+
+// A launch's grid and arguments, and one block of it (what the pool's threads run: each
+// sets its own thread-local gridDim and blockIdx first).
+template <typename... A> struct Grid {
+    void (*kernel)(A...);
+    void** args;
+    long long gx, gy, gz;
+    static void block(void* self, long long b) {
+        const Grid& g = *static_cast<const Grid*>(self);
+        gridDim = dim3(static_cast<unsigned>(g.gx), static_cast<unsigned>(g.gy), static_cast<unsigned>(g.gz));
+        blockIdx = uint3{static_cast<unsigned>(b % g.gx), static_cast<unsigned>((b / g.gx) % g.gy),
+                         static_cast<unsigned>(b / (g.gx * g.gy))};
+        call(g.kernel, g.args, std::index_sequence_for<A...>{});
+    }
+};
+
+// Run a grid: blocks handed out one at a time in order, to the calling thread and the pool's
+// workers (npu_emu_cpu_pool.h), so a thread that shares its core with another process takes
+// fewer blocks instead of holding the others at the end, and the launch ends when its blocks
+// are done, not when every worker has been scheduled. A block is at least ~16 KiB of work
+// (elementwise_geometry) or a 32x32 tile, so taking one costs a few hundredths of its time.
+// Blocks never depend on which thread runs them, so the results are those of any schedule.
 template <typename... A>
 inline void run(void (*kernel)(A...), const unsigned* grid, void** args) {
-    const long long gx = grid[0], gy = grid[1], gz = grid[2];
-    const long long total = gx * gy * gz;
-    if (total == 1) {  // one block: no parallel region to wake
-        gridDim = dim3(1, 1, 1);
-        blockIdx = uint3{0, 0, 0};
-        call(kernel, args, std::index_sequence_for<A...>{});
-        return;
-    }
+    Grid<A...> g{kernel, args, grid[0], grid[1], grid[2]};
+    const long long total = g.gx * g.gy * g.gz;
     const int wanted = grid_threads.load(std::memory_order_relaxed);
-    const int threads = wanted > 0 ? wanted : omp_get_max_threads();
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (long long b = 0; b < total; ++b) {
-        gridDim = dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(gz));
-        blockIdx = uint3{static_cast<unsigned>(b % gx), static_cast<unsigned>((b / gx) % gy),
-                         static_cast<unsigned>(b / (gx * gy))};
-        call(kernel, args, std::index_sequence_for<A...>{});
-    }
+    const int threads = total == 1 ? 1 : wanted > 0 ? wanted : omp_get_max_threads();
+    const GridRunner runner = grid_runner.load(std::memory_order_acquire);
+    if (runner != nullptr && threads > 1)
+        runner(&Grid<A...>::block, &g, total, threads);
+    else   // one block, one thread, or no pool: in order, here
+        for (long long b = 0; b < total; ++b) Grid<A...>::block(&g, b);
     // The calling thread ran blocks too: give it back the one-block grid, so that code run
     // later on it as a plain function (a test shim's loop over blockIdx / gridDim) sees a
     // grid of one block, not the last block of this one.
@@ -234,3 +248,14 @@ inline void transpose8x8(uint16_t* d, int64_t dstride, const uint16_t* s, int64_
 
 extern "C" int npu_emu_max_threads() { return omp_get_max_threads(); }
 extern "C" void npu_emu_set_threads(int n) { npu_emu_cpu::grid_threads.store(n > 0 ? n : 0); }
+// This module's pool runner, and the runner this module's grids use (the backend gives every
+// module one module's runner: one pool per process).
+extern "C" void* npu_emu_pool_runner() {
+    return reinterpret_cast<void*>(&npu_emu_cpu::pool::run_blocks);
+}
+// The CPUs of this module's pool's workers (the one whose runner the backend hands out).
+extern "C" void npu_emu_pool_cpus(const int* cpus, int n) { npu_emu_cpu::pool::set_cpus(cpus, n); }
+extern "C" void npu_emu_set_runner(void* runner) {
+    npu_emu_cpu::grid_runner.store(reinterpret_cast<npu_emu_cpu::GridRunner>(runner),
+                                   std::memory_order_release);
+}

@@ -483,9 +483,10 @@ def test_no_lock_of_the_streams_is_held_while_compiling(tmp_path, cpu_backend, m
     be.default_stream                                    # noqa: B018  (created before)
     gate = threading.Event()
     slow = CountingCache(tmp_path, delay=0, gate=gate)
-    # A loaded "module" with the thread setter every real one has, and no kernels.
+    # A loaded "module" with the setters every real one has, and no kernels.
     monkeypatch.setattr(slow, "_open", lambda module, path: types.SimpleNamespace(
-        npu_emu_set_threads=lambda n: None))
+        npu_emu_set_threads=lambda n: None, npu_emu_set_runner=lambda runner: None,
+        npu_emu_pool_runner=lambda: None, npu_emu_pool_cpus=lambda cpus, n: None))
     monkeypatch.setattr(be, "_modules", slow)
     monkeypatch.setattr(be, "_kernels", {})
     monkeypatch.setattr(be, "_libs", {})       # nothing loaded yet: the compile must happen

@@ -217,8 +217,10 @@ def _main(args: argparse.Namespace) -> int:
                 raise BenchError("--plot: no bench run among the --report files")
             plot(max(runs, key=lambda d: d["provenance"]["date"]), args.plot)
         return 0
-    # Pinned OpenMP threads: unpinned runs of the cpu backend swing 2-3x. Must be set before
-    # the first kernel library (and libgomp) loads.
+    # Pinned threads: unpinned runs swing 2-3x. libgomp pins the calling thread (NumPy's loops,
+    # our kernels' first blocks) and PyTorch's OpenMP threads; our pool's workers keep the
+    # process's CPUs (npu_emu_cpu_pool.h). Must be set before the first kernel library (and
+    # libgomp) loads.
     os.environ.setdefault("OMP_PROC_BIND", "close")
     # The client benchmark's scikit-learn dispatches only with SciPy's array API support,
     # which SciPy reads at its first import (a peer library may import it early).

@@ -71,7 +71,7 @@ def parse_scheduler(text: str) -> tuple[str, int | str]:
 
 def connect(text: str, backend: str, memory_limit: str | None = None) -> Cluster:
     """A client of the cluster `text` names: local:N starts N worker processes (one thread
-    each: the cpu backend's kernels have OpenMP threads of their own, the cores shared out)
+    each: the cpu backend's kernels have threads of their own, the cores shared out)
     or, on the cuda backend, dask-cuda's LocalCUDACluster with one worker per GPU (the first
     N); tcp://HOST:PORT joins a running scheduler."""
     _nd, distributed = _dask()

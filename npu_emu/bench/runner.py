@@ -315,7 +315,7 @@ class Bench:
 
     def run_threaded(self, op: Op, spec: CaseSpec) -> list[dict]:
         """The case once, or (--threads) once per thread count, back to back: our kernels
-        on n OpenMP threads and PyTorch on n intra-op threads (NumPy's loops have one). The
+        on n threads and PyTorch on n intra-op threads (NumPy's loops have one). The
         case at the most threads also carries `paired`: the fewest and the most threads
         timed in turns on one build (paired_scaling)."""
         counts = self.settings.threads

@@ -122,6 +122,9 @@ class Launch:
     # The launch this one was moved from (ops._bindings): the same kernel, grid and
     # arguments but its Pointer ones, so a backend may pack only those again.
     origin: "Launch | None" = field(default=None, repr=False, compare=False)
+    # A backend's packed forms of a launch whose packing depends on the workspace address
+    # (prepared stays None): the ones no queued or running task holds, to patch and reuse.
+    spares: "list | None" = field(default=None, repr=False, compare=False)
 
 
 # ------------------------------------------------------------------------- streams, events

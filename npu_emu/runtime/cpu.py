@@ -1,7 +1,8 @@
 """The cpu backend: the same kernel sources as the GPU, compiled by the host C++ compiler.
 
 - compiler: g++ -O3 -fopenmp with `kernels_cuda/npu_emu_cpu.h` (one thread per block, blocks
-  on OpenMP threads), cached on disk by a hash of every source, the flags, the compiler and
+  on the calling thread and the workers of one pool per process, npu_emu_cpu_pool.h; OpenMP
+  gives the default thread count), cached on disk by a hash of every source, the flags, the compiler and
   the CPU; rebuilt when any of them changes. NPU_EMU_SANITIZE=address builds them with
   AddressSanitizer (the process must load the ASan runtime first: LD_PRELOAD).
 - allocator: the shared stream-ordered pool (`base.Allocator`) over aligned host buffers.
@@ -591,24 +592,72 @@ def _moved(launch: Launch, prepared: tuple) -> tuple:
     return fn, grid, ptrs, keep, [], _call(fn, grid, ptrs, keep)
 
 
+_RUNNER: list[int] = []       # the process's pool runner, once one module has given it
+# The CPUs this process may use, read before any kernel module loads libgomp: with
+# OMP_PROC_BIND set, libgomp pins the thread that loads it to one place, and the pool's
+# workers, started from that thread, would inherit its single CPU (npu_emu_cpu_pool.h).
+_PROCESS_CPUS = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+
+
+def _pool_runner(lib: ctypes.CDLL) -> int | None:
+    """The address of the grid runner of the process's one worker pool (npu_emu_cpu_pool.h):
+    the first loaded module's (every module holds the same code; ctypes never unloads a
+    library, so the address stays valid), given to every module loaded after it."""
+    if not _RUNNER:
+        lib.npu_emu_pool_runner.argtypes = ()
+        lib.npu_emu_pool_runner.restype = _VOIDP
+        runner = lib.npu_emu_pool_runner()
+        if not runner:
+            return None      # (a test's stand-in module): its grids run on the calling thread
+        if _PROCESS_CPUS:
+            lib.npu_emu_pool_cpus.argtypes = (ctypes.POINTER(ctypes.c_int), ctypes.c_int)
+            lib.npu_emu_pool_cpus.restype = None
+            lib.npu_emu_pool_cpus((ctypes.c_int * len(_PROCESS_CPUS))(*_PROCESS_CPUS),
+                                  len(_PROCESS_CPUS))
+        _RUNNER.append(runner)
+    return _RUNNER[0]
+
+
 def _task(launches: Sequence[Launch], workspace: int) -> Callable[[], None]:
-    """The launches as one task, their workspace cells set to `workspace` + offset (a launch
-    without cells is packed once and kept on it)."""
+    """The launches as one task, their workspace cells set to `workspace` + offset. A launch
+    without cells is packed once and kept on it (`prepared`); one with cells borrows a packed
+    form from its `spares` (or packs a new one) and the task gives it back when it has run:
+    a form is patched only while no task holds it, as a queued task may run later."""
     calls = []
+    borrowed: list[tuple[Launch, tuple]] = []
     for launch in launches:
         prepared = launch.prepared
-        if prepared is None or prepared[4]:  # workspace cells: fresh per enqueue
-            prepared = _prepare(launch)
-            if not prepared[4]:
-                launch.prepared = prepared
-        for cell, offset in prepared[4]:
-            cell.value = workspace + offset
+        if prepared is None:
+            spares = launch.spares
+            try:
+                prepared = spares.pop() if spares else None   # atomic: one taker per form
+            except IndexError:                              # another thread took the last
+                prepared = None
+            if prepared is None:
+                prepared = _prepare(launch)
+                if not prepared[4]:
+                    launch.prepared = prepared
+            if prepared[4]:
+                for cell, offset in prepared[4]:
+                    cell.value = workspace + offset
+                borrowed.append((launch, prepared))
         calls.append(prepared[5])
+    if not borrowed:
+        def task() -> None:
+            for call in calls:
+                call()  # ctypes releases the GIL for the call
+        return task
 
-    def task() -> None:
-        for call in calls:
-            call()  # ctypes releases the GIL for the call
-    return task
+    def task_with_cells() -> None:
+        try:
+            for call in calls:
+                call()
+        finally:
+            for launch, packed in borrowed:
+                if launch.spares is None:
+                    launch.spares = []
+                launch.spares.append(packed)
+    return task_with_cells
 
 
 class CpuBackend(Backend):
@@ -715,28 +764,30 @@ class CpuBackend(Backend):
             task = _task(launches, workspace)
         # On an idle stream the launches run here, in the calling thread, whatever their size:
         # handing them to the worker costs a wake-up and two GIL hand-offs (70 us measured at
-        # 64K float32 adds, 8x the kernel), and a second thread would keep a second OpenMP
-        # team (its threads spin against the first on a small host). The stream's order is
-        # kept: try_inline refuses while anything is queued or running.
+        # 64K float32 adds, 8x the kernel). The stream's order is kept: try_inline refuses
+        # while anything is queued or running.
         if target.try_inline(task):
             return
         target.submit(task)
 
     def _lib(self, module: str) -> ctypes.CDLL:
-        """A loaded module, told the thread count of its grids (set_threads; every module
-        has the setter through npu_emu_cpu.h)."""
+        """A loaded module, told the thread count of its grids (set_threads) and the process's
+        worker pool (_pool_runner); every module has both setters through npu_emu_cpu.h."""
         lib = self._libs.get(module)
         if lib is None:
             lib = self._modules.load(module)
             lib.npu_emu_set_threads.argtypes = (ctypes.c_int,)
             lib.npu_emu_set_threads.restype = None
             lib.npu_emu_set_threads(self._threads)
+            lib.npu_emu_set_runner.argtypes = (_VOIDP,)
+            lib.npu_emu_set_runner.restype = None
+            lib.npu_emu_set_runner(_pool_runner(lib))
             lib = self._libs.setdefault(module, lib)
         return lib
 
     # -- threads, geometry
     def set_threads(self, n: int | None) -> None:
-        """Run every grid on n OpenMP threads from now on (None: OpenMP's default,
+        """Run every grid on n threads from now on (None: OpenMP's default count,
         OMP_NUM_THREADS or the CPUs). Launches already queued keep their geometry (any
         geometry is correct on any thread count); plans made later follow n. The bench's
         --threads uses it to measure scaling in one process."""
@@ -783,10 +834,8 @@ class CpuBackend(Backend):
         return max(1, int(lib.npu_emu_max_threads()))
 
     # The least work of one block of an elementwise grid, in bytes of one operand: a grid of
-    # one block runs without a parallel region. Waking the OpenMP team costs microseconds on
-    # an idle host, and on a loaded one the region's end waits for a thread the scheduler
-    # has parked (1.4 ms for a 2400-element float64 multiply on the shared 2-core machine,
-    # 20 us on one thread), so work this small stays on the calling thread.
+    # one block runs on the calling thread alone. Waking a worker costs microseconds, more
+    # than work this small gains from it.
     MIN_BLOCK_BYTES = 1 << 16
 
     def elementwise_geometry(self, numel: int, itemsize: int) -> tuple[int, int, int]:
