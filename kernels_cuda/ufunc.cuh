@@ -644,38 +644,53 @@ NPU_EMU_HD void staged_row(TO* o, const TI* a, const TI* b, I n, I sb) {
         if constexpr (Binary) if (!direct || sb != 1) load_chunk<Op>(B, b + j0 * sb, m, sb);
         if constexpr (split) {
             using S = typename Op::template split<C>;
-            // Each lane's verdict is kept (a flag as wide as a lane of C: the mask is stored
-            // with no narrowing), so the redo pass reads it instead of deciding again in scalar
-            // code, which cost about 10 us per chunk with a rare lane where the test is as dear
-            // as fast() itself (logaddexp's: 4x slower on normal data with 0.4 % rare lanes).
-            typename Bits<C>::type is_rare[STAGE_CHUNK];
+            using F = typename Bits<C>::type;
+            // The first pass stores fast()'s results and counts the rare lanes; only a chunk
+            // that has one decides each lane's verdict again, in a second vectorized loop, and
+            // keeps it (a flag as wide as a lane of C: the mask is stored with no narrowing) for
+            // the redo pass, which would cost about 10 us per chunk with a rare lane deciding in
+            // scalar code where the test is as dear as fast() itself. The binary forms keep
+            // their flags from the first pass: logaddexp's float64 test shares fast()'s work
+            // (the compiler computes it once for both), so a second loop would pay it again on
+            // most chunks of ordinary data (0.4 % rare lanes touch 2/3 of the chunks).
+            // A form whose fast() makes no NaN but the canonical one (CanonicalFast,
+            // npu_emu_math_split.cuh) stores it as it is; the other lanes go through Store<R>.
+            constexpr bool keep_flags = Binary;
+            constexpr bool canon = npu_emu::math::CanonicalFast<S>::value;
+            F is_rare[STAGE_CHUNK];
             int rare = 0;   // a count, not a bool: g++ does not vectorize a loop that ORs bools
             for (int j = 0; j < m; ++j) {
-                if constexpr (Binary) { r[j] = Store<R>::run(S::fast(x[j], y[j])); is_rare[j] = S::rare(x[j], y[j]); }
-                else { r[j] = Store<R>::run(S::fast(x[j])); is_rare[j] = S::rare(x[j]); }
-                rare += is_rare[j];
+                R v;
+                F f;
+                if constexpr (Binary) { v = S::fast(x[j], y[j]); f = S::rare(x[j], y[j]); }
+                else { v = S::fast(x[j]); f = S::rare(x[j]); }
+                r[j] = canon ? v : Store<R>::run(v);
+                if constexpr (keep_flags) is_rare[j] = f;
+                rare += f;
             }
-            if constexpr (!Binary && Tiered1<Op, C>::value) {
-                if (rare > 0) {   // the second tier, vectorized over the chunk
-                    rare = 0;
+            if (rare > 0) {
+                if constexpr (!Binary && Tiered1<Op, C>::value) {
+                    rare = 0;   // the second tier, vectorized over the chunk with the flags
                     for (int j = 0; j < m; ++j) {   // flags as integers: no branch
-                        using F = typename Bits<C>::type;
-                        const F w = is_rare[j] & static_cast<F>(S::wide_ok(x[j]));
+                        const F f = S::rare(x[j]);
+                        const F w = f & static_cast<F>(S::wide_ok(x[j]));
                         const R v = Store<R>::run(S::wide(x[j]));
                         r[j] = w != 0 ? v : r[j];
-                        is_rare[j] -= w;
+                        is_rare[j] = f - w;
                         rare += is_rare[j];
                     }
+                } else if constexpr (!keep_flags) {
+                    for (int j = 0; j < m; ++j) is_rare[j] = S::rare(x[j]);
                 }
-            }
-            // Done when the last rare lane is: an early exit, which also keeps g++ from
-            // vectorizing this loop (if-converted, it would compile the whole function into
-            // every lane: 50-90 % more build time for nothing).
-            for (int j = 0; rare > 0 && j < m; ++j) {
-                if (!is_rare[j]) continue;
-                if constexpr (Binary) r[j] = Store<R>::run(Op::run(x[j], y[j]));
-                else r[j] = Store<R>::run(Op::run(x[j]));
-                --rare;
+                // Done when the last rare lane is: an early exit, which also keeps g++ from
+                // vectorizing this loop (if-converted, it would compile the whole function into
+                // every lane: 50-90 % more build time for nothing).
+                for (int j = 0; rare > 0 && j < m; ++j) {
+                    if (!is_rare[j]) continue;
+                    if constexpr (Binary) r[j] = Store<R>::run(Op::run(x[j], y[j]));
+                    else r[j] = Store<R>::run(Op::run(x[j]));
+                    --rare;
+                }
             }
             if (direct) continue;
         } else {
