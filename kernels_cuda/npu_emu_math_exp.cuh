@@ -257,6 +257,12 @@ namespace fn { struct exp; struct log; struct log2; struct log10; }
 // Split forms (npu_emu_math_split.cuh) of the double functions: fast(x) is the full path's
 // operations for the common arguments with its branches resolved (so the same bits), rare(x)
 // the rest.
+// Every split form in this header declares `canonical` (fast() on a non-rare lane makes no NaN
+// but the canonical one): each rare() takes NaN, and the infinities but for float32 expm1's
+// -inf (clamped to -17.5 first) and tanh's +-inf (clamped to 9.25 / 22 first; float32 tanh
+// returns nan_f() for NaN as its last select), so fast() computes on finite arguments in
+// bounded ranges, with nonzero divisors and non-negative square roots: nothing there makes a
+// NaN (a result may overflow to inf). tests/test_split_canonical.py checks it.
 // exp in fdlibm's scheme (e_exp.c) in plain double, no double-double: x = k ln2 + r with ln2 in
 // fdlibm's split (k * LN2_HI_FD exact, x - k * LN2_HI_FD exact by Sterbenz's lemma),
 // r = hi - lo; k by the 0x1.8p52 shift, whose low bits hold k as an integer, so 2^k and 2^-k
@@ -337,6 +343,7 @@ NPU_EMU_HD exp_pair exp_pair_d(double x, double ex) {
 }  // namespace expdetail
 
 template <> struct Split<fn::exp, double> {  // -708 < x < 709: 2^k a normal scale, no clamping
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(double x) { return !(x > -708.0 && x < 709.0); }
     static NPU_EMU_HD double fast(double x) { return expdetail::exp_d(x); }
 };
@@ -364,6 +371,7 @@ namespace fn { struct expm1; struct sinh; struct cosh; struct tanh; }
 // times 1 + r rounded is exact), the rest added to its error: no division, one rounding of a
 // value whose error stays well below half an ulp (0.71 ulp at most measured).
 template <> struct Split<fn::expm1, double> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-54 && x >= -40.0 && x <= 700.0); }
     static NPU_EMU_HD double fast(double x) {
         using namespace expdetail;
@@ -496,6 +504,7 @@ NPU_EMU_HD double log_special(double x) {  // x <= 0, NaN or +inf
 NPU_EMU_HD bool is_subnormal_d(double x) { return x > 0.0 && x < 0x1p-1022; }
 
 template <> struct Split<fn::log, double> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(double x) { return log_rare(x); }
     static NPU_EMU_HD double fast(double x) { return expdetail::log_sum_d(expdetail::log_reduce_d(x)); }
 };
@@ -507,6 +516,7 @@ NPU_EMU_HD double log(double x) {
 }
 
 template <> struct Split<fn::log2, double> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(double x) { return log_rare(x); }
     static NPU_EMU_HD double fast(double x) { return expdetail::log2_sum_d(expdetail::log_reduce_d(x)); }
 };
@@ -518,6 +528,7 @@ NPU_EMU_HD double log2(double x) {
 }
 
 template <> struct Split<fn::log10, double> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(double x) { return log_rare(x); }
     static NPU_EMU_HD double fast(double x) { return expdetail::log10_sum_d(expdetail::log_reduce_d(x)); }
 };
@@ -530,6 +541,7 @@ NPU_EMU_HD double log10(double x) {
 
 namespace fn { struct log1p; struct pow; }
 template <> struct Split<fn::log1p, double> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(double x) {
         return !(x > -1.0 && x < expdetail::inf_d() && expdetail::abs_d(x) >= 0x1p-54);
     }
@@ -563,6 +575,7 @@ NPU_EMU_HD double sinh_tail_d(double z) {  // (sinh x - x) / x^3 for z = x^2 <= 
 }  // namespace expdetail
 
 template <> struct Split<fn::sinh, double> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-28 && expdetail::abs_d(x) < 709.0); }
     static NPU_EMU_HD double fast(double x) {
         using namespace expdetail;
@@ -585,6 +598,7 @@ NPU_EMU_HD double sinh(double x) {
 }
 
 template <> struct Split<fn::cosh, double> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) < 709.0); }
     static NPU_EMU_HD double fast(double x) {
         using namespace expdetail;
@@ -610,6 +624,7 @@ NPU_EMU_HD double cosh(double x) {
 // the computed value at 22 is 1 (its error, below 2^-56 of E's and an ulp of the last step, moves
 // it by far less than the 2^-54 - 2^-62 to the midpoint). rare(): NaN and |x| < 2^-28 only.
 template <> struct Split<fn::tanh, double> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-28); }
     static NPU_EMU_HD double fast(double x) {
         using namespace expdetail;
@@ -680,6 +695,7 @@ NPU_EMU_HD dd square_plus_d(double x, double c) {
 // carries e + res / (2 r0). (fdlibm's log(2|x| + 1 / (|x| + r)) above 2 is the same value: r is
 // exact enough here.) Beyond: log(2|x|) (the 1/(4x^2) left out is below 2^-58).
 template <> struct Split<fn::asinh, double> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-28 && expdetail::abs_d(x) <= 0x1p28); }
     static NPU_EMU_HD double fast(double x) {
         using namespace expdetail;
@@ -708,6 +724,7 @@ NPU_EMU_HD double asinh(double x) {
 // sqrt(x^2 - 1)) = r0 + res / (2 r0), t + r0 rounded with its error e (t < r0), the log1p's
 // argument carrying e + res / (2 r0). Beyond: log(2x).
 template <> struct Split<fn::acosh, double> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(double x) { return !(x > 1.0 && x <= 0x1p28); }
     static NPU_EMU_HD double fast(double x) {
         using namespace expdetail;
@@ -738,6 +755,7 @@ NPU_EMU_HD double acosh(double x) {
 // q = n_hi / d_hi with its remainder n - q d (q d_hi a Dekker product) carried into the log
 // (q >= sqrt(2): its reduction alone). Both computed, one selected.
 template <> struct Split<fn::atanh, double> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(double x) { return !(expdetail::abs_d(x) >= 0x1p-28 && expdetail::abs_d(x) < 1.0); }
     static NPU_EMU_HD double fast(double x) {
         using namespace expdetail;
@@ -864,6 +882,7 @@ NPU_EMU_HD double exp2_pow_d(double y, log2_parts l) {
 // it specifies). Finite x != 0: |x|^y in fdlibm's scheme above (a subnormal |x| scaled by 2^54
 // first), the sign from y's parity for x < 0.
 template <> struct Split<fn::pow, double> {  // normal x > 0 but 1, finite y != 0 up to 2^40
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(double x, double y) {
         using expdetail::abs_d;
         return !(x >= 0x1p-1022 && x < expdetail::inf_d() && x != 1.0 && abs_d(y) > 0.0 && abs_d(y) <= 0x1p40);
@@ -963,6 +982,7 @@ NPU_EMU_HD lae_parts logaddexp_core_d(double x, double y) {
 
 namespace fn { struct logaddexp; }
 template <> struct Split<fn::logaddexp, double> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(double x, double y) {
         using namespace expdetail;
         const lae_parts p = logaddexp_core_d(x, y);
@@ -1431,6 +1451,7 @@ NPU_EMU_HD float tanh_lanes_f(float x) {
 }  // namespace expdetail
 
 template <> struct Split<fn::exp, float> {  // outside [-87, 88]: the double path, 0 and inf from its conversion
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float x) { return !(x >= -87.0f && x <= 88.0f); }
     static NPU_EMU_HD float fast(float x) { return expdetail::exp_lanes_f(x); }
 };
@@ -1455,6 +1476,7 @@ NPU_EMU_HD float exp2(float x) {
 // give: 2^-24 e^r = 0.84 2^-25 there, far from the midpoint). Above 88 (results beyond 2^127) and for
 // NaN: the double path, clamped to [-18, 90] (inf comes out).
 template <> struct Split<fn::expm1, float> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float x) { return !(x <= 88.0f); }
     static NPU_EMU_HD float fast(float x) {
         const float r = expdetail::expm1_lanes_f(x > -17.5f ? x : -17.5f);
@@ -1479,6 +1501,7 @@ NPU_EMU_HD float log_special(float x) {  // NaN, x <= 0 or +inf
 NPU_EMU_HD bool is_subnormal(float x) { return x > 0.0f && x < 0x1p-126f; }
 
 template <> struct Split<fn::log, float> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float x) { return log_rare(x); }
     static NPU_EMU_HD float fast(float x) { return expdetail::log_lanes_f(expdetail::log_reduce_lanes(x)); }
 };
@@ -1488,6 +1511,7 @@ NPU_EMU_HD float log(float x) {
 }
 
 template <> struct Split<fn::log2, float> {  // exact powers of two come out exact
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float x) { return log_rare(x); }
     static NPU_EMU_HD float fast(float x) { return expdetail::logk2_lanes_f(expdetail::logk_reduce_lanes(x)); }
 };
@@ -1497,6 +1521,7 @@ NPU_EMU_HD float log2(float x) {
 }
 
 template <> struct Split<fn::log10, float> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float x) { return log_rare(x); }
     static NPU_EMU_HD float fast(float x) { return expdetail::logk10_lanes_f(expdetail::logk_reduce_lanes(x)); }
 };
@@ -1506,6 +1531,7 @@ NPU_EMU_HD float log10(float x) {
 }
 
 template <> struct Split<fn::log1p, float> {  // -1 < x < inf
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float x) { return !(x > -1.0f && x < expdetail::inf_f()); }
     static NPU_EMU_HD float fast(float x) {
         const float r = expdetail::log1p_lanes_f(x);
@@ -1540,6 +1566,7 @@ NPU_EMU_HD sinh_cosh_f sinh_cosh(double a) {
 
 // sinh: float lanes up to |x| = 88 (sinh_lanes_f), the double addition formulas beyond.
 template <> struct Split<fn::sinh, float> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float x) { return expdetail::abs_bits_f(x) > 0x42B00000u; }  // |x| > 88 or NaN
     static NPU_EMU_HD float fast(float x) { return expdetail::sinh_lanes_f(x); }
 };
@@ -1553,6 +1580,7 @@ NPU_EMU_HD float sinh(float x) {
 
 // cosh: float lanes up to |x| = 88 (cosh_lanes_f), the double addition formulas beyond.
 template <> struct Split<fn::cosh, float> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float x) { return expdetail::abs_bits_f(x) > 0x42B00000u; }  // |x| > 88 or NaN
     static NPU_EMU_HD float fast(float x) { return expdetail::cosh_lanes_f(x); }
 };
@@ -1567,6 +1595,7 @@ NPU_EMU_HD float cosh(float x) {
 // tanh: float lanes for every argument (tanh_lanes_f; NaN gives the canonical NaN there, a
 // select: cheaper in the loop than a rare() test, its flag store and count), so rare() is false.
 template <> struct Split<fn::tanh, float> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float) { return false; }
     static NPU_EMU_HD float fast(float x) { return expdetail::tanh_lanes_f(x); }
 };
@@ -1588,6 +1617,7 @@ NPU_EMU_HD float tanh(float x) {
 // double path. (Until 6 December 2026: u in double with a double square root, and the
 // float-lane log of the double u; about 2x slower.)
 template <> struct Split<fn::asinh, float> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float x) { return expdetail::abs_bits_f(x) >= 0x7F800000u; }  // inf or NaN
     static NPU_EMU_HD float fast(float x) {
         using namespace expdetail;
@@ -1624,6 +1654,7 @@ NPU_EMU_HD float asinh(float x) {
 // floats) and for NaN: log_f(x + sqrt(x^2 - 1)) in double. (Until 6 December 2026: u in double
 // with a double square root, and the float-lane log of the double u; about 1.3x slower.)
 template <> struct Split<fn::acosh, float> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float x) { return !(x >= 1.0f && x < 0x1p60f); }
     static NPU_EMU_HD float fast(float x) {
         using namespace expdetail;
@@ -1659,6 +1690,7 @@ NPU_EMU_HD float acosh(float x) {
 // 6 December 2026: q in double with two double divisions a vector, and the float-lane log of
 // the double q; about 1.4x slower.)
 template <> struct Split<fn::atanh, float> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float x) { return expdetail::abs_bits_f(x) >= 0x3F800000u; }  // |x| >= 1 or NaN
     static NPU_EMU_HD float fast(float x) {
         using namespace expdetail;
@@ -1696,6 +1728,7 @@ NPU_EMU_HD float atanh(float x) {
 // values convert exactly). (Until 6 December 2026: log1p_core_f's double division and exp_f's
 // polynomials, 1.3x slower.)
 template <> struct Split<fn::pow, float> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float x, float y) {
         return !(x >= 0x1p-126f && x < expdetail::inf_f()) || expdetail::abs_bits_f(y) >= 0x7F800000u;
     }
@@ -1732,6 +1765,7 @@ NPU_EMU_HD float pow(float x, float y) {
 // max + log1p(e^(min - max)), min - max exact in double, for finite arguments unless the result
 // can cancel towards 0 (max in [-0.75, 0): the double version, which carries that case).
 template <> struct Split<fn::logaddexp, float> {
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float x, float y) {
         const float m = x > y ? x : y;
         using expdetail::abs_d;

@@ -753,9 +753,13 @@ NPU_EMU_HD float atan2_lanes_f(float y, float x) {
 // ------------------------------------------------------------------ double
 // Split forms (npu_emu_math_split.cuh): fast(x) is branch-free and is the function's result
 // wherever rare(x) is false; each function is `rare(x) ? <its other cases> : fast(x)`.
+// Each declares `canonical` (npu_emu_math_split.cuh): rare() takes NaN and the infinities
+// (atan2's: zeros and far ratios too), so fast() computes on finite arguments in bounded ranges
+// and no NaN comes out of it (tests/test_split_canonical.py); the float forms below too.
 namespace fn { struct sin; struct cos; struct tan; struct atan; struct asin; struct acos; struct atan2; }
 
 template <int WHICH> struct SplitSinCosTanD {        // 2^-27 <= |x| < 2^20
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(double x) {
         double a = trig_detail::fabs_(x);
         return !(a >= 0x1p-27 && a < 0x1p20);
@@ -786,6 +790,7 @@ NPU_EMU_HD double tan(double x) {
 }
 
 template <> struct Split<fn::atan, double> {         // 2^-27 <= |x| <= 2^60
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(double x) {
         double a = trig_detail::fabs_(x);
         return !(a >= 0x1p-27 && a <= 0x1p60);
@@ -804,6 +809,7 @@ NPU_EMU_HD double atan(double x) {
 }                                                            // kept); pi/2 - 1/a rounds to pi/2
 
 template <> struct Split<fn::asin, double> {         // 2^-27 <= |x| < 1
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(double x) {
         double a = trig_detail::fabs_(x);
         return !(a >= 0x1p-27 && a < 1.0);
@@ -823,6 +829,7 @@ NPU_EMU_HD double asin(double x) {
 }
 
 template <> struct Split<fn::acos, double> {         // |x| < 1
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(double x) { return !(trig_detail::fabs_(x) < 1.0); }
     static NPU_EMU_HD double fast(double x) { return trig_detail::acos_fd(x); }
 };
@@ -835,6 +842,7 @@ NPU_EMU_HD double acos(double x) {
 }
 
 template <> struct Split<fn::atan2, double> {        // |y|, |x| in [2^-500, 2^500], ratio within 2^+-62
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(double y, double x) {
         using namespace trig_detail;
         double ay = fabs_(y), ax = fabs_(x);
@@ -904,6 +912,7 @@ NPU_EMU_HD double hypot(double x, double y) {
 // function's result wherever rare(x) is false; the function itself is
 // `rare(x) ? <its other cases> : fast(x)`, so both give the same bits by construction.
 template <int WHICH> struct SplitSinCos {            // |x| < 2^12: float lanes
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float x) { return (float_as_bits(x) & 0x7FFFFFFFu) >= 0x45800000u; }
     static NPU_EMU_HD float fast(float x) { return trig_detail::sincos_lanes_f<WHICH>(x); }
     // the second tier (ufunc.cuh Tiered1): 2^12 <= |x| < 2^20 in double lanes, as sin/cos do
@@ -913,6 +922,7 @@ template <int WHICH> struct SplitSinCos {            // |x| < 2^12: float lanes
 template <> struct Split<fn::sin, float> : SplitSinCos<0> {};
 template <> struct Split<fn::cos, float> : SplitSinCos<1> {};
 template <> struct Split<fn::tan, float> {          // |x| < 2^12: float lanes
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float x) { return (float_as_bits(x) & 0x7FFFFFFFu) >= 0x45800000u; }
     static NPU_EMU_HD float fast(float x) { return trig_detail::tan_lanes_f(x); }
     // the second tier (ufunc.cuh Tiered1): 2^12 <= |x| < 2^20 in double lanes
@@ -921,6 +931,7 @@ template <> struct Split<fn::tan, float> {          // |x| < 2^12: float lanes
 };
 
 template <> struct Split<fn::atan, float> {          // finite x
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float x) { return (float_as_bits(x) & 0x7FFFFFFFu) >= 0x7F800000u; }   // inf, NaN
     static NPU_EMU_HD float fast(float x) {
         using namespace trig_detail;
@@ -929,6 +940,7 @@ template <> struct Split<fn::atan, float> {          // finite x
     }
 };
 template <> struct Split<fn::asin, float> {          // |x| <= 1
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float x) { return (float_as_bits(x) & 0x7FFFFFFFu) > 0x3F800000u; }   // |x| > 1, NaN
     static NPU_EMU_HD float fast(float x) {          // asin a below 1/2, pi/2 - 2 asin s from 1/2
         using namespace trig_detail;
@@ -939,6 +951,7 @@ template <> struct Split<fn::asin, float> {          // |x| <= 1
     }
 };
 template <> struct Split<fn::acos, float> {          // |x| <= 1
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float x) { return (float_as_bits(x) & 0x7FFFFFFFu) > 0x3F800000u; }   // |x| > 1, NaN
     static NPU_EMU_HD float fast(float x) {          // below 1/2: pi/2 - x; from 1/2: 2 asin s (x > 0), pi - 2 asin s
         using namespace trig_detail;
@@ -951,6 +964,7 @@ template <> struct Split<fn::acos, float> {          // |x| <= 1
     }
 };
 template <> struct Split<fn::atan2, float> {         // |y|, |x| in [2^-60, 2^60]
+    static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float y, float x) {  // else (zeros, infinities, NaN too)
         return (float_as_bits(y) & 0x7FFFFFFFu) - 0x21800000u > 0x3C000000u ||
                (float_as_bits(x) & 0x7FFFFFFFu) - 0x21800000u > 0x3C000000u;

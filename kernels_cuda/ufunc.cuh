@@ -615,7 +615,8 @@ NPU_EMU_HD bool disjoint(const A* a, I n, const B* b, I m) {
 // copies cost a float32 expm1 about 15 %). The rare lanes need their operands after fast()
 // has written the chunk's output, hence the disjointness. Either way a lane's result goes
 // through Store<R> as it is made (NaN canonical; the buffered path's last store repeats it,
-// which changes nothing): the same operations, so the same bits.
+// which changes nothing), but fast()'s results of a form that declares `canonical` (its only
+// NaN is the canonical one already): the same operations, so the same bits.
 template <bool Binary, typename Op, typename TI, typename TO, typename I>
 NPU_EMU_HD void staged_row(TO* o, const TI* a, const TI* b, I n, I sb) {
     using C = compute_of<Op, TI>;
