@@ -654,8 +654,11 @@ NPU_EMU_HD void staged_row(TO* o, const TI* a, const TI* b, I n, I sb) {
             // their flags from the first pass: logaddexp's float64 test shares fast()'s work
             // (the compiler computes it once for both), so a second loop would pay it again on
             // most chunks of ordinary data (0.4 % rare lanes touch 2/3 of the chunks).
-            // A form whose fast() makes no NaN but the canonical one (CanonicalFast,
-            // npu_emu_math_split.cuh) stores it as it is; the other lanes go through Store<R>.
+            // Both are computed before the result is stored: r may be x (as far as g++ knows),
+            // and a store first made it read x again and compute logaddexp's core twice (its
+            // float64 row 1.5x slower). A form whose fast() makes no NaN but the canonical one
+            // (CanonicalFast, npu_emu_math_split.cuh) stores it as it is (a compare and blend
+            // less per lane: 10-15 % of a float32 exp); the other lanes go through Store<R>.
             constexpr bool keep_flags = Binary;
             constexpr bool canon = npu_emu::math::CanonicalFast<S>::value;
             F is_rare[STAGE_CHUNK];
