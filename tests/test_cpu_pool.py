@@ -234,3 +234,20 @@ def test_workers_run_on_the_process_cpus_when_openmp_pins_the_caller():
     process, main, workers = eval(r.stdout.strip().splitlines()[-1])   # noqa: S307 (our own print)
     assert workers, "no pool worker started"
     assert all(w == process for w in workers), (process, main, workers)
+
+
+def test_set_threads_plans_the_next_calls_anew(threads, cpu_backend, monkeypatch):
+    """A call planned at one thread count is planned again after set_threads: a 1M
+    reduction planned for one thread is one launch of one block; at two it has two phases."""
+    x = xp.asarray(_data(1 << 20), copy=True)
+    launched = []
+    real = cpu_backend.enqueue
+    monkeypatch.setattr(cpu_backend, "enqueue",
+                        lambda launches, *a, **k: launched.append(len(launches)) or real(launches, *a, **k))
+    threads(1)
+    want = float(xp.max(x))
+    assert launched == [1]
+    threads(2)
+    launched.clear()
+    assert float(xp.max(x)) == want
+    assert launched == [2]                         # phase 1 on the threads, phase 2

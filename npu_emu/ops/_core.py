@@ -28,7 +28,7 @@ from .. import check, runtime
 from .._params import INT64_MAX, UINT64_MAX
 from ..arch import SocInfo, current_soc
 from ..dtypes import RuleSet, current_rules
-from ..runtime.base import Backend, Launch, Stream
+from ..runtime.base import GEOMETRY_CHANGED, Backend, Launch, Stream
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR
 from ..fractal import LayoutSpec
 from ..tensor import IntArray, Scalar, Tensor, check_geometry, contiguous_strides
@@ -297,6 +297,9 @@ def clear_plan_cache() -> None:
         _plan_cache.clear()
     for clear in _other_plan_caches:
         clear()
+
+
+GEOMETRY_CHANGED.append(clear_plan_cache)     # a backend's set_threads: plans shaped anew
 
 
 _PLAIN_ATTRS = (bool, int, str, type(None))

@@ -101,6 +101,12 @@ class Workspace:
     offset: int = 0
 
 
+# What to run when a backend's launch geometry changes (set_threads): the plan caches, whose
+# plans were shaped for the old thread count (a reduction's phases, an elementwise grid's
+# blocks), register their clear here (ops._core.clear_plan_cache).
+GEOMETRY_CHANGED: list[Callable[[], None]] = []
+
+
 class KernelBuildError(RuntimeError):
     """A kernel module that cannot be compiled or loaded, on either backend (the C-style
     layer reports it as 561003, ACLNN_ERR_INNER_FIND_KERNEL_ERROR)."""

@@ -30,8 +30,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..status import AclnnError, ACL_ERROR_INVALID_PARAM, ACLNN_ERR_RUNTIME_ERROR
-from .base import (ALIGN, Allocator, Backend, Event, Kernel, KernelBuildError, Launch,
-                   ModuleCache, Pointer, Stream, Workspace, cache_dir, host_destination,
+from .base import (ALIGN, GEOMETRY_CHANGED, Allocator, Backend, Event, Kernel, KernelBuildError,
+                   Launch, ModuleCache, Pointer, Stream, Workspace, cache_dir, host_destination,
                    kernel_sources_hash, kernels_dir, module_sources, refuse_default_destroy,
                    size_class, stream_destroyed)
 
@@ -789,13 +789,18 @@ class CpuBackend(Backend):
     def set_threads(self, n: int | None) -> None:
         """Run every grid on n threads from now on (None: OpenMP's default count,
         OMP_NUM_THREADS or the CPUs). Launches already queued keep their geometry (any
-        geometry is correct on any thread count); plans made later follow n. The bench's
-        --threads uses it to measure scaling in one process."""
+        geometry is correct on any thread count); the cached plans are dropped, so calls
+        from now on are planned for n. The bench's --threads uses it to measure scaling in
+        one process."""
         if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
             raise ValueError(f"set_threads: n={n!r} must be a positive int or None")
+        if (n or 0) == self._threads:
+            return
         self._threads = n or 0
         for lib in list(self._libs.values()):
             lib.npu_emu_set_threads(self._threads)
+        for clear in GEOMETRY_CHANGED:     # cached plans were shaped for the old count
+            clear()
 
     @property
     def threads(self) -> int | None:
