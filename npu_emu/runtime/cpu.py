@@ -2,8 +2,8 @@
 
 - compiler: g++ -O3 -fopenmp with `kernels_cuda/npu_emu_cpu.h` (one thread per block, blocks
   on the calling thread and the workers of one pool per process, npu_emu_cpu_pool.h; OpenMP
-  gives the default thread count), cached on disk by a hash of every source, the flags, the compiler and
-  the CPU; rebuilt when any of them changes. NPU_EMU_SANITIZE=address builds them with
+  gives the default thread count), cached on disk by a hash of every source, the flags, the
+  compiler and the CPU; rebuilt when any of them changes. NPU_EMU_SANITIZE=address builds them with
   AddressSanitizer (the process must load the ASan runtime first: LD_PRELOAD).
 - allocator: the shared stream-ordered pool (`base.Allocator`) over aligned host buffers.
 - streams: in-order queues, each drained by its own worker thread, so launches are
