@@ -218,8 +218,8 @@ def _main(args: argparse.Namespace) -> int:
             plot(max(runs, key=lambda d: d["provenance"]["date"]), args.plot)
         return 0
     # Pinned threads: unpinned runs swing 2-3x. libgomp pins the calling thread (NumPy's loops,
-    # our kernels' first blocks) and PyTorch's OpenMP threads; our pool's workers keep the
-    # process's CPUs (npu_emu_cpu_pool.h). Must be set before the first kernel library (and
+    # our kernels' first blocks) and PyTorch's OpenMP threads; our pool's workers take the
+    # process's other CPUs (npu_emu_cpu_pool.h). Must be set before the first kernel library (and
     # libgomp) loads.
     os.environ.setdefault("OMP_PROC_BIND", "close")
     # The client benchmark's scikit-learn dispatches only with SciPy's array API support,
