@@ -21,6 +21,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <pthread.h>
 #include <sched.h>
@@ -63,7 +64,11 @@ public:
             std::lock_guard<std::mutex> lock(mutex_);
             if (spawned_ < helpers) worker_cpus();
             while (spawned_ < helpers) {   // workers live for the process; made on demand
-                std::thread(&Pool::worker, this).detach();
+                try {
+                    std::thread(&Pool::worker, this).detach();
+                } catch (const std::system_error&) {   // no thread to be had (a limit): run
+                    break;                             // with those there are
+                }
                 ++spawned_;
             }
             spins_ = spawned_ + 1 <= cpus();
