@@ -3,7 +3,7 @@
 A grid's blocks run on the calling thread and the pool's workers; the launch ends when its
 blocks are done, never waiting for a worker the scheduler has parked (an OpenMP region did:
 a time slice per launch beside a busy process). Results do not depend on the thread count,
-launches from two threads at once share the pool, a forked child runs grids without the
+launches from several threads at once share the pool, a forked child runs grids without the
 parent's workers, and a launch with workspace cells reuses its packed form once the task
 that held it has run.
 """
@@ -48,11 +48,12 @@ def test_more_threads_than_cpus_give_the_same_bytes(threads):
         threads(n)
         got[n] = [np.asarray(f(x)).tobytes() for f in (xp.exp, xp.sum, xp.max, xp.cumulative_sum)]
     assert got[1] == got[3] == got[8]
-    assert np.array_equal(np.frombuffer(got[8][0], np.float32), np.asarray(xp.exp(x)))
+    # and they are right: within 1 ulp each of ours and NumPy's exp, the max exactly
+    np.testing.assert_array_max_ulp(np.frombuffer(got[8][0], np.float32), np.exp(a), maxulp=2)
     assert np.frombuffer(got[8][2], np.float32)[0] == a.max()
 
 
-def test_launches_from_two_threads_at_once_share_the_pool(threads):
+def test_launches_from_several_threads_at_once_share_the_pool(threads):
     threads(4)
     a = _data(1 << 19, np.float64)
     want_add, want_max = (a + a).tobytes(), a.max()
