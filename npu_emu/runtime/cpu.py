@@ -293,8 +293,10 @@ class CpuStream(Stream):
     def synchronize(self) -> None:
         if self._closed:
             raise stream_destroyed("synchronize")
-        self._wait_for(self._submitted)
-        self._raise_error()
+        if self._completed < self._submitted:
+            self._wait_for(self._submitted)
+        if self._error is not None:
+            self._raise_error()
 
     def _drain(self) -> None:
         """A device-wide wait's part: the queued work done; a stream destroyed meanwhile is

@@ -249,10 +249,11 @@ class Storage:
 
     @classmethod
     def allocate(cls, nbytes: int, be: Backend) -> "Storage":
-        """A block of `be`'s pool (at least one byte), given back when the storage goes."""
+        """A block of `be`'s pool (at least one byte: `nbytes` of 0 takes one), given back
+        when the storage goes."""
         ensure_started()
-        nbytes = max(nbytes, 1)
-        return _PoolStorage(be.allocator.malloc(nbytes), nbytes, be, None)
+        nbytes = nbytes or 1
+        return _PoolStorage(be.allocator.malloc(nbytes), nbytes, be)
 
     @classmethod
     def external(cls, ptr: int, nbytes: int, be: Backend, owner: Any, readonly: bool = False,
@@ -276,6 +277,11 @@ class _PoolStorage(Storage):
     on the path of every eager result)."""
 
     __slots__ = ()
+
+    def __init__(self, ptr: int, nbytes: int, backend: Backend) -> None:
+        self.ptr, self.nbytes, self.backend = ptr, nbytes, backend
+        self.owner = self._token = None
+        self.readonly = self.shared = False
 
     def __del__(self) -> None:
         ptr, self.ptr = getattr(self, "ptr", 0), 0
@@ -352,8 +358,9 @@ class library_order:
 
 
 def synchronize(be: Backend) -> None:
-    be.default_stream.synchronize()
-    release_pending()
+    (be._default or be.default_stream).synchronize()
+    if _pending:
+        release_pending()
 
 
 class _HostMemory:

@@ -20,6 +20,7 @@ raise from the full path every time.
 """
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable, Sequence
 
 from ... import check
@@ -32,16 +33,21 @@ from .scalars import PyScalar, bits_key
 
 _CALLS: dict[tuple, tuple] = {}
 CALLS_KEPT = 4096
+BOUND_KEPT = 4      # launches kept per call, by their arrays' addresses (_Known.bound)
 also_clear(_CALLS.clear)     # with the plans they lead to
 _FAST_SCALARS = (bool, int, float)
 _INTO = "="     # the key's name of an in-place call (x op= y): its result is x, not a new array
+# An array's base address and whether its memory is shared, read in C (no Python frame).
+_DATA, _SHARED = operator.attrgetter("_t.data"), operator.attrgetter("_st.shared")
 
 
-def call_key(name: str, xs: Sequence[object], params: tuple = ()) -> tuple | None:
-    """(the key of this call, its backend, its context) when the operands are arrays of one
-    backend with no reversed axis and no private layout, or such arrays and Python bools,
-    ints or floats (at least one array); else None. `params`: the call's other parameters,
-    hashable."""
+def _lookup(name: str, xs: Sequence[object], params: tuple
+            ) -> tuple[_Known | None, tuple, Backend, Context] | None:
+    """(the entry remembered for this call or None, the call's key, its backend, its
+    context) when the operands are arrays of one backend with no reversed axis and no
+    private layout, or such arrays and Python bools, ints or floats (at least one array);
+    else None. `params`: the call's other parameters, hashable. A call's short way runs
+    through here: one Python function for the key and its lookup."""
     parts: list[Any] = [name, params]
     array = None
     for x in xs:
@@ -61,36 +67,38 @@ def call_key(name: str, xs: Sequence[object], params: tuple = ()) -> tuple | Non
     be = array._st.backend
     ctx = context(be)
     parts.append(id(ctx))
-    return tuple(parts), be, ctx
+    key = tuple(parts)
+    try:
+        known = _CALLS.get(key)
+    except TypeError:                # a parameter that is not hashable: no short way
+        return None
+    if known is not None and known.ctx is not ctx:
+        known = None
+    return known, key, be, ctx
 
 
 def short_way(name: str, *xs: object, params: tuple = ()) -> tuple[Array | None, tuple | None]:
     """(the result of a repeated call, or None; the call's key for remember_*, or None when
     it has none)."""
-    fast = call_key(name, xs, params)
-    if fast is None:
+    found = _lookup(name, xs, params)
+    if found is None:
         return None, None
-    key, be, ctx = fast
-    try:
-        known = _CALLS.get(key)
-    except TypeError:                # a parameter that is not hashable: no short way
-        return None, None
-    if known is not None and known.ctx is ctx:
-        return _repeat(known, xs, be, ctx), key
-    return None, key
+    known, key, be, ctx = found
+    if known is None:
+        return None, key
+    return _repeat(known, xs, be, ctx), key
 
 
 def short_way_into(name: str, x: Array, other: object) -> tuple[bool, tuple | None]:
     """x (name)= other by the short way: (whether it ran, the call's key for remember_*, or
     None when it has none). The caller has checked that x is writable."""
-    fast = call_key(_INTO + name, (x, other))
-    if fast is None:
+    found = _lookup(_INTO + name, (x, other), ())
+    if found is None:
         return False, None
-    key, be, ctx = fast
-    known = _CALLS.get(key)
-    if known is not None and known.ctx is ctx:
-        return _repeat(known, (x, other), be, ctx, x) is not None, key
-    return False, key
+    known, key, be, ctx = found
+    if known is None:
+        return False, key
+    return _repeat(known, (x, other), be, ctx, x) is not None, key
 
 
 class _Known:
@@ -98,20 +106,21 @@ class _Known:
     arrays of a kernel family's plan (`at`; None: our operator's plan), the plan's key
     (None for a call of the backend's library: `library`, which makes it into a new out),
     the result's shape and dtype (`fresh`), the shared constants of its scalar operands
-    (None: no scalar operand); and `last`: the addresses of its arrays in the plan's order
-    and the launches it ran there, in its last call that needed no workspace. A call whose
-    arrays are at the same addresses runs those launches again as they are (a client's
-    loop, whose results the pool hands out at the same addresses each round). One
-    attribute, set at once: another thread reads a pair that belongs together."""
+    (None: no scalar operand); and `bound`: the launches it ran, by the addresses of its
+    arrays in the plan's order, in its last BOUND_KEPT calls at other addresses that needed
+    no workspace. A call whose arrays are at the same addresses as one of those runs its
+    launches again as they are: a client's loop, whose results the pool hands out at the
+    same few addresses each round (a result kept alive moves the next one elsewhere:
+    scikit-learn's LogisticRegression alternates between two or three)."""
 
-    __slots__ = ("ctx", "at", "plan_key", "fresh", "constants", "last", "library")
+    __slots__ = ("ctx", "at", "plan_key", "fresh", "constants", "bound", "library")
 
     def __init__(self, ctx: Context, at: int | None, plan_key: tuple | None, out: Array,
                  constants: tuple | None,
                  library: Callable[[list[Array], Array], None] | None = None) -> None:
         self.ctx, self.at, self.plan_key, self.constants = ctx, at, plan_key, constants
         self.fresh = Fresh(out._t.view_shape, out._t.dtype)
-        self.last: tuple[tuple, list] | None = None
+        self.bound: dict[tuple, list] = {}
         self.library = library
 
 
@@ -177,10 +186,10 @@ def _repeat(known: _Known, xs: Sequence[object], be: Backend, ctx: Context,
         arrays.append(out)
     else:
         arrays.insert(at, out)
-    bases = tuple([x._t.data for x in arrays])
-    last = known.last
-    if last is not None and last[0] == bases and not check.ON:
-        be.enqueue(last[1], None, 0)             # the last call's launches, bound here
+    bases = tuple(map(_DATA, arrays))
+    launches = known.bound.get(bases)
+    if launches is not None and not check.ON:
+        be.enqueue(launches, None, 0)            # an earlier call's launches, bound here
     else:
         if at is None:                           # our operator
             plan = run_bound(known.plan_key, [x._t for x in arrays], ctx)
@@ -190,10 +199,10 @@ def _repeat(known: _Known, xs: Sequence[object], be: Backend, ctx: Context,
         if ran is None:
             return None
         if ran[0] and not ran[1]:                # no workspace: kept to run again as they are
-            known.last = (bases, ran[0])
-    if be.is_cpu:
-        for x in arrays:
-            if x._st.shared:
-                synchronize(be)
-                break
+            bound = known.bound
+            if len(bound) >= BOUND_KEPT:         # the oldest goes
+                bound.pop(next(iter(bound), None), None)
+            bound[bases] = ran[0]
+    if be.is_cpu and any(map(_SHARED, arrays)):
+        synchronize(be)
     return out
