@@ -24,6 +24,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .._address import array_address
 from ..dtypes import BY_SHORT, INFO, aclDataType as DT, as_dtype
 from ..runtime import backend as get_backend
 from ..runtime.base import Backend, Launch, kernels_dir
@@ -348,7 +349,7 @@ def _host_span(a: np.ndarray) -> tuple[np.ndarray, int]:
     lo, hi = np.lib.array_utils.byte_bounds(a)
     span = np.frombuffer((ctypes.c_char * (hi - lo)).from_address(lo), np.uint8) if hi > lo \
         else np.zeros(0, np.uint8)
-    return span, a.__array_interface__["data"][0] - lo
+    return span, array_address(a) - lo
 
 
 def apply_numpy(name: str, *arrays: np.ndarray, backend: str = "cpu") -> np.ndarray:

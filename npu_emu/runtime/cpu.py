@@ -29,6 +29,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .._address import array_address
 from ..status import AclnnError, ACL_ERROR_INVALID_PARAM, ACLNN_ERR_RUNTIME_ERROR
 from .base import (ALIGN, GEOMETRY_CHANGED, Allocator, Backend, Event, Kernel, KernelBuildError,
                    Launch, ModuleCache, Pointer, Stream, Workspace, cache_dir, host_destination,
@@ -701,11 +702,11 @@ class CpuBackend(Backend):
     def copy_from_host(self, dst: int, src: np.ndarray, stream: Stream | None = None) -> None:
         # On a stream the source is taken now (a pageable upload: the caller may reuse it).
         src = np.ascontiguousarray(src) if stream is None else np.array(src, order="C", copy=True)
-        self._ordered(stream, lambda: ctypes.memmove(dst, src.ctypes.data, src.nbytes))
+        self._ordered(stream, lambda: ctypes.memmove(dst, array_address(src), src.nbytes))
 
     def copy_to_host(self, dst: np.ndarray, src: int, stream: Stream | None = None) -> None:
         host_destination(dst)
-        self._ordered(stream, lambda: ctypes.memmove(dst.ctypes.data, src, dst.nbytes))
+        self._ordered(stream, lambda: ctypes.memmove(array_address(dst), src, dst.nbytes))
 
     def copy_device(self, dst: int, src: int, nbytes: int, stream: Stream | None = None) -> None:
         self._ordered(stream, lambda: ctypes.memmove(dst, src, nbytes))

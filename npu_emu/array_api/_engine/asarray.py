@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._address import array_address
 from ...device import storage_array
 from ...dtypes import COMPLEX, INFO, SIGNED, UNSIGNED, aclDataType as DT
 from ...runtime.base import Backend
@@ -58,7 +59,7 @@ def _host_in(host: np.ndarray, dtype: DT) -> np.ndarray:
 def _from_numpy(a: np.ndarray, dtype: DType | None, be: Backend, copy: bool | None) -> Array:
     acl = acl_of_numpy(a.dtype)
     want = acl if dtype is None else dtype.acl_dtype
-    ptr0 = a.__array_interface__["data"][0] if a.size else 0
+    ptr0 = array_address(a) if a.size else 0
     if be.is_cpu and copy is not True and shareable(a, ptr0):
         x = adopt(a, acl, be, readonly=not a.flags.writeable, ptr0=ptr0)
     elif copy is False and a.size:

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ... import runtime
+from ..._address import array_address
 from ..._state import ensure_started
 from ...runtime.base import Backend
 
@@ -405,8 +406,7 @@ def library_memory(arr: Any, ptr0: int | None = None) -> tuple[int, int, int]:
     if ptr0 is None and not arr.size:
         ptr0 = 0
     elif ptr0 is None:
-        ptr0 = (arr.__array_interface__["data"][0] if isinstance(arr, np.ndarray)
-                else int(arr.data.ptr))
+        ptr0 = array_address(arr) if isinstance(arr, np.ndarray) else int(arr.data.ptr)
     if arr.size == 0:
         return ptr0, 0, ptr0
     lo = hi = ptr0

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ... import runtime
+from ..._address import array_address
 from ...dtypes import INFO
 from . import dlpack as _dlpack
 from .array import Array, empty_array, external_array, library_dtype, to_device
@@ -111,7 +112,7 @@ def dlpack(x: Array, stream: object, max_version: tuple[int, int] | None,
                               f"{x.device}; the host needs a copy")
         with library_order(be):
             host = np.ascontiguousarray(x._raw().get())
-        return _dlpack.export_capsule(host.ctypes.data, host.shape,
+        return _dlpack.export_capsule(array_address(host), host.shape,
                                       [s // host.itemsize for s in host.strides], x._t.dtype,
                                       (DL_CPU, 0), host, max_version,
                                       x._st.readonly and versioned, copied=versioned)
