@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -256,3 +257,67 @@ def test_set_threads_plans_the_next_calls_anew(threads, cpu_backend, monkeypatch
     launched.clear()
     assert float(xp.max(x)) == want
     assert launched == [2]                         # phase 1 on the threads, phase 2
+
+
+# pthread_create interposed (LD_PRELOAD): it fails with EAGAIN, as under a thread limit,
+# while `npu_emu_test_refuse_threads(1)` is in force.
+_REFUSING_SHIM = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+static volatile int refuse;
+void npu_emu_test_refuse_threads(int on) { refuse = on; }
+int pthread_create(pthread_t* t, const pthread_attr_t* a, void* (*f)(void*), void* arg) {
+    static int (*real)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+    if (!real) *(void**)&real = dlsym(RTLD_NEXT, "pthread_create");
+    if (refuse) return EAGAIN;
+    return real(t, a, f, arg);
+}
+"""
+
+_WITHOUT_NEW_THREADS = textwrap.dedent("""
+    import ctypes, os, sys
+    import numpy as np
+    import npu_emu.array_api as xp
+    from npu_emu import runtime
+    be = runtime.current()
+    be.set_threads(1)
+    a = np.random.default_rng(5).standard_normal(1 << 20).astype(np.float32)
+    x = xp.asarray(a, copy=True)
+    fns = (xp.exp, xp.sum, xp.cumulative_sum)
+    one = [np.asarray(f(x)).tobytes() for f in fns]     # modules loaded, the stream's thread made
+    threads = lambda: len(os.listdir("/proc/self/task"))
+    refuse = ctypes.CDLL(None).npu_emu_test_refuse_threads
+    refuse(1)
+    before = threads()
+    be.set_threads(4)                                   # no worker can be started now
+    refused = [np.asarray(f(x)).tobytes() for f in fns]
+    during = threads()
+    refuse(0)
+    later = [np.asarray(f(x)).tobytes() for f in fns]   # the workers start now
+    print(before, during, threads())
+    print(refused == one, later == one, bool(np.all(np.isfinite(np.frombuffer(one[0], np.float32)))))
+""")
+
+
+@pytest.mark.skipif(sys.platform != "linux" or not shutil.which("gcc"), reason="LD_PRELOAD, gcc")
+def test_a_launch_runs_on_the_threads_there_are_when_no_worker_can_be_started(tmp_path):
+    """Under a thread limit (pthread_create fails with EAGAIN; root, who runs the tests, is
+    held to no RLIMIT_NPROC, so an interposed pthread_create refuses instead) a launch at four
+    threads runs its blocks on the calling thread, and gives the bytes one thread gives;
+    once threads can be made again the workers start and the bytes stay the same. An
+    exception through the launch's C entry point would have ended the process."""
+    shim = tmp_path / "refuse_threads.so"
+    src = tmp_path / "refuse_threads.c"
+    src.write_text(_REFUSING_SHIM)
+    subprocess.run(["gcc", "-shared", "-fPIC", "-O1", "-o", str(shim), str(src), "-ldl"],
+                   check=True, capture_output=True)
+    env = dict(os.environ, LD_PRELOAD=str(shim), OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    r = subprocess.run([sys.executable, "-c", _WITHOUT_NEW_THREADS], capture_output=True,
+                       text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    counts, verdicts = r.stdout.strip().splitlines()[-2:]
+    before, during, after = (int(v) for v in counts.split())
+    assert during == before < after, counts      # none started while refused, then some
+    assert verdicts.split() == ["True", "True", "True"], r.stdout
