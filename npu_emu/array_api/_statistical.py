@@ -103,16 +103,10 @@ def _source(x: Array, target: DT, ct: np.dtype) -> Array:
     return library_operand(x, ct, be)
 
 
-def _typed(value: object) -> object:
-    """A parameter's value with its type at every level (True apart from 1, 1 from 1.0)."""
-    if isinstance(value, tuple):
-        return tuple(_typed(v) for v in value)
-    return (value.__class__, value)
-
-
 def reduce(name: str, x: object, axis: object = None, keepdims: bool = False,
            dtype: object = None, correction: float = 0.0) -> Array:
-    params = (_typed(axis), _typed(keepdims), _typed(dtype), _typed(correction))
+    params = (repeat.typed(axis), repeat.typed(keepdims), repeat.typed(dtype),
+              repeat.typed(correction))
     out, key = repeat.short_way(name, x, params=params)
     if out is not None:
         return out

@@ -200,6 +200,42 @@ def test_a_repeated_reduction_skips_to_its_plan_and_refuses_what_it_refused(full
     np.testing.assert_array_equal(np.asarray(xp.sum(x, axis=1)), np.asarray(xp.sum(x, axis=(1,))))
 
 
+def test_repeated_all_and_any_skip_to_their_plan_and_read_the_new_values(cpu_backend,
+                                                                         monkeypatch):
+    """all and any take the short way too: a repeated call on an array of the same geometry
+    runs its plan without the full path, on the values the array holds now. Reference:
+    NumPy's all and any."""
+    from npu_emu.array_api import _utility
+    full = {"n": 0}
+    real = _utility.reduce_into
+
+    def counted(*a, **k):
+        full["n"] += 1
+        return real(*a, **k)
+    monkeypatch.setattr(_utility, "reduce_into", counted)
+    clear_plan_cache()
+    rng = np.random.default_rng(29)
+    masks = [rng.random((12, 5)) < p for p in (0.0, 0.05, 0.5, 1.0)]
+    calls = [(lambda m: xp.any(m), lambda a: a.any()),
+             (lambda m: xp.all(m, axis=0), lambda a: a.all(axis=0)),
+             (lambda m: xp.any(m, axis=1, keepdims=True), lambda a: a.any(axis=1, keepdims=True)),
+             (lambda m: xp.all(m, axis=(0, 1)), lambda a: a.all())]
+    # Copies in the pool: imports of NumPy's memory sit at other offsets, which a plan may
+    # read (ops._bindings.signature), so each import is planned once for itself.
+    for ours, want in calls:
+        ours(xp.asarray(masks[0], copy=True))
+    planned = full["n"]
+    for a in masks:
+        m = xp.asarray(a, copy=True)
+        for ours, want in calls:
+            got = np.asarray(ours(m))
+            assert got.dtype == np.bool_ and got.shape == want(a).shape
+            np.testing.assert_array_equal(got, want(a))
+    assert full["n"] == planned
+    with pytest.raises(TypeError):
+        xp.any(m, keepdims=1)          # refused every time, the same call remembered or not
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "float16"])
 def test_a_repeated_in_place_call_skips_to_its_plan_and_gives_the_full_paths_bits(full_path, dtype):
     """x op= y takes the short way too where it is one launch (float32 += on our operator,

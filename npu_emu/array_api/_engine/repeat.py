@@ -41,6 +41,14 @@ _INTO = "="     # the key's name of an in-place call (x op= y): its result is x,
 _DATA, _SHARED = operator.attrgetter("_t.data"), operator.attrgetter("_st.shared")
 
 
+def typed(value: object) -> object:
+    """A parameter's value for a call's key (`params`), with its type at every level: True
+    apart from 1, 1 from 1.0."""
+    if value.__class__ is tuple:
+        return tuple([typed(v) for v in value])
+    return (value.__class__, value)
+
+
 def _lookup(name: str, xs: Sequence[object], params: tuple
             ) -> tuple[_Known | None, tuple, Backend, Context] | None:
     """(the entry remembered for this call or None, the call's key, its backend, its
