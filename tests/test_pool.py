@@ -278,3 +278,26 @@ def test_a_loop_that_allocates_alike_gets_the_same_addresses_each_round(arena):
             pool.free(p)
         rounds.append((a, b, c, d))
     assert len(set(rounds[1:])) == 1      # the first round took fresh memory
+
+
+def test_a_malloc_takes_the_lowest_free_block_among_many_freed_at_random():
+    """Hundreds of blocks of one size class freed in a random order (the free's short scan
+    from the lowest end and its binary search past that both used): every malloc still gets
+    the lowest free block. Reference: the sorted addresses of the free blocks."""
+    import random
+    streams: list = []
+    pool = ArenaPool(lambda: streams, budget=600 * 4096)
+    rng = random.Random(7)
+    live = [pool.malloc(4096) for _ in range(500)]
+    free: set[int] = set()
+    for _ in range(3000):
+        if live and rng.random() < 0.55:
+            p = live.pop(rng.randrange(len(live)))
+            pool.free(p)
+            free.add(p)
+        elif free:
+            want = min(free)
+            assert pool.malloc(4096) == want
+            free.discard(want)
+            live.append(want)
+    assert sorted(free) == sorted(b.ptr for b in pool._free[size_class(4096)])

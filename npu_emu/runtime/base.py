@@ -439,10 +439,15 @@ class Allocator:
             # depends on which blocks are free, not on the order they were freed in, so a
             # loop that allocates the same way each round gets the same addresses each round
             # (and its plans, kept by address, are found bound: ops._bindings).
-            if bucket and bucket[-1].ptr < block.ptr:
+            # A freed block usually goes among the lowest (the end): a few steps back from
+            # there, else a binary search (its key a Python call per probe).
+            ptr, i = block.ptr, len(bucket)
+            while i and bucket[i - 1].ptr < ptr and i > len(bucket) - 8:
+                i -= 1
+            if i and bucket[i - 1].ptr < ptr:
                 bisect.insort(bucket, block, key=_descending)
             else:
-                bucket.append(block)
+                bucket.insert(i, block)
             self.bytes_cached += block.rounded
 
     def empty_cache(self) -> None:
