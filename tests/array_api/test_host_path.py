@@ -66,6 +66,27 @@ def test_scalar_operands_are_shared_read_only_constants(cpu_backend):
     assert float(r[0, 0]) == 5.0 and float(x[0, 0] + 1.0) == a[0, 0] + 1.0
 
 
+def test_an_assigned_python_scalar_is_read_from_its_shared_constant(cpu_backend):
+    """x[key] = scalar reads the scalar's shared read-only constant (one upload per value):
+    the values land where NumPy's assignment puts them, signed zeros keep their sign, and the
+    constant itself is never written (a later x + 1.0 still adds one). Reference: NumPy's
+    assignment of the same values."""
+    a = _data(6)
+    x, want = xp.asarray(a, copy=True), a.copy()
+    be = x._st.backend
+    for key, v in (((0, 0), 5.0), ((slice(None), 1), -0.0), (a < 0, 1.0),
+                   ((slice(1, 3), slice(None)), 2), (a > 1, -0.0)):
+        x[xp.asarray(key) if isinstance(key, np.ndarray) else key] = v
+        want[key] = v
+        assert np.asarray(x).tobytes() == want.tobytes()
+    c = scalars.scalar_constant(1.0, x._t.dtype, be)
+    x[2, 2] = 1.0
+    assert scalars.scalar_constant(1.0, x._t.dtype, be) is c and c._st.readonly
+    x[2, 2] = 7.0                          # x's memory changes; the constant 1.0 does not
+    assert float(c) == 1.0
+    np.testing.assert_array_equal(np.asarray(xp.asarray(a, copy=True) + 1.0), a + 1.0)
+
+
 def test_signed_zeros_and_nans_are_constants_of_their_own(cpu_backend):
     x = xp.asarray(np.array([1.0, -2.0, 0.0]))
     plus, minus = np.asarray(x * 0.0), np.asarray(x * -0.0)

@@ -15,7 +15,7 @@ from .asarray import asarray
 from .device import library, library_order
 from .kernel import assign, check_library_destination, check_writable, convert
 from .library import adopt
-from .scalars import SCALAR_KIND, TAKES, python_value, scalar_array, scalar_dtype
+from .scalars import SCALAR_KIND, TAKES, python_value, scalar_constant, scalar_dtype
 from .views import basic_view
 
 
@@ -85,7 +85,8 @@ def _advanced_get(x: Array, items: tuple) -> Array:
 
 
 def _value_array(value: object, dtype: DT, x: Array) -> Array:
-    """The right-hand side of an assignment as an array on x's device."""
+    """The right-hand side of an assignment as an array on x's device (only read: a Python
+    scalar is the shared read-only constant of its value, uploaded once)."""
     if isinstance(value, Array):
         return value
     if isinstance(value, np.ndarray):
@@ -96,10 +97,10 @@ def _value_array(value: object, dtype: DT, x: Array) -> Array:
     v = python_value(value)
     kind = SCALAR_KIND[type(v)]
     if INFO[dtype].kind in TAKES[kind]:
-        return scalar_array(v, scalar_dtype(v, dtype), x._st.backend)
+        return scalar_constant(v, scalar_dtype(v, dtype), x._st.backend)
     if kind == SIGNED and v > np.iinfo(np.int64).max:
-        return scalar_array(v, DT.ACL_UINT64, x._st.backend)
-    return scalar_array(v, _WIDEST[kind], x._st.backend)
+        return scalar_constant(v, DT.ACL_UINT64, x._st.backend)
+    return scalar_constant(v, _WIDEST[kind], x._st.backend)
 
 
 def setitem(x: Array, key: object, value: object) -> None:
