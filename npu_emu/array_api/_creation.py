@@ -23,7 +23,7 @@ from ._engine.device import backend_for
 from ._engine.dtypes import DType, to_dtype
 from ._engine.kernel import assign, copy_into
 from ._engine.library import compute_dtype, computing, raw_result, result
-from ._engine.scalars import TAKES, python_value, scalar_array, scalar_value
+from ._engine.scalars import TAKES, python_value, scalar_constant, scalar_value
 
 
 def _dtype_or(dtype: object, default: DType) -> DType:
@@ -77,7 +77,7 @@ def full(shape: object, fill_value: object, *, dtype: object = None,
             raise OverflowError(f"full: fill_value {value} is outside the range of {dt.name}")
     out = empty(shape, dtype=dt, device=device)
     if out.size:
-        assign(out, scalar_array(value, dt.acl_dtype, out._st.backend))
+        assign(out, scalar_constant(value, dt.acl_dtype, out._st.backend))
     return out
 
 
@@ -207,7 +207,7 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: object 
     if length:
         be = out._st.backend
         diagonal = out._view((length,), (cols + 1,), row0 * cols + col0)
-        assign(diagonal, scalar_array(True if out.dtype.kind == BOOL else 1, out._t.dtype, be))
+        assign(diagonal, scalar_constant(True if out.dtype.kind == BOOL else 1, out._t.dtype, be))
     return out
 
 

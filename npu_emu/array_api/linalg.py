@@ -31,7 +31,7 @@ from ._engine.array import Array, empty_array
 from ._engine.dtypes import complex_of, real_of
 from ._engine.kernel import assign, copy as copy_array
 from ._engine.library import compute_dtype, computing, operand, result
-from ._engine.scalars import check_kind, promote, scalar_array
+from ._engine.scalars import check_kind, promote, scalar_constant
 from ._creation import zeros
 from ._data_type_functions import finfo
 from ._elementwise import multiply, subtract
@@ -480,7 +480,7 @@ def matrix_power(x: Array, n: int, /) -> Array:
 def _identity(a: Array) -> Array:
     out = zeros(a.shape, dtype=a.dtype, device=a.device)
     if out.size:
-        assign(diagonal(out), scalar_array(1, a._t.dtype, a._st.backend))
+        assign(diagonal(out), scalar_constant(1, a._t.dtype, a._st.backend))
     return out
 
 
