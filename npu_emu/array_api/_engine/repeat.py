@@ -115,8 +115,8 @@ class _Known:
     (None for a call of the backend's library: `library`, which makes it into a new out),
     the result's shape and dtype (`fresh`), the shared constants of its scalar operands
     (None: no scalar operand); and `bound`: the launches it ran, by the addresses of its
-    arrays in the plan's order, in its last BOUND_KEPT calls at other addresses that needed
-    no workspace. A call whose arrays are at the same addresses as one of those runs its
+    arrays in the plan's order, in up to BOUND_KEPT of its calls at other addresses that
+    needed no workspace (one more set of addresses starts the collection over). A call whose arrays are at the same addresses as one of those runs its
     launches again as they are: a client's loop, whose results the pool hands out at the
     same few addresses each round (a result kept alive moves the next one elsewhere:
     scikit-learn's LogisticRegression alternates between two or three)."""
@@ -208,8 +208,8 @@ def _repeat(known: _Known, xs: Sequence[object], be: Backend, ctx: Context,
             return None
         if ran[0] and not ran[1]:                # no workspace: kept to run again as they are
             bound = known.bound
-            if len(bound) >= BOUND_KEPT:         # the oldest goes
-                bound.pop(next(iter(bound), None), None)
+            if len(bound) >= BOUND_KEPT:         # more sets than that: start over (clear()
+                bound.clear()                    # is one step, safe beside another thread)
             bound[bases] = ran[0]
     if be.is_cpu and any(map(_SHARED, arrays)):
         synchronize(be)
