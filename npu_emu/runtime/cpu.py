@@ -302,8 +302,9 @@ class CpuStream(Stream):
     def _drain(self) -> None:
         """A device-wide wait's part: the queued work done; a stream destroyed meanwhile is
         simply done (its destroy reports its failure)."""
-        self._wait_for(self._submitted)
-        if not self._closed:
+        if self._completed < self._submitted:
+            self._wait_for(self._submitted)
+        if self._error is not None and not self._closed:
             self._raise_error()
 
     def wait_event(self, event: Event) -> None:
