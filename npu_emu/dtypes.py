@@ -215,6 +215,9 @@ def as_dtype(value: object, param: str = "dtype") -> aclDataType:
     AclnnError(161002, a TypeError) otherwise, naming `param`."""
     if isinstance(value, aclDataType):
         return value
+    if isinstance(value, np.dtype):                 # a native NumPy dtype: one lookup
+        found = _FROM_NUMPY.get(value)
+        return found if found is not None else _from_numpy_dtype(value, value, param)
     acl = getattr(value, "acl_dtype", None)         # the array API's dtype objects
     if isinstance(acl, aclDataType):
         return acl
@@ -228,8 +231,6 @@ def as_dtype(value: object, param: str = "dtype") -> aclDataType:
             pass
     elif isinstance(value, str):
         found = _from_name(value, value, param)
-    elif isinstance(value, np.dtype):
-        return _from_numpy_dtype(value, value, param)
     elif isinstance(value, type) and (issubclass(value, np.generic) or value in (float, int, bool, complex)):
         return _from_numpy_dtype(np.dtype(value), value, param)
     elif type(value).__module__ == "torch" and type(value).__name__ == "dtype":
