@@ -216,3 +216,31 @@ def test_separate_imports_keep_a_region_each_and_one_inside_changes_nothing():
     assert Backend.allocator.external == {7 * 4096 + 8: 7 * 4096 + 24}
     reg.remove(inner)
     assert Backend.allocator.external == {}
+
+
+def test_memory_imported_again_while_its_release_waits_stays_registered(monkeypatch):
+    """A loop that imports the same NumPy array each round (a client's xp.asarray(X)) drops
+    the last round's import and makes the next: the new import is registered before the
+    queued release runs, so the region is registered once, not unregistered and registered
+    anew every round; the values are the array's, and when the last import goes the region
+    goes too. Reference: the NumPy array itself."""
+    alloc = runtime.current().allocator
+    calls = {"register": 0, "unregister": 0}
+    for name in calls:
+        real = getattr(alloc, name + "_external")
+
+        def counted(*a, _name=name, _real=real):
+            calls[_name] += 1
+            return _real(*a)
+        monkeypatch.setattr(alloc, name + "_external", counted)
+    a = np.arange(12.0)
+    before = _registered()
+    for k in range(10):
+        x = xp.asarray(a)
+        np.testing.assert_array_equal(np.asarray(x * 2.0), a * 2.0)
+        del x
+    assert calls == {"register": 1, "unregister": 0}
+    assert _registered() == before + 1
+    gc.collect()
+    _device.release_pending()
+    assert _registered() == before and calls["unregister"] == 1

@@ -197,8 +197,9 @@ _release_lock = threading.Lock()
 
 
 def release_pending() -> None:
-    """Release the imports queued by finalizers. Called at safe points: before an import is
-    registered, a region is looked up, and at synchronize. A release interrupted by an
+    """Release the imports queued by finalizers. Called at safe points: after an import is
+    registered (so memory imported again while its last release waits stays registered, and
+    is not unregistered and registered anew), and at synchronize. A release interrupted by an
     exception (a signal handler's, KeyboardInterrupt) stays queued, at the head, and is redone
     by the next call (each step is idempotent); only one thread releases at a time, and a
     finalizer that calls in while this thread releases finds the lock taken and returns."""
@@ -223,12 +224,6 @@ def _regions_of(be: Backend) -> _Regions:
         if r is None or r._be is not be:
             r = _regions[be.name] = _Regions(be)
         return r
-
-
-def regions(be: Backend) -> _Regions:
-    """The imported memory of `be` (releases queued ones first)."""
-    release_pending()
-    return _regions_of(be)
 
 
 class Storage:
@@ -262,9 +257,11 @@ class Storage:
         """Memory another object owns, registered with the allocator while this lives."""
         token = None
         if nbytes:
-            reg = regions(be)
+            reg = _regions_of(be)
             token = (reg, reg.add(ptr, nbytes))
-        return cls(ptr, nbytes, be, owner, readonly, shared, token)
+        st = cls(ptr, nbytes, be, owner, readonly, shared, token)
+        release_pending()   # after: an interrupted release leaves st to queue its own release
+        return st
 
     def __del__(self) -> None:
         # No lock, no synchronize here (see _pending): queue the release, owner included.
