@@ -138,6 +138,13 @@ def finfo(type: object, /) -> finfo_object:  # noqa: A002 (the standard's name)
     real = real_of(acl)
     if INFO[real].kind != "floating":
         raise TypeError(f"finfo takes a floating dtype, not {_dtypes.BY_ACL[acl].name}")
+    return _finfo(real)
+
+
+@functools.cache
+def _finfo(real: DT) -> finfo_object:
+    """finfo of a real floating dtype, made once (the object is frozen; scikit-learn asks on
+    every fit)."""
     dt = _dtypes.BY_ACL[real]
     if real == DT.ACL_HIFLOAT8:
         eps, big, tiny = _hifloat8_info()
@@ -152,6 +159,11 @@ def iinfo(type: object, /) -> iinfo_object:  # noqa: A002
     acl = _dtype_arg(type, "type")
     if INFO[acl].kind not in ("signed", "unsigned"):
         raise TypeError(f"iinfo takes an integer dtype, not {_dtypes.BY_ACL[acl].name}")
+    return _iinfo(acl)
+
+
+@functools.cache
+def _iinfo(acl: DT) -> iinfo_object:
     i = np.iinfo(INFO[acl].storage)
     return iinfo_object(int(i.bits), int(i.max), int(i.min), _dtypes.BY_ACL[acl])
 
