@@ -49,13 +49,13 @@ def typed(value: object) -> object:
     return (value.__class__, value)
 
 
-def _lookup(name: str, xs: Sequence[object], params: tuple
-            ) -> tuple[_Known | None, tuple, Backend, Context] | None:
-    """(the entry remembered for this call or None, the call's key, its backend, its
-    context) when the operands are arrays of one backend with no reversed axis and no
-    private layout, or such arrays and Python bools, ints or floats (at least one array);
-    else None. `params`: the call's other parameters, hashable. A call's short way runs
-    through here: one Python function for the key and its lookup."""
+def short_way(name: str, *xs: object, params: tuple = (), into: Array | None = None
+              ) -> tuple[Array | None, tuple | None]:
+    """(the result of a repeated call, or None; the call's key for remember_*, or None when
+    it has none). A call has a key when its operands are arrays of one backend with no
+    reversed axis and no private layout, or such arrays and Python bools, ints or floats (at
+    least one array); `params`: its other parameters, hashable. `into`: an in-place call's x
+    (its result; short_way_into)."""
     parts: list[Any] = [name, params]
     array = None
     for x in xs:
@@ -63,15 +63,15 @@ def _lookup(name: str, xs: Sequence[object], params: tuple
         if cls is Array:
             if x._flip is not None or x._layout is not None or (
                     array is not None and x._st.backend is not array._st.backend):
-                return None
+                return None, None
             array = x
             parts.append(x._t.geometry_id)
         elif cls in _FAST_SCALARS:
             parts.append((cls, bits_key(x)))
         else:
-            return None
+            return None, None
     if array is None:
-        return None
+        return None, None
     be = array._st.backend
     ctx = context(be)
     parts.append(id(ctx))
@@ -79,34 +79,17 @@ def _lookup(name: str, xs: Sequence[object], params: tuple
     try:
         known = _CALLS.get(key)
     except TypeError:                # a parameter that is not hashable: no short way
-        return None
-    if known is not None and known.ctx is not ctx:
-        known = None
-    return known, key, be, ctx
-
-
-def short_way(name: str, *xs: object, params: tuple = ()) -> tuple[Array | None, tuple | None]:
-    """(the result of a repeated call, or None; the call's key for remember_*, or None when
-    it has none)."""
-    found = _lookup(name, xs, params)
-    if found is None:
         return None, None
-    known, key, be, ctx = found
-    if known is None:
+    if known is None or known.ctx is not ctx:
         return None, key
-    return _repeat(known, xs, be, ctx), key
+    return _repeat(known, xs, be, ctx, into), key
 
 
 def short_way_into(name: str, x: Array, other: object) -> tuple[bool, tuple | None]:
     """x (name)= other by the short way: (whether it ran, the call's key for remember_*, or
     None when it has none). The caller has checked that x is writable."""
-    found = _lookup(_INTO + name, (x, other), ())
-    if found is None:
-        return False, None
-    known, key, be, ctx = found
-    if known is None:
-        return False, key
-    return _repeat(known, (x, other), be, ctx, x) is not None, key
+    out, key = short_way(_INTO + name, x, other, into=x)
+    return out is not None, key
 
 
 class _Known:
