@@ -160,3 +160,17 @@ def convertible_values(rng: np.random.Generator, src: DT, dst: DT, n: int) -> np
             return np.exp2(rng.integers(-10, 7, n)).astype(np.float32).astype(info.host)
         return re.astype(np.float32).astype(info.host)
     return host_values(rng, src, n)
+
+
+def count_calls(monkeypatch, owner: object, *names: str) -> dict[str, int]:
+    """Wrap each of `owner`'s attributes `names` (functions or bound methods) with monkeypatch
+    so that each call is counted (then made): {name: calls so far}."""
+    counts = {name: 0 for name in names}
+    for name in names:
+        real = getattr(owner, name)
+
+        def counted(*a, _name=name, _real=real, **k):
+            counts[_name] += 1
+            return _real(*a, **k)
+        monkeypatch.setattr(owner, name, counted)
+    return counts

@@ -17,6 +17,8 @@ from npu_emu.ops import _bindings, _core
 from npu_emu.runtime.base import ALIGN, Launch, Pointer
 from npu_emu.tensor import Tensor
 
+from helpers import count_calls
+
 
 @pytest.fixture
 def planning(cpu_backend, monkeypatch):
@@ -63,25 +65,18 @@ def test_a_loop_whose_temporaries_are_freed_out_of_order_is_bound_from_its_secon
         cpu_backend, monkeypatch):
     # The pool hands out its lowest free block (runtime.base.Allocator.free), so the same
     # steps get the same addresses each round and find their plans bound: no move at all.
-    moves = {"n": 0}
-    real = _bindings.moved
-
-    def counted(*a, **k):
-        moves["n"] += 1
-        return real(*a, **k)
-
-    monkeypatch.setattr(_bindings, "moved", counted)
+    moves = count_calls(monkeypatch, _bindings, "moved")
     a, b = _data(3), _data(4)
     x, y = xp.asarray(a), xp.asarray(b)
     per_round, addresses = [], []
     for _ in range(5):
-        before = moves["n"]
+        before = moves["moved"]
         t1, t2, t3 = x * y, x + y, x - y
         t4 = t1 * t2 + t3
         np.testing.assert_array_equal(np.asarray(t4), (a * b) * (a + b) + (a - b))
         addresses.append(tuple(int(t._t.data) for t in (t1, t2, t3, t4)))
         del t1, t2, t3, t4                # freed in the order they were made
-        per_round.append(moves["n"] - before)
+        per_round.append(moves["moved"] - before)
     # The first round may take fresh memory; from the second on, the same addresses (the
     # freed-last-first pool alternated them) and every plan found bound.
     assert len(set(addresses[1:])) == 1, addresses

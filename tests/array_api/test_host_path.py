@@ -12,6 +12,8 @@ import npu_emu.array_api as xp
 from npu_emu.array_api._engine import kernel, scalars
 from npu_emu.ops._core import clear_plan_cache
 
+from helpers import count_calls
+
 
 def _data(seed: int = 3) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal((30, 8))
@@ -227,13 +229,7 @@ def test_repeated_all_and_any_skip_to_their_plan_and_read_the_new_values(cpu_bac
     runs its plan without the full path, on the values the array holds now. Reference:
     NumPy's all and any."""
     from npu_emu.array_api import _utility
-    full = {"n": 0}
-    real = _utility.reduce_into
-
-    def counted(*a, **k):
-        full["n"] += 1
-        return real(*a, **k)
-    monkeypatch.setattr(_utility, "reduce_into", counted)
+    full = count_calls(monkeypatch, _utility, "reduce_into")
     clear_plan_cache()
     rng = np.random.default_rng(29)
     masks = [rng.random((12, 5)) < p for p in (0.0, 0.05, 0.5, 1.0)]
@@ -245,14 +241,14 @@ def test_repeated_all_and_any_skip_to_their_plan_and_read_the_new_values(cpu_bac
     # read (ops._bindings.signature), so each import is planned once for itself.
     for ours, want in calls:
         ours(xp.asarray(masks[0], copy=True))
-    planned = full["n"]
+    planned = full["reduce_into"]
     for a in masks:
         m = xp.asarray(a, copy=True)
         for ours, want in calls:
             got = np.asarray(ours(m))
             assert got.dtype == np.bool_ and got.shape == want(a).shape
             np.testing.assert_array_equal(got, want(a))
-    assert full["n"] == planned
+    assert full["reduce_into"] == planned
     with pytest.raises(TypeError):
         xp.any(m, keepdims=1)          # refused every time, the same call remembered or not
 
@@ -373,12 +369,10 @@ def test_results_at_a_few_alternating_addresses_rerun_their_launches_without_pla
     addresses still plans afresh and gives the right values. References: NumPy's add and
     divide (correctly rounded in both)."""
     from npu_emu.array_api._engine import repeat
-    lookups = {"n": 0}
-    for name in ("run_bound", "launch_cached"):
-        def counted(*a, _fn=getattr(repeat, name)):
-            lookups["n"] += 1
-            return _fn(*a)
-        monkeypatch.setattr(repeat, name, counted)
+    counts = count_calls(monkeypatch, repeat, "run_bound", "launch_cached")
+
+    def lookups() -> int:
+        return counts["run_bound"] + counts["launch_cached"]
     rng = np.random.default_rng(23)
     a, b = (rng.standard_normal(300) for _ in range(2))
     x, y = (xp.asarray(v, copy=True) for v in (a, b))
@@ -386,19 +380,19 @@ def test_results_at_a_few_alternating_addresses_rerun_their_launches_without_pla
     for _ in range(8):     # each round's results live while the next are made; the pool's
         now = [x + y, x / y]   # lowest free blocks settle into two sets of addresses
         held = now
-    planned = lookups["n"]
+    planned = lookups()
     assert 2 <= planned <= 2 * repeat.BOUND_KEPT
     for _ in range(6):                         # two addresses each, in turn: all bound already
         now = [x + y, x / y]
         np.testing.assert_array_equal(np.asarray(now[0]), a + b)
         np.testing.assert_array_equal(np.asarray(now[1]), a / b)
         held = now
-    assert lookups["n"] == planned
+    assert lookups() == planned
     assert all(len(k.bound) <= repeat.BOUND_KEPT for k in repeat._CALLS.values())
     many = [x + y for _ in range(repeat.BOUND_KEPT + 2)]   # more live results than kept sets
     for r in many:
         np.testing.assert_array_equal(np.asarray(r), a + b)
-    assert lookups["n"] > planned
+    assert lookups() > planned
 
 
 def test_a_tensor_of_a_geometry_is_the_trusted_tensor_of_its_fields():

@@ -16,6 +16,8 @@ import npu_emu.array_api as xp
 from npu_emu import runtime
 from npu_emu.array_api._engine import device as _device
 
+from helpers import count_calls
+
 
 @pytest.fixture(autouse=True)
 def _cpu(cpu_backend):
@@ -224,23 +226,16 @@ def test_memory_imported_again_while_its_release_waits_stays_registered(monkeypa
     queued release runs, so the region is registered once, not unregistered and registered
     anew every round; the values are the array's, and when the last import goes the region
     goes too. Reference: the NumPy array itself."""
-    alloc = runtime.current().allocator
-    calls = {"register": 0, "unregister": 0}
-    for name in calls:
-        real = getattr(alloc, name + "_external")
-
-        def counted(*a, _name=name, _real=real):
-            calls[_name] += 1
-            return _real(*a)
-        monkeypatch.setattr(alloc, name + "_external", counted)
+    calls = count_calls(monkeypatch, runtime.current().allocator, "register_external",
+                        "unregister_external")
     a = np.arange(12.0)
     before = _registered()
     for k in range(10):
         x = xp.asarray(a)
         np.testing.assert_array_equal(np.asarray(x * 2.0), a * 2.0)
         del x
-    assert calls == {"register": 1, "unregister": 0}
+    assert calls == {"register_external": 1, "unregister_external": 0}
     assert _registered() == before + 1
     gc.collect()
     _device.release_pending()
-    assert _registered() == before and calls["unregister"] == 1
+    assert _registered() == before and calls["unregister_external"] == 1
