@@ -29,9 +29,8 @@ from ._engine.args import array_arg, axis_arg, flag, reduced_axes
 from ._engine.array import Array, empty_array, library_dtype
 from ._engine.dtypes import to_dtype
 from ._engine import repeat
-from ._engine.kernel import context, convert
-from ._engine.library import (compute_dtype, computing, cumulate_into, library_operand,
-                              own_reduce, reduce_call, reduce_into)
+from ._engine.kernel import convert
+from ._engine.library import compute_dtype, computing, cumulate_into, library_operand, reduce_into
 from ._engine.scalars import check_kind, scalar_value
 
 
@@ -148,11 +147,7 @@ def _reduce(name: str, x: object, axis: object, keepdims: bool, dtype: object,
         reduce_into(spec.library, src, out, axes, keepdims, ct, **extra)
     if held != result:
         return convert(out, result)
-    own = own_reduce(spec.library, src, out, axes, keepdims, **extra)
-    if key is not None and src is x and own is not None and own[0] == x._t.dtype:
-        # one launch of our reduce kernel on x as it is: the next such call goes straight there
-        repeat.remember_family(key, context(be), reduce_call(
-            spec.library, own[0], axes if keepdims else (), axes, own[1]), [x], [x], out, 1)
+    repeat.remember_reduction(key, spec.library, x, src, out, axes, keepdims, **extra)
     return out
 
 

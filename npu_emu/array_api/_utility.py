@@ -11,8 +11,7 @@ from ..dtypes import aclDataType as DT
 from ._engine.args import array_arg, axis_arg, flag, reduced_axes
 from ._engine.array import Array, empty_array
 from ._engine import repeat
-from ._engine.kernel import context
-from ._engine.library import library_operand, own_reduce, reduce_call, reduce_into
+from ._engine.library import library_operand, reduce_into
 from ._engine.scalars import check_kind
 from ._elementwise import subtract
 from ._manipulation import concat
@@ -32,11 +31,7 @@ def _truth(name: str, x: object, axis: object, keepdims: object) -> Array:
     src = library_operand(x, None, be)   # exact: the narrow floats' values fit in float32
     out = empty_array(shape, DT.ACL_BOOL, be)
     reduce_into(name, src, out, axes, keep)
-    own = own_reduce(name, src, out, axes, keep)
-    if key is not None and src is x and own is not None and own[0] == x._t.dtype:
-        # one launch of our reduce kernel on x as it is: the next such call goes straight there
-        repeat.remember_family(key, context(be), reduce_call(
-            name, own[0], axes if keep else (), axes, own[1]), [x], [x], out, 1)
+    repeat.remember_reduction(key, name, x, src, out, axes, keep)
     return out
 
 

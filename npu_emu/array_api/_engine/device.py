@@ -356,7 +356,7 @@ class library_order:
 
 
 def synchronize(be: Backend) -> None:
-    (be._default or be.default_stream).synchronize()
+    be.default_stream.synchronize()
     if _pending:
         release_pending()
 

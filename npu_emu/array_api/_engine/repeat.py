@@ -29,6 +29,7 @@ from ...runtime.base import Backend
 from .array import Array, Fresh
 from .device import synchronize
 from .kernel import context, family_key, launch_cached
+from .library import own_reduce, reduce_call
 from .scalars import PyScalar, bits_key
 
 _CALLS: dict[tuple, tuple] = {}
@@ -151,6 +152,18 @@ def remember_family(key: tuple, ctx: Context, call: tuple, ops: Sequence[Array |
     order.insert(at, out)
     _keep(key, _Known(ctx, at, family_key(call, order, out._st.backend), out,
                       _constants(ops, arrays)))
+
+
+def remember_reduction(key: tuple | None, fname: str, x: Array, src: Array, out: Array,
+                       axes: tuple[int, ...], keepdims: bool, **extra: object) -> None:
+    """The full path reduced `src` (x, or x converted) into out by library.reduce_into(fname,
+    ...): when that was one launch of our reduce kernel on x as it is, remember it."""
+    if key is None or src is not x:
+        return
+    own = own_reduce(fname, src, out, axes, keepdims, **extra)
+    if own is not None and own[0] == x._t.dtype:
+        remember_family(key, context(x._st.backend), reduce_call(
+            fname, own[0], axes if keepdims else (), axes, own[1]), [x], [x], out, 1)
 
 
 def remember_library(key: tuple, ctx: Context, out: Array,
