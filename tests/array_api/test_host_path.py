@@ -365,7 +365,7 @@ def test_results_at_a_few_alternating_addresses_rerun_their_launches_without_pla
         full_path, monkeypatch):
     """A loop that keeps one result alive while it makes the next (scikit-learn's
     LogisticRegression) has its results at two addresses in turn: the launches of each are
-    kept (up to BOUND_KEPT sets a call) and run again without a plan lookup; a fifth set of
+    kept (up to BOUND_KEPT sets a call) and run again without a plan lookup; one more set of
     addresses still plans afresh and gives the right values. References: NumPy's add and
     divide (correctly rounded in both)."""
     from npu_emu.array_api._engine import repeat
@@ -393,6 +393,40 @@ def test_results_at_a_few_alternating_addresses_rerun_their_launches_without_pla
     for r in many:
         np.testing.assert_array_equal(np.asarray(r), a + b)
     assert lookups() > planned
+
+
+def test_one_call_made_at_several_places_a_round_reruns_each_places_launches(
+        full_path, monkeypatch):
+    """scikit-learn's logistic loss calls `where` of one geometry at five places a round,
+    each place's result live until the round ends, and the round's results while the next is
+    made: ten sets of addresses, each bound once and then run again without a plan lookup. Reference: NumPy's where."""
+    from npu_emu.array_api._engine import repeat
+    counts = count_calls(monkeypatch, repeat, "run_bound", "launch_cached")
+    rng = np.random.default_rng(29)
+    a, b = (rng.standard_normal(300) for _ in range(2))
+    x, y = (xp.asarray(v, copy=True) for v in (a, b))
+    masks = [xp.asarray(a <= t, copy=True) for t in (-1.0, -0.5, 0.0, 0.5, 1.0)]
+
+    def round_() -> list:
+        out, prev = [], x
+        for m in masks:                     # each result feeds the next: all live at once
+            prev = xp.where(m, prev, y)
+            out.append(prev)
+        return out
+    got = round_()
+    for _ in range(3):      # a round's results live while the next is made: two sets a place
+        got = round_()
+    planned = counts["run_bound"] + counts["launch_cached"]
+    assert 5 <= planned <= 10
+    for _ in range(4):
+        got = round_()
+    assert counts["run_bound"] + counts["launch_cached"] == planned
+    want, prev = [], a
+    for t in (-1.0, -0.5, 0.0, 0.5, 1.0):
+        prev = np.where(a <= t, prev, b)
+        want.append(prev)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), w)
 
 
 def test_a_tensor_of_a_geometry_is_the_trusted_tensor_of_its_fields():

@@ -34,7 +34,10 @@ from .scalars import PyScalar, bits_key
 
 _CALLS: dict[tuple, tuple] = {}
 CALLS_KEPT = 4096
-BOUND_KEPT = 4      # launches kept per call, by their arrays' addresses (_Known.bound)
+# Launches kept per call, by their arrays' addresses (_Known.bound): a loop may make the same
+# call at several places a round (scikit-learn's logistic loss: five `where`s of one
+# geometry), each at its own addresses.
+BOUND_KEPT = 16
 also_clear(_CALLS.clear)     # with the plans they lead to
 _FAST_SCALARS = (bool, int, float)
 _INTO = "="     # the key's name of an in-place call (x op= y): its result is x, not a new array
