@@ -43,6 +43,25 @@ def test_asarray_shares_numpy_memory_both_ways():
     assert h[1, 1] == 6.0
 
 
+def test_a_numpy_scalar_is_copied_into_our_memory():
+    """A NumPy scalar is immutable and the 0-d array made of it is nobody else's: asarray
+    copies its value into the pool (no import to register, no operation finished early for
+    it), keeps its dtype and its bits; copy=False still shares that 0-d array."""
+    before = regions()
+    for value, dtype in ((np.float64(-0.0), xp.float64), (np.float32(1e-45), xp.float32),
+                         (np.int16(-7), xp.int16), (np.bool_(True), xp.bool),
+                         (np.complex64(1 - 2j), xp.complex64)):
+        x = xp.asarray(value)
+        assert x.dtype == dtype and x.shape == () and not x._st.shared
+        assert np.asarray(x).tobytes() == np.asarray(value).tobytes()
+        x[()] = 0                           # ours to write
+        assert np.asarray(x).tobytes() == np.zeros((), np.asarray(value).dtype).tobytes()
+    assert regions() == before
+    assert float(xp.asarray(np.float64(2.5), dtype=xp.float32)) == 2.5
+    shared = xp.asarray(np.float64(2.5), copy=False)
+    assert shared._st.shared and float(shared) == 2.5
+
+
 def test_np_asarray_is_a_view_without_copy():
     x = xp.asarray([[1.0, 2.0], [3.0, 4.0]])
     n = np.asarray(x)

@@ -144,8 +144,12 @@ def asarray(obj: object, /, *, dtype: object = None, device: object = None,
     be = backend_for(device)
     if isinstance(obj, np.ndarray):
         return _from_numpy(obj, dt, be, copy)
-    if isinstance(obj, np.generic):        # a NumPy scalar keeps its dtype
-        return _from_numpy(np.asarray(obj), dt, be, None if copy is False else copy)
+    if isinstance(obj, np.generic):
+        # A NumPy scalar keeps its dtype. It is immutable and the 0-d array made of it is
+        # ours alone: its value goes into our memory (pool memory, not an import to register
+        # and release, which operations on the cpu backend would finish before they return),
+        # but for copy=False, which shares that array as asked.
+        return _from_numpy(np.asarray(obj), dt, be, None if copy is False else True)
     if hasattr(obj, "__dlpack__") and not isinstance(obj, (bytes, bytearray, memoryview)):
         return _from_foreign(obj, dt, be, copy)
     if not isinstance(obj, (list, tuple, bool, int, float, complex)):
