@@ -825,7 +825,7 @@ class Backend(ABC):
     @abstractmethod
     def elementwise_geometry(self, numel: int, itemsize: int) -> tuple[int, int, int]:
         """(grid, block, run) for a kernel where each thread handles `run` consecutive
-        elements: 16 bytes per thread on a GPU, long runs (a few per worker) on the CPU."""
+        elements: 16 bytes per thread on a GPU, long runs (many per worker, for balance) on the CPU."""
 
     def space_geometry(self, space: Any, itemsize: int, operands: Sequence[int] | None = None,
                        pointers: Sequence[tuple[int, Any, int]] = ()) -> tuple[int, int, int]:
