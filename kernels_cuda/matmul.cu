@@ -4,8 +4,10 @@
 //
 // One block computes one 16x16 output fractal: for each K fractal k1 (ascending), it loads
 // A's fractal (m1, k1) and B's fractal (k1, n1) into shared memory (L0A, L0B) and adds their
-// product to the fractal accumulator in shared memory (L0C). Threads split the fractal's
-// elements, so any block size is correct, including 1 on the CPU.
+// product to the fractal accumulator in shared memory (L0C; on the CPU, where a block is one
+// thread, the block's own locals). Threads split the fractal's outputs in strips
+// (CUBE_STRIP: one output on a GPU, a row of 16 in vector lanes on the CPU), so any block
+// size is correct, including 1 on the CPU.
 //
 // Accumulation model (npu_emu's; Huawei does not document the cube's adder tree), which fixes
 // every bit of the result:
@@ -84,16 +86,33 @@ __device__ __forceinline__ int32_t load_operand_s8(const void* base, int64_t i) 
     return static_cast<const int8_t*>(base)[i];
 }
 
+// What a fractal step needs of an operand kind: the element as the cube multiplies it (`load`),
+// widened to the type its products are exact in (`Wide`), and one output's K0 products
+// summed into its partial and added to its accumulator (`mac`, `finish`).
 struct LoadFloat {
-    using Value = float;
-    static __device__ __forceinline__ float load(const void* base, int64_t i, int32_t kind) {
-        return load_operand(base, i, kind);
+    static constexpr bool kinds = true;   // the operand kinds apply
+    using Value = float;       // the L0C accumulator
+    using Wide = double;       // an operand element: the product of two is exact in double
+    static __device__ __forceinline__ double load(const void* base, int64_t i, int32_t kind) {
+        return static_cast<double>(load_operand(base, i, kind));
+    }
+    static __device__ __forceinline__ double mac(double part, double a, double b) { return part + a * b; }
+    static __device__ __forceinline__ float finish(float acc, double part) {
+        return acc + npu_emu::double_to_float(part);
     }
 };
 struct LoadS8 {
+    static constexpr bool kinds = false;
     using Value = int32_t;
+    using Wide = int32_t;
     static __device__ __forceinline__ int32_t load(const void* base, int64_t i, int32_t) {
         return load_operand_s8(base, i);
+    }
+    static __device__ __forceinline__ int32_t mac(int32_t part, int32_t a, int32_t b) {  // wraps
+        return static_cast<int32_t>(static_cast<uint32_t>(part) + static_cast<uint32_t>(a * b));
+    }
+    static __device__ __forceinline__ int32_t finish(int32_t acc, int32_t part) {
+        return static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(part));
     }
 };
 
@@ -122,26 +141,63 @@ struct StoreS32 {
     static __device__ __forceinline__ int32_t store(int32_t x) { return x; }
 };
 
-// One fractal step's contribution to one accumulator.
-__device__ __forceinline__ float fractal_step(float acc, const float* a, const float* b, int k0) {
-    double partial = 0.0;
-    for (int k = 0; k < k0; ++k) partial += static_cast<double>(a[k]) * static_cast<double>(b[k]);
-    return acc + npu_emu::double_to_float(partial);
+// The outputs one thread computes at a time: a strip of CUBE_STRIP consecutive elements of a
+// fractal row. On a GPU one (a thread per output); on the CPU, where one thread runs the
+// block, a whole row: its K0 products then go 16 outputs at a time in vector lanes (each
+// output's partial sum in the same ascending order: the same bits). A test builds the CPU
+// module with -DNPU_EMU_CUBE_STRIP=1, the GPU's shape, and compares.
+#if !defined(NPU_EMU_CUBE_STRIP)
+#if defined(NPU_EMU_CPU)
+#define NPU_EMU_CUBE_STRIP 16
+#else
+#define NPU_EMU_CUBE_STRIP 1
+#endif
+#endif
+constexpr int CUBE_STRIP = NPU_EMU_CUBE_STRIP;
+static_assert(FRACTAL % CUBE_STRIP == 0, "a strip lies in one fractal row");
+
+// On the CPU a block is one thread: its tiles are its own locals (a __shared__ array there is
+// thread_local, each access a TLS lookup), and a strip's outputs go in vector lanes.
+#if defined(NPU_EMU_CPU)
+#define NPU_EMU_CUBE_TILE
+#define NPU_EMU_CUBE_LANES _Pragma("omp simd")
+#else
+#define NPU_EMU_CUBE_TILE __shared__
+#define NPU_EMU_CUBE_LANES
+#endif
+
+// One operand's fractal into its tile, as the cube multiplies its elements (Kind: the
+// operand's, a constant here, so the conversion is chosen once per fractal, not per element);
+// Transposed: B's (n0, k) order stored as (k, n0).
+template <typename Load, int Kind, bool Transposed>
+__device__ __forceinline__ void fill_kind(typename Load::Wide* tile, const void* base, int64_t off,
+                                          int k0, int tid, int nthreads) {
+    for (int e = tid; e < FRACTAL * k0; e += nthreads)
+        tile[Transposed ? (e % k0) * FRACTAL + e / k0 : e] = Load::load(base, off + e, Kind);
 }
-__device__ __forceinline__ int32_t fractal_step(int32_t acc, const int32_t* a, const int32_t* b, int k0) {
-    uint32_t partial = 0;
-    for (int k = 0; k < k0; ++k) partial += static_cast<uint32_t>(a[k] * b[k]);
-    return static_cast<int32_t>(static_cast<uint32_t>(acc) + partial);
+template <typename Load, bool Transposed>
+__device__ __forceinline__ void fill(typename Load::Wide* tile, const void* base, int64_t off,
+                                     int32_t kind, int k0, int tid, int nthreads) {
+    switch (Load::kinds ? kind : KIND_F32) {
+        case KIND_F16: fill_kind<Load, KIND_F16, Transposed>(tile, base, off, k0, tid, nthreads); break;
+        case KIND_BF16: fill_kind<Load, KIND_BF16, Transposed>(tile, base, off, k0, tid, nthreads); break;
+        case KIND_F32_AS_F16: fill_kind<Load, KIND_F32_AS_F16, Transposed>(tile, base, off, k0, tid, nthreads); break;
+        case KIND_F32_AS_HF32: fill_kind<Load, KIND_F32_AS_HF32, Transposed>(tile, base, off, k0, tid, nthreads); break;
+        default: fill_kind<Load, KIND_F32, Transposed>(tile, base, off, k0, tid, nthreads); break;
+    }
 }
 
-template <typename Load, typename Store>
-__device__ __forceinline__ void cube_body(const CubeParams& p, const void* __restrict__ A,
-                                          const void* __restrict__ B,
-                                          typename Store::Storage* __restrict__ C) {
+// The block's fractal; K0_ is the operands' K0 where the kernel knows it (8, 16 or 32: the
+// divisions and the loops over k then unroll), 0 for any other p.k0.
+template <typename Load, typename Store, int K0_>
+__device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __restrict__ A,
+                                             const void* __restrict__ B,
+                                             typename Store::Storage* __restrict__ C) {
     using V = typename Load::Value;
-    __shared__ V l0a[FRACTAL * MAX_K0];
-    __shared__ V l0b[FRACTAL * MAX_K0];
-    __shared__ V l0c[FRACTAL * FRACTAL];
+    using W = typename Load::Wide;
+    NPU_EMU_CUBE_TILE W l0a[FRACTAL * MAX_K0];   // A's fractal: 16 rows (m0) of K0
+    NPU_EMU_CUBE_TILE W l0b[MAX_K0 * FRACTAL];   // B's fractal transposed: K0 rows of 16 (n0)
+    NPU_EMU_CUBE_TILE V l0c[FRACTAL * FRACTAL];
 
     // Block -> (batch, n1, m1), m1 fastest: consecutive blocks write consecutive Nz fractals.
     int64_t id = blockIdx.x;
@@ -159,26 +215,47 @@ __device__ __forceinline__ void cube_body(const CubeParams& p, const void* __res
     }
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
     const int nthreads = blockDim.x * blockDim.y;
-    const int k0 = p.k0;
-    const int fractal_elems = FRACTAL * k0;
+    const int k0 = K0_ ? K0_ : p.k0;
 
     for (int e = tid; e < FRACTAL * FRACTAL; e += nthreads) l0c[e] = V(0);
     for (int64_t k1 = 0; k1 < p.k1; ++k1) {
         __syncthreads();
         const int64_t af = a_off + k1 * p.a_k1, bf = b_off + k1 * p.b_k1;
-        for (int e = tid; e < fractal_elems; e += nthreads) {
-            l0a[e] = Load::load(A, af + e, p.a_kind);
-            l0b[e] = Load::load(B, bf + e, p.b_kind);
-        }
+        fill<Load, false>(l0a, A, af, p.a_kind, k0, tid, nthreads);
+        fill<Load, true>(l0b, B, bf, p.b_kind, k0, tid, nthreads);
         __syncthreads();
-        for (int e = tid; e < FRACTAL * FRACTAL; e += nthreads) {
-            const int m0 = e / FRACTAL, n0 = e % FRACTAL;
-            l0c[e] = fractal_step(l0c[e], l0a + m0 * k0, l0b + n0 * k0, k0);
+        // One step: each output's K0 products summed in ascending k into its partial, which
+        // joins the output's accumulator.
+        for (int s = tid; s < FRACTAL * FRACTAL / CUBE_STRIP; s += nthreads) {
+            const int e0 = s * CUBE_STRIP, m0 = e0 / FRACTAL, n0 = e0 % FRACTAL;
+            W part[CUBE_STRIP];
+            NPU_EMU_CUBE_LANES
+            for (int j = 0; j < CUBE_STRIP; ++j) part[j] = W(0);
+            for (int k = 0; k < k0; ++k) {
+                const W a = l0a[m0 * k0 + k];
+                const W* b = l0b + k * FRACTAL + n0;
+                NPU_EMU_CUBE_LANES
+                for (int j = 0; j < CUBE_STRIP; ++j) part[j] = Load::mac(part[j], a, b[j]);
+            }
+            NPU_EMU_CUBE_LANES
+            for (int j = 0; j < CUBE_STRIP; ++j) l0c[e0 + j] = Load::finish(l0c[e0 + j], part[j]);
         }
     }
     __syncthreads();
     typename Store::Storage* cf = C + c_off;
     for (int e = tid; e < FRACTAL * FRACTAL; e += nthreads) cf[e] = Store::store(l0c[e]);
+}
+
+template <typename Load, typename Store>
+__device__ __forceinline__ void cube_body(const CubeParams& p, const void* __restrict__ A,
+                                          const void* __restrict__ B,
+                                          typename Store::Storage* __restrict__ C) {
+    switch (p.k0) {
+        case 8: cube_fractal<Load, Store, 8>(p, A, B, C); break;      // fp32, HF32
+        case 16: cube_fractal<Load, Store, 16>(p, A, B, C); break;    // fp16, bf16
+        case 32: cube_fractal<Load, Store, 32>(p, A, B, C); break;    // int8
+        default: cube_fractal<Load, Store, 0>(p, A, B, C); break;
+    }
 }
 
 }  // namespace

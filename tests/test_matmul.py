@@ -332,3 +332,57 @@ def test_phase_two_needs_the_workspace(backend):
     buf = device.DeviceBuffer(ws)
     assert aclnn.aclnnMatmul(buf.ptr, ws, ex, None) == SUCCESS
     assert np.all(device.to_numpy(out) == 28.0)
+
+
+# ------------------------------------------------------------------ the GPU's strip shape
+# The cpu build computes a whole fractal row of outputs at a time (CUBE_STRIP 16, in vector
+# lanes); a GPU thread computes one output (CUBE_STRIP 1). The same source in the GPU's
+# shape is built for the cpu backend here, in a subprocess, and must give the same bits.
+_STRIP_CASES = """
+import sys
+import numpy as np, ml_dtypes
+import npu_emu, npu_emu.array_api as xp
+from npu_emu import device
+from npu_emu.ops.format_cast import format_cast
+from npu_emu.ops.matmul import cube_matmul
+from npu_emu.runtime import cpu
+if sys.argv[1] == "1":                      # matmul.cu in the GPU's shape: one output a thread
+    flags = cpu.CpuModuleCache.module_flags
+    cpu.CpuModuleCache.module_flags = lambda self, m: flags(self, m) + (
+        ("-DNPU_EMU_CUBE_STRIP=1",) if m == "matmul.cu" else ())
+rng = np.random.default_rng(31)
+special = np.array([np.nan, np.inf, -np.inf, -0.0, 3e38, 1e-45], np.float32)
+out = {}
+for name, dt, math in (("f32", np.float32, 0), ("hf32", np.float32, 1), ("f16", np.float16, 0),
+                       ("bf16", ml_dtypes.bfloat16, 0), ("fp16mode", np.float32, 2)):
+    a = (rng.standard_normal((2, 37, 70)) * 3).astype(np.float32)
+    b = (rng.standard_normal((70, 45)) * 3).astype(np.float32)
+    a.reshape(-1)[:6] = special
+    x, y = xp.asarray(a.astype(dt)), xp.asarray(b.astype(dt))
+    out[name] = np.asarray(xp.matmul(x, y, cube_math_type=math)).tobytes().hex()
+with npu_emu.soc("Ascend950"):
+    a = rng.standard_normal((33, 50)).astype(np.float16); b = rng.standard_normal((50, 20)).astype(np.float16)
+    out["950"] = np.asarray(xp.matmul(xp.asarray(a), xp.asarray(b))).tobytes().hex()
+a = rng.integers(-128, 128, (2, 33, 70), dtype=np.int8); b = rng.integers(-128, 128, (70, 19), dtype=np.int8)
+c = cube_matmul(format_cast(device.from_numpy(a), "Zz"), format_cast(device.from_numpy(b), "Zn"))
+out["int8"] = device.to_numpy(format_cast(c, "ND")).tobytes().hex()
+print(repr(out))
+"""
+
+
+def test_the_gpus_strip_shape_gives_the_cpu_builds_bits(cpu_backend):
+    """CUBE_STRIP 1 (the GPU's) against 16 (the cpu backend's), built from the same source:
+    fp32 (K0 8), HF32, fp16 and bf16 (K0 16), fp32 rounded to fp16, Ascend950's Nz left
+    operand, int8 (K0 32); NaN, infinities, -0, a near-overflow and a subnormal in A."""
+    import ast
+    import subprocess
+    import sys
+    runs = {}
+    for strip in ("1", "16"):
+        done = subprocess.run([sys.executable, "-c", _STRIP_CASES, strip], capture_output=True,
+                              text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:]
+        runs[strip] = ast.literal_eval(done.stdout.strip().splitlines()[-1])
+    assert runs["1"].keys() == runs["16"].keys() and len(runs["1"]) == 7
+    for case in runs["1"]:
+        assert runs["1"][case] == runs["16"][case], case
