@@ -4,10 +4,9 @@ sort, equal elements with other bits put back in their order: _restore_runs), th
 floats compared in float32 (the NPU's computation type; exact, so the order is theirs). NaNs sort after every number
 ascending, before them descending.
 
-Descending and stable: the library's stable ascending sort of x reversed along the axis,
-reversed back, gives equal elements in their original order; its indices count from the
-other end. sort(descending=True) gathers x's own bits with those indices, so equal values
-that differ in their bits (-0.0 and 0.0) keep their order too.
+argsort descending and stable: the library's stable ascending sort of x reversed along the
+axis, reversed back, gives equal elements in their original order; its indices count from
+the other end.
 """
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ import numpy as np
 from ._engine.args import axis_arg
 from ._engine.array import Array
 from ._engine.kernel import copy
-from ._engine.library import computing, raw_result, result
+from ._engine.library import computing, result
 from ._searching import index_result, ordered_arg, values
 
 
@@ -33,12 +32,14 @@ def _stable(lib: Any) -> dict[str, str]:
 
 
 def _restore_runs(lib: Any, out: Any, raw: Any, v: Any, ordered: Any, axis: int) -> None:
-    """After an ascending sort of v (`ordered`) into `out` (raw storage bits, as x's `raw`):
-    the elements equal to others but with other bits, the signed zeros and the NaNs
-    (payloads), form one run each per lane whatever the sort; fill those runs with x's own
-    bits in x's order, lane by lane: a stable sort's bits. NumPy's fast sort (introsort, SIMD
-    where the CPU has it: 20x its stable timsort on 10M float32) may reorder them, and a
-    narrow float's NaN payload does not survive its float32 value."""
+    """After a sort of v (`ordered`, ascending or descending) into `out` (raw storage bits,
+    as x's `raw`): the elements equal to others but with other bits, the signed zeros and the
+    NaNs (payloads), form one run each per lane whatever the sort; fill those runs with x's
+    own bits in x's order, lane by lane: a stable sort's bits, both ways (the other equal
+    elements have the same bits). NumPy's fast sort (introsort, SIMD where the CPU has it:
+    20x its stable timsort on 10M float32) may reorder them, a descending order read off an
+    ascending sort reverses them, and a narrow float's NaN payload does not survive its
+    float32 value."""
     def lanes(a: Any) -> Any:
         return lib.moveaxis(a, axis, -1)
     for run in (_zero, lib.isnan):
@@ -83,17 +84,15 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False,
     if x.ndim == 0:
         return copy(x)
     v = values(x)
-    if not descending:
-        with computing(be) as lib:
-            ordered = lib.sort(v, axis=a)      # NumPy's fast sort, CuPy's radix sort
-        y = result(ordered, x._t.dtype, be)    # a narrow float from float32: exact, but NaNs
-        if v.dtype.kind == "f":
-            with computing(be) as lib:
-                _restore_runs(lib, y._raw(), x._raw(), v, ordered, a)
-        return y
     with computing(be) as lib:
-        out = lib.take_along_axis(x._raw(), _argsort(lib, v, a, True), axis=a)
-    return raw_result(out, x._t.dtype, be)
+        ordered = lib.sort(v, axis=a)          # NumPy's fast sort, CuPy's radix sort
+        if descending:                         # the values' order, NaNs first
+            ordered = lib.ascontiguousarray(lib.flip(ordered, axis=a))
+    y = result(ordered, x._t.dtype, be)        # a narrow float from float32: exact, but NaNs
+    if v.dtype.kind == "f":
+        with computing(be) as lib:
+            _restore_runs(lib, y._raw(), x._raw(), v, ordered, a)
+    return y
 
 
 __all__ = ["argsort", "sort"]

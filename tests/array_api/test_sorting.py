@@ -86,11 +86,11 @@ def test_sort_of_0d_and_empty_arrays_and_refusals():
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-def test_ascending_sort_keeps_zeros_and_nans_in_their_order_on_every_axis(dtype):
-    """The ascending sort takes NumPy's fast sort and puts the signed zeros and the NaNs
-    (payloads differ; a narrow float's do not survive its float32 value) back in their
-    order: NumPy's stable sort's bits, lane by lane, along each axis of a 3-d array, with
-    many of both in every lane."""
+def test_sort_keeps_zeros_and_nans_in_their_order_on_every_axis(dtype):
+    """sort takes NumPy's fast sort (descending: read backwards) and puts the signed zeros
+    and the NaNs (payloads differ; a narrow float's do not survive its float32 value) back
+    in their order: the stable sorts' bits (NumPy's ascending, the hand-written descending),
+    lane by lane, along each axis of a 3-d array, with many of both in every lane."""
     rng = np.random.default_rng(41)
     v = rng.choice(np.array([-0.0, 0.0, np.nan, -np.nan, 1.5, -2.0, np.inf]), (5, 6, 40))
     x = make(v, dtype)
@@ -104,4 +104,6 @@ def test_ascending_sort_keeps_zeros_and_nans_in_their_order_on_every_axis(dtype)
     for axis in (0, 1, 2, -1):
         want = np.take_along_axis(bits(x), np.argsort(host, axis=axis, kind="stable"), axis)
         np.testing.assert_array_equal(bits(xp.sort(x, axis=axis)), want)
+        want = np.take_along_axis(bits(x), stable_descending(host, axis), axis)
+        np.testing.assert_array_equal(bits(xp.sort(x, axis=axis, descending=True)), want)
 
