@@ -64,6 +64,40 @@ def test_nans_are_distinct_and_signed_zeros_are_one(dtype):
     assert same.all()
 
 
+@pytest.mark.parametrize("first_zero", [0.0, -0.0])
+@pytest.mark.parametrize("dtype", FLOATS + ["complex64", "int16"])
+def test_unique_on_many_duplicates_signed_zeros_and_nan_payloads(dtype, first_zero):
+    """The fast sorts (NumPy's introsort and argsort, which may reorder equal elements) give
+    np.unique's stable answers: first occurrences, inverse, counts, and x's own bits at each
+    first occurrence (the first zero's sign, each NaN's payload, in x's order); on a few
+    draws, since where the fast sort leaves equal elements depends on the data."""
+    for seed in range(43, 49):
+        rng = np.random.default_rng(seed)
+        pool = np.array([-0.0, 0.0, np.nan, -np.nan, 1.5, -2.0, 3.25, np.inf])
+        v = rng.choice(pool, 3000) if dtype != "int16" else rng.integers(-5, 5, 3000)
+        v[0] = first_zero           # x's first zero, either sign: the one unique keeps
+        x = make(v.reshape(50, 60), dtype)
+        raw = x._raw()
+        word = raw.view(f"u{raw.itemsize}")
+        nan = np.isnan(as_float(values(x)))
+        if raw.itemsize > 1 and nan.any():      # other NaN payloads (low mantissa bits)
+            word[nan] ^= rng.integers(0, 4, nan.sum()).astype(word.dtype)
+        host = as_float(values(x)).reshape(-1)
+        want = np.unique(host, return_index=True, return_inverse=True, return_counts=True,
+                         equal_nan=False)
+        got = xp.unique_all(x)
+        np.testing.assert_array_equal(values(got.indices), want[1])
+        np.testing.assert_array_equal(values(got.inverse_indices).reshape(-1),
+                                      want[2].reshape(-1))
+        np.testing.assert_array_equal(values(got.counts), want[3])
+        first = bits(x).reshape(-1)[want[1]]
+        np.testing.assert_array_equal(bits(got.values), first)
+        counted = xp.unique_counts(x)
+        np.testing.assert_array_equal(bits(counted.values), first)
+        np.testing.assert_array_equal(values(counted.counts), want[3])
+        np.testing.assert_array_equal(bits(xp.unique_values(x)), first)
+
+
 def test_unique_of_0d_and_empty_arrays():
     u = xp.unique_all(xp.asarray(3))
     assert u.values.shape == (1,) and u.inverse_indices.shape == ()
