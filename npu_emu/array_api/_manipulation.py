@@ -28,9 +28,10 @@ from ..status import AclnnError
 from ._engine.args import array_arg, axes_arg, axis_arg, shape_arg
 from ._engine.array import Array, empty_array, is_scalar, standard_sequence
 from ._engine.device import numpy_quiet
-from ._engine.kernel import along, copy as copy_array, copy_into
+from ._engine.kernel import along, convert, copy as copy_array, copy_into
 from ._engine.library import compute_dtype, computing, operand, raw_result, result
 from ._engine.scalars import promote
+from ._engine.ufunc import binary
 from ._engine.views import broadcast_view, flip_axes
 
 
@@ -413,6 +414,8 @@ def _bound(fname: str, name: str, b: object, x: Array) -> Array | int | float | 
                             f"integer array takes integer bounds")
         return float(b)
     v = int(b)
+    if kind == FLOATING:      # an int beyond the float dtype's range: its inf, as a float
+        return float(v) if abs(v) < 2**1023 else math.copysign(math.inf, v)
     if kind in (SIGNED, UNSIGNED):
         limits = np.iinfo(INFO[x._t.dtype].storage)
         if (name == "min" and v <= limits.min) or (name == "max" and v >= limits.max):
@@ -423,9 +426,10 @@ def _bound(fname: str, name: str, b: object, x: Array) -> Array | int | float | 
 
 def clip(x: Array, /, min: int | float | Array | None = None,  # noqa: A002 (the standard's)
          max: int | float | Array | None = None) -> Array:  # noqa: A002
-    """x clamped to [min, max] elementwise (broadcast), in x's dtype; NaN in x or a bound
-    gives NaN. Bounds of another dtype are converted to x's by our kernels; the narrow floats
-    compare in float32 (the NPU's computation type) and the result rounds back exactly."""
+    """x clamped to [min, max] elementwise (broadcast), in x's dtype: maximum(x, min), then
+    minimum with max, by our kernels (NaN in x or a bound gives NaN; maximum(-0, +0) is +0,
+    minimum -0, on every backend and host). Bounds of another dtype are converted to x's by
+    our kernels, Python ones as a scalar of x's dtype (beyond a float dtype's range: inf)."""
     x = array_arg("", x)
     if INFO[x._t.dtype].kind not in (SIGNED, UNSIGNED, FLOATING):
         raise TypeError(f"clip takes real numeric dtypes, not {x.dtype.name}")
@@ -435,22 +439,12 @@ def clip(x: Array, /, min: int | float | Array | None = None,  # noqa: A002 (the
     for b, name in ((lo, "min"), (hi, "max")):
         if isinstance(b, Array):
             shape = _broadcast_two(shape, b.shape, "x", name)
-    if lo is None and hi is None:
-        return copy_array(broadcast_view(x, shape))
-    ct = compute_dtype(x._t.dtype)
-    host = INFO[ct].host
-    with numpy_quiet():                      # a bound beyond ct's range becomes inf
-        values = [operand(x, ct)] + [operand(b, ct) if isinstance(b, Array)
-                                     else None if b is None else host.type(b)
-                                     for b in (lo, hi)]
-    be = x._st.backend
-    with computing(be) as lib:
-        out = values[0]
-        if values[1] is not None:
-            out = lib.maximum(out, values[1])
-        if values[2] is not None:
-            out = lib.minimum(out, values[2])
-    return result(out, x._t.dtype, be)
+    out = x
+    for b, name in ((lo, "maximum"), (hi, "minimum")):
+        if b is not None:
+            out = binary(name, out, b if not isinstance(b, Array) or b._t.dtype == x._t.dtype
+                         else convert(b, x._t.dtype))
+    return copy_array(broadcast_view(x, shape)) if out is x else out
 
 
 __all__ = ["broadcast_arrays", "broadcast_to", "clip", "concat", "expand_dims",

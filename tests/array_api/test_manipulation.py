@@ -328,6 +328,26 @@ def test_clip_floats_propagate_nan_and_keep_the_dtype(dtype):
     np.testing.assert_array_equal(bits(xp.clip(x[:2], -1.0, 1.0)), bits(x[:2]))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_clip_is_maximum_then_minimum_on_our_kernels(dtype):
+    """clip(x, lo, hi) = minimum(maximum(x, lo), hi), bit for bit: maximum(-0, +0) is +0 and
+    minimum -0 in either order (NumPy's clip answers by its code path), here with zero bounds
+    of both signs; other values against NumPy's clip on the float64 values."""
+    rng = np.random.default_rng(47)
+    v = rng.choice(np.array([-0.0, 0.0, 1.5, -2.0, 3.0, -np.inf, np.inf]), 400)
+    x = make(v, dtype)
+    for lo, hi in ((-0.0, 0.0), (0.0, -0.0), (0.0, 0.0), (-0.0, -0.0), (-1.0, 2.0)):
+        got = xp.clip(x, lo, hi)
+        want = xp.minimum(xp.maximum(x, lo), hi)
+        np.testing.assert_array_equal(bits(got), bits(want))
+        np.testing.assert_array_equal(as_float(values(got)), np.clip(as_float(values(x)), lo, hi))
+    zeros = make(np.array([-0.0, 0.0]), dtype)
+    assert np.signbit(as_float(values(xp.clip(zeros, min=-0.0)))).tolist() == [True, False]
+    assert np.signbit(as_float(values(xp.clip(zeros, min=0.0)))).tolist() == [False, False]
+    assert np.signbit(as_float(values(xp.clip(zeros, max=-0.0)))).tolist() == [True, True]
+    assert np.signbit(as_float(values(xp.clip(zeros, max=0.0)))).tolist() == [True, False]
+
+
 def test_clip_integers_broadcast_and_ignore_bounds_beyond_the_dtype():
     h = np.array([[-128, -3, 0, 7, 127]], dtype=np.int8)
     x = xp.asarray(h)
