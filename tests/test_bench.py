@@ -570,14 +570,14 @@ def test_set_threads_keeps_the_bits_and_shapes_the_geometry(cpu_backend):
         for n in (1, 2):
             be.set_threads(n)
             assert be.threads == n and be.parallelism == n
-            # a transpose (tiled kernel) and 4*n blocks of a contiguous copy
+            # a transpose (tiled kernel) and 16*n blocks of a contiguous copy
             be.enqueue(plan_copy(be, View(dp, (200, 300), (300, 1), 4), View(sp, (200, 300), (1, 200), 4)),
                        be.default_stream)
             be.default_stream.synchronize()
             out = np.empty_like(src)
             be.copy_to_host(out, dp)
             got[n] = out
-            assert be.elementwise_geometry(2**24, 4)[0] == 4 * n
+            assert be.elementwise_geometry(2**24, 4)[0] == 16 * n
         want = src.reshape(300, 200).T.ravel()
         assert np.array_equal(got[1], want) and np.array_equal(got[2], want)
         for bad in (0, -1, 1.5, True):
