@@ -1,6 +1,9 @@
-// The cube unit (docs/operators.md#aclnnmatmul), fractal by fractal: C (Nz, 16x16 fractals, as in L0C) = A x B,
-// A in 16 x K0 fractals (Zz, or Nz on Ascend950: the host passes A's fractal strides), B in
-// Zn (16 x K0 fractals holding B transposed, column-major inside), batched with broadcasting.
+// The cube unit (docs/operators.md#aclnnmatmul), fractal by fractal: C (16x16 fractals, as in L0C) = A x B,
+// A in 16 x K0 fractals, B in K0 x 16, batched with broadcasting. The host passes the strides
+// between fractals and inside one: the fractal layouts' (A in Zz, or Nz on Ascend950; B in Zn,
+// holding B transposed; C in Nz), whose padding holds zeros, or an ND view's own, whose
+// elements past the matrices' sizes (CubeParams m, n, k) read as those zeros (C's are not
+// written).
 //
 // One block computes one 16x16 output fractal: for each K fractal k1 (ascending), it loads
 // A's fractal (m1, k1) and B's fractal (k1, n1) into shared memory (L0A, L0B) and adds their
@@ -38,7 +41,11 @@ struct CubeParams {
     int64_t a_m1, a_k1;                   // element strides between fractals
     int64_t b_k1, b_n1;
     int64_t c_m1, c_n1;
-    int64_t m1, n1, k1;                   // fractal counts
+    int64_t a_m, a_k;                     // element strides inside a fractal: A (m0, k),
+    int64_t b_n, b_k;                     // B (n0, k), C (m0, n0); the fractal layouts'
+    int64_t c_m, c_n;                     // (K0, 1), (K0, 1), (16, 1), an ND view's own
+    int64_t m, n, k;                      // the matrices' sizes: elements past them read as 0
+    int64_t m1, n1, k1;                   // fractal counts                 (and C's unwritten)
     int32_t batch_ndim;
     int32_t k0;                           // elements per fractal row of A and B (<= 32)
     int32_t a_kind, b_kind;               // operand kinds (matmul.cu's Kind)
@@ -167,24 +174,59 @@ static_assert(FRACTAL % CUBE_STRIP == 0, "a strip lies in one fractal row");
 #endif
 
 // One operand's fractal into its tile, as the cube multiplies its elements (Kind: the
-// operand's, a constant here, so the conversion is chosen once per fractal, not per element);
-// Transposed: B's (n0, k) order stored as (k, n0).
+// operand's, a constant here, so the conversion is chosen once per fractal, not per element):
+// element (r, c) (A: m0, k; B: n0, k) at off + r rs + c cs; columns past `cols` read as +0
+// (the padding of a fractal layout holds zeros; an ND view has none) and rows past `rows` are
+// left as they are (cube_fractal clears the tiles first). Transposed: B's, stored as (k, n0).
+// The loop runs along the operand's unit stride (an ND B's n0, a fractal's k).
 template <typename Load, int Kind, bool Transposed>
 __device__ __forceinline__ void fill_kind(typename Load::Wide* tile, const void* base, int64_t off,
+                                          int64_t rs, int64_t cs, int64_t rows, int64_t cols,
                                           int k0, int tid, int nthreads) {
-    for (int e = tid; e < FRACTAL * k0; e += nthreads)
-        tile[Transposed ? (e % k0) * FRACTAL + e / k0 : e] = Load::load(base, off + e, Kind);
+    using W = typename Load::Wide;
+    const int nr = rows < FRACTAL ? static_cast<int>(rows) : FRACTAL;
+    const int nc = cols < k0 ? static_cast<int>(cols) : k0;
+    // (Each loop below is a plain one, its bounds hoisted, so that the CPU's vectorizes.)
+    if (rs == 1 && cs != 1) {                  // down the rows first (threads split columns)
+        for (int c = tid; c < k0; c += nthreads) {
+            W* t = Transposed ? tile + c * FRACTAL : tile + c;
+            const int step = Transposed ? 1 : k0;
+            if (c < nc) {
+                const int64_t at = off + c * cs;
+                for (int r = 0; r < nr; ++r) t[r * step] = Load::load(base, at + r, Kind);
+            } else {
+                for (int r = 0; r < nr; ++r) t[r * step] = W(0);
+            }
+        }
+    } else {                                   // along a row first (threads split rows)
+        for (int r = tid; r < nr; r += nthreads) {
+            const int64_t at = off + r * rs;
+            W* t = Transposed ? tile + r : tile + r * k0;
+            const int step = Transposed ? FRACTAL : 1;
+            if (cs == 1) {
+                for (int c = 0; c < nc; ++c) t[c * step] = Load::load(base, at + c, Kind);
+            } else {
+                for (int c = 0; c < nc; ++c) t[c * step] = Load::load(base, at + c * cs, Kind);
+            }
+            for (int c = nc; c < k0; ++c) t[c * step] = W(0);
+        }
+    }
 }
+
 template <typename Load, bool Transposed>
 __device__ __forceinline__ void fill(typename Load::Wide* tile, const void* base, int64_t off,
+                                     int64_t rs, int64_t cs, int64_t rows, int64_t cols,
                                      int32_t kind, int k0, int tid, int nthreads) {
+#define NPU_EMU_CUBE_FILL(KIND) \
+    fill_kind<Load, KIND, Transposed>(tile, base, off, rs, cs, rows, cols, k0, tid, nthreads)
     switch (Load::kinds ? kind : KIND_F32) {
-        case KIND_F16: fill_kind<Load, KIND_F16, Transposed>(tile, base, off, k0, tid, nthreads); break;
-        case KIND_BF16: fill_kind<Load, KIND_BF16, Transposed>(tile, base, off, k0, tid, nthreads); break;
-        case KIND_F32_AS_F16: fill_kind<Load, KIND_F32_AS_F16, Transposed>(tile, base, off, k0, tid, nthreads); break;
-        case KIND_F32_AS_HF32: fill_kind<Load, KIND_F32_AS_HF32, Transposed>(tile, base, off, k0, tid, nthreads); break;
-        default: fill_kind<Load, KIND_F32, Transposed>(tile, base, off, k0, tid, nthreads); break;
+        case KIND_F16: NPU_EMU_CUBE_FILL(KIND_F16); break;
+        case KIND_BF16: NPU_EMU_CUBE_FILL(KIND_BF16); break;
+        case KIND_F32_AS_F16: NPU_EMU_CUBE_FILL(KIND_F32_AS_F16); break;
+        case KIND_F32_AS_HF32: NPU_EMU_CUBE_FILL(KIND_F32_AS_HF32); break;
+        default: NPU_EMU_CUBE_FILL(KIND_F32); break;
     }
+#undef NPU_EMU_CUBE_FILL
 }
 
 // The block's fractal; K0_ is the operands' K0 where the kernel knows it (8, 16 or 32: the
@@ -216,18 +258,22 @@ __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
     const int nthreads = blockDim.x * blockDim.y;
     const int k0 = K0_ ? K0_ : p.k0;
+    const int64_t m_left = p.m - m1 * FRACTAL, n_left = p.n - n1 * FRACTAL;   // rows, columns here
 
     for (int e = tid; e < FRACTAL * FRACTAL; e += nthreads) l0c[e] = V(0);
+    for (int e = tid; e < FRACTAL * MAX_K0; e += nthreads) l0a[e] = l0b[e] = W(0);   // rows past the edges
     for (int64_t k1 = 0; k1 < p.k1; ++k1) {
         __syncthreads();
         const int64_t af = a_off + k1 * p.a_k1, bf = b_off + k1 * p.b_k1;
-        fill<Load, false>(l0a, A, af, p.a_kind, k0, tid, nthreads);
-        fill<Load, true>(l0b, B, bf, p.b_kind, k0, tid, nthreads);
+        const int64_t k_left = p.k - k1 * k0;
+        fill<Load, false>(l0a, A, af, p.a_m, p.a_k, m_left, k_left, p.a_kind, k0, tid, nthreads);
+        fill<Load, true>(l0b, B, bf, p.b_n, p.b_k, n_left, k_left, p.b_kind, k0, tid, nthreads);
         __syncthreads();
         // One step: each output's K0 products summed in ascending k into its partial, which
         // joins the output's accumulator.
         for (int s = tid; s < FRACTAL * FRACTAL / CUBE_STRIP; s += nthreads) {
             const int e0 = s * CUBE_STRIP, m0 = e0 / FRACTAL, n0 = e0 % FRACTAL;
+            if (m0 >= m_left) continue;    // a row past A's edge: never written
             W part[CUBE_STRIP];
             NPU_EMU_CUBE_LANES
             for (int j = 0; j < CUBE_STRIP; ++j) part[j] = W(0);
@@ -243,7 +289,10 @@ __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __
     }
     __syncthreads();
     typename Store::Storage* cf = C + c_off;
-    for (int e = tid; e < FRACTAL * FRACTAL; e += nthreads) cf[e] = Store::store(l0c[e]);
+    for (int e = tid; e < FRACTAL * FRACTAL; e += nthreads) {
+        const int m0 = e / FRACTAL, n0 = e % FRACTAL;
+        if (m0 < m_left && n0 < n_left) cf[m0 * p.c_m + n0 * p.c_n] = Store::store(l0c[e]);
+    }
 }
 
 template <typename Load, typename Store>

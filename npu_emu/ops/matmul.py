@@ -6,9 +6,9 @@ already in the cube's fractal layouts.
   Ascend950), mat2 in Zn, out in FRACTAL_NZ with L0C's 16x16 fractals; fp16/bf16/fp32 inputs
   accumulate in fp32 (out fp32, or fp16/bf16 rounded by the fixpipe), int8 in int32.
 - `aclnnMatmulGetWorkspaceSize(self, mat2, out, cube_math_type)`: ND (1..6 dims, batch
-  broadcasting, torch.matmul's rules for 1-D operands). The plan converts self and mat2 to
-  fractals in the workspace, runs the same cube kernel, and converts the Nz result into out's
-  view: four launches, results equal to the fractal entry bit for bit.
+  broadcasting, torch.matmul's rules for 1-D operands). The same cube kernel walks the ND
+  views in place, fractal by fractal, elements past an edge reading as the layouts' zero
+  padding: one launch, no workspace, results equal to the fractal entry bit for bit.
 
 The accumulation order (which fixes the fp32 bits) is documented in kernels_cuda/matmul.cu:
 per K fractal, K0 exact products summed in double and rounded once to fp32, then added to the
@@ -27,19 +27,18 @@ from typing import Sequence
 import numpy as np
 
 from .. import dtypes as _dt
+from .._params import INT64_MAX
 from ..arch import NZ_ZN_NZ, SocInfo
 from ..dtypes import aclDataType as DT
 from ..fractal import (L, L0C_FRACTAL, Layout, LayoutSpec, layout_spec, make_layout_tensor,
                        tensor_layout, tensor_spec)
 from ..runtime.base import Backend, Launch, Workspace
 from ..kernels.copy import View, pointer_arg
-from ..kernels.layout import plan_layout
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from ..tensor import Tensor
 from . import _checks as C
 from ._core import (ATTR, IN, OUT, Context, OpDef, Param, Plan, current_context, run,
                     storage_touch, view_touch)
-from ._plans import WorkspaceLayout
 
 MODULE = "matmul.cu"
 MAX_BATCH = 4
@@ -95,13 +94,17 @@ def _k0_of_kind(kind: int, soc: SocInfo) -> int:
 
 @dataclass(frozen=True)
 class Fractals:
-    """A batch of fractal matrices in device memory: address, batch shape and element strides,
-    and the element strides between neighbouring fractals along the matrix's two dims."""
+    """A batch of matrices in device memory as the cube kernel walks them, fractal by fractal:
+    address, batch shape and element strides, the element strides between neighbouring
+    fractals along the matrix's two dims, and between neighbouring elements inside one
+    (`inner`: down, across). A fractal layout's fractals are contiguous 16 x C0 blocks; an ND
+    view's are its own strides, 16 (or K0) elements apart."""
     ptr: int | Workspace
     batch_shape: tuple[int, ...]
     batch_strides: tuple[int, ...]
     step_rows: int      # to the next fractal down (m1 or k1)
     step_cols: int      # to the next fractal across (k1 or n1)
+    inner: tuple[int, int]
 
 
 def cube_params_dtype() -> np.dtype:
@@ -110,6 +113,9 @@ def cube_params_dtype() -> np.dtype:
                      ("b_batch", np.int64, b), ("c_batch", np.int64, b),
                      ("a_m1", np.int64), ("a_k1", np.int64), ("b_k1", np.int64),
                      ("b_n1", np.int64), ("c_m1", np.int64), ("c_n1", np.int64),
+                     ("a_m", np.int64), ("a_k", np.int64), ("b_n", np.int64), ("b_k", np.int64),
+                     ("c_m", np.int64), ("c_n", np.int64),
+                     ("m", np.int64), ("n", np.int64), ("k", np.int64),
                      ("m1", np.int64), ("n1", np.int64), ("k1", np.int64),
                      ("batch_ndim", np.int32), ("k0", np.int32),
                      ("a_kind", np.int32), ("b_kind", np.int32)], align=True)
@@ -127,7 +133,18 @@ def _fractals(spec: LayoutSpec, ptr: int | Workspace) -> Fractals:
         rows, cols = shape[-3] * inner, inner
     else:                          # FRACTAL_NZ (.., C1, R1, 16, C0): rows step 1 fractal
         rows, cols = inner, shape[-3] * inner
-    return Fractals(ptr, tuple(shape[:nb]), tuple(strides[:nb]), rows, cols)
+    # Inside a fractal (16 x C0, row-major): A's (m0, k), B's (n0, k) (Zn holds B
+    # transposed), C's (m0, n0).
+    return Fractals(ptr, tuple(shape[:nb]), tuple(strides[:nb]), rows, cols, (shape[-1], 1))
+
+
+def _nd_fractals(v: View, down: int, across: int, transposed: bool = False) -> Fractals:
+    """An ND view (batch..., rows, cols) walked in fractals of `down` x `across` elements;
+    transposed (B): the fractal's first index runs along the columns (n0), as in Zn."""
+    *batch, _, _ = v.shape
+    *bs, sr, sc = v.strides
+    inner = (sc, sr) if transposed else (sr, sc)
+    return Fractals(v.ptr, tuple(batch), tuple(bs), down * sr, across * sc, inner)
 
 
 def _broadcast_strides(out_batch: Sequence[int], f: Fractals) -> list[int]:
@@ -139,24 +156,28 @@ def _broadcast_strides(out_batch: Sequence[int], f: Fractals) -> list[int]:
 
 
 def plan_cube(be: Backend, a: Fractals, b: Fractals, c: Fractals, out_batch: Sequence[int],
-              m1: int, n1: int, k1: int, k0: int, kinds: tuple[int, int],
+              m: int, n: int, k: int, k0: int, kinds: tuple[int, int],
               out_dtype: DT, int8: bool = False) -> list[Launch]:
-    """The cube kernel launch: c (Nz, 16x16) = a (rows m1, cols k1) x b (rows k1, cols n1)."""
+    """The cube kernel launch: c (m x n, in 16 x 16 fractals) = a (m x k, 16 x k0) x b (k x n,
+    k0 x 16); elements of a and b past m, n, k read as zeros, those of c are not written."""
+    m1, n1, k1 = -(-m // 16), -(-n // 16), -(-k // k0)
     total = m1 * n1 * math.prod(out_batch)
     if total == 0:
         return []
-    dims = [(n, _broadcast_strides(out_batch, a)[i], _broadcast_strides(out_batch, b)[i],
-             c.batch_strides[i]) for i, n in enumerate(out_batch)]
+    dims = [(size, _broadcast_strides(out_batch, a)[i], _broadcast_strides(out_batch, b)[i],
+             c.batch_strides[i]) for i, size in enumerate(out_batch)]
     dims = [d for d in dims if d[0] != 1][::-1]             # innermost first, ones dropped
     if len(dims) > MAX_BATCH:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"the cube kernel takes at most {MAX_BATCH} batch dims, not {len(dims)}")
     p = np.zeros((), dtype=cube_params_dtype())
-    for i, (n, sa, sb, sc) in enumerate(dims):
-        p["batch_size"][i], p["a_batch"][i], p["b_batch"][i], p["c_batch"][i] = n, sa, sb, sc
+    for i, (size, sa, sb, sc) in enumerate(dims):
+        p["batch_size"][i], p["a_batch"][i], p["b_batch"][i], p["c_batch"][i] = size, sa, sb, sc
     p["a_m1"], p["a_k1"] = a.step_rows, a.step_cols
     p["b_k1"], p["b_n1"] = b.step_rows, b.step_cols
     p["c_m1"], p["c_n1"] = c.step_rows, c.step_cols
+    (p["a_m"], p["a_k"]), (p["b_n"], p["b_k"]), (p["c_m"], p["c_n"]) = a.inner, b.inner, c.inner
+    p["m"], p["n"], p["k"] = m, n, k
     p["m1"], p["n1"], p["k1"] = m1, n1, k1
     p["batch_ndim"], p["k0"] = len(dims), k0
     p["a_kind"], p["b_kind"] = kinds
@@ -260,9 +281,11 @@ def plan_cube_matmul(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> Plan
     k = self.view_shape[-1]
     k0 = a_spec.c0
     kind = _STORAGE_KIND.get(self.dtype, 0)
+    # Whole fractals: their padding read (zeros) and written (the Nz result's, zeros too).
     launches = plan_cube(ctx.backend, _fractals(a_spec, self.data), _fractals(b_spec, mat2.data),
-                         _fractals(c_spec, out.data), batch, -(-m // 16), -(-n // 16), -(-k // k0),
-                         k0, (kind, kind), out.dtype, int8=self.dtype == DT.ACL_INT8)
+                         _fractals(c_spec, out.data), batch, -(-m // 16) * 16, -(-n // 16) * 16,
+                         -(-k // k0) * k0, k0, (kind, kind), out.dtype,
+                         int8=self.dtype == DT.ACL_INT8)
     touches = [storage_touch(t, name, spec.storage_numel) for t, name, spec in
                ((self, "self", a_spec), (mat2, "mat2", b_spec), (out, "out", c_spec))]
     return Plan(launches, 0, touches)
@@ -398,6 +421,21 @@ def _matrix_view(t: Tensor, as_row: bool) -> View:
     return View(base, t.view_shape, t.view_strides, t.itemsize)
 
 
+def _check_fractal_sizes(shapes: MatmulShapes, k0: int, named: Sequence[tuple[Tensor, str]]) -> None:
+    """The cube's fractals of each operand (its rows and columns padded to 16 and K0, over the
+    batch) must fit in int64 bytes, as on the NPU, where they are copied into its buffers: a
+    broadcast view may claim more elements than memory has (the kernel would then loop for
+    ages over its fractals)."""
+    batch = math.prod(shapes.batch)
+    m, k, n = -(-shapes.m // 16) * 16, -(-shapes.k // k0) * k0, -(-shapes.n // 16) * 16
+    for (t, name), elements in zip(named, (m * k, k * n)):
+        nbytes = batch * elements * t.itemsize
+        if nbytes > INT64_MAX:
+            raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                             f"Tensor {name}'s fractals ({C.shape_str(t.view_shape)} padded to "
+                             f"16 x {k0}) would hold {nbytes} bytes; the sizes must fit in int64.")
+
+
 def infer(ins: tuple, attrs: dict, ctx: Context) -> tuple[tuple[int, ...], DT]:
     self, mat2 = ins
     return (infer_shapes(self.view_shape, mat2.view_shape).out_shape,
@@ -413,21 +451,8 @@ def plan(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> Plan:
     shapes, kinds, k0 = check_params(self, mat2, out, attrs["cubeMathType"], ctx)
     if out.is_empty():
         return Plan()
-    be, soc = ctx.backend, ctx.soc
+    _check_fractal_sizes(shapes, k0, ((self, "self"), (mat2, "mat2")))
     a_view, b_view = _matrix_view(self, True), _matrix_view(mat2, False)
-    a_spec = layout_spec(left_layout(soc), a_view.shape, self.dtype, c0=k0, soc=soc)
-    b_spec = layout_spec(L.ZN, b_view.shape, mat2.dtype, c0=k0, soc=soc)
-    c_spec = _l0c_spec(shapes.batch, shapes.m, shapes.n, out.dtype)
-    ws = WorkspaceLayout()
-    a_ws, b_ws, c_ws = (ws.take((spec.storage_numel,), item, f"the {what} fractal copy").ptr
-                        for spec, item, what in ((a_spec, self.itemsize, "self"),
-                                                 (b_spec, mat2.itemsize, "mat2"),
-                                                 (c_spec, out.itemsize, "result")))
-    launches = plan_layout(be, a_spec.axes, a_view, a_ws, True)
-    launches += plan_layout(be, b_spec.axes, b_view, b_ws, True)
-    launches += plan_cube(be, _fractals(a_spec, a_ws), _fractals(b_spec, b_ws), _fractals(c_spec, c_ws),
-                          shapes.batch, -(-shapes.m // 16), -(-shapes.n // 16), -(-shapes.k // k0),
-                          k0, kinds, out.dtype)
     # out's view as (batch..., m, n): the dims torch.matmul dropped come back with size 1.
     o_shape, o_strides = list(out.view_shape), list(out.view_strides)
     if self.dim == 1:
@@ -438,9 +463,13 @@ def plan(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> Plan:
         o_strides.append(0)
     o_view = View(out.data + out.storage_offset * out.itemsize, tuple(o_shape), tuple(o_strides),
                   out.itemsize)
-    launches += plan_layout(be, c_spec.axes, o_view, c_ws, False)
+    # The cube kernel reads and writes the ND views in place, fractal by fractal: the
+    # elements past the matrices' edges read as the fractal layouts' zero padding.
+    launches = plan_cube(ctx.backend, _nd_fractals(a_view, 16, k0), _nd_fractals(b_view, k0, 16, True),
+                         _nd_fractals(o_view, 16, 16), shapes.batch, shapes.m, shapes.n, shapes.k,
+                         k0, kinds, out.dtype)
     touches = [view_touch(self, "self"), view_touch(mat2, "mat2"), view_touch(out, "out")]
-    return Plan(launches, ws.size, touches)
+    return Plan(launches, 0, touches)
 
 
 MATMUL = OpDef(OP, (Param("self", IN), Param("mat2", IN), Param("out", OUT),
