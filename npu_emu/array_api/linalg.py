@@ -23,21 +23,22 @@ from typing import Any, Callable, Literal, NamedTuple
 
 import numpy as np
 
-from ..dtypes import aclDataType as DT
+from ..dtypes import COMPLEX, INFO, aclDataType as DT
 from ..ops._checks import broadcast_shapes
 from ._engine import dtypes as _dtypes
 from ._engine.args import array_arg, axis_arg, same_device
 from ._engine.array import Array, empty_array
 from ._engine.dtypes import complex_of, real_of
-from ._engine.kernel import assign, copy as copy_array
+from ._engine.kernel import assign, convert, copy as copy_array
 from ._engine.library import compute_dtype, computing, operand, result
 from ._engine.scalars import check_kind, promote, scalar_constant
 from ._creation import zeros
-from ._data_type_functions import finfo
-from ._elementwise import multiply, subtract
+from ._data_type_functions import astype, finfo
+from ._elementwise import abs as _abs, multiply, pow as _pow, sqrt, subtract
 from ._linalg import matmul, matrix_transpose, tensordot, to_last, vecdot, vector_axis
 from ._manipulation import expand_dims, permute_dims
-from ._statistical import sum as _sum
+from ._searching import count_nonzero
+from ._statistical import max as _max, min as _min, sum as _sum
 
 
 class EighResult(NamedTuple):
@@ -346,37 +347,42 @@ def _norm_axes(axis: object, ndim: int) -> tuple[int, ...]:
     return out
 
 
-def _vector_norm(lib: Any, v: Any, ord: float, axes: tuple[int, ...], keepdims: bool) -> Any:
-    """The standard's vector norms: 2, 1, inf, -inf, 0 (the count of non-zeros), and
-    sum(|v|**ord)**(1/ord) for the others."""
-    mag = lib.abs(v)
-    if ord == 2:
-        return lib.sqrt((mag * mag).sum(axis=axes, keepdims=keepdims))
-    if ord == 1:
-        return mag.sum(axis=axes, keepdims=keepdims)
-    if ord == math.inf:
-        return mag.max(axis=axes, keepdims=keepdims)
-    if ord == -math.inf:
-        return mag.min(axis=axes, keepdims=keepdims)
-    if ord == 0:
-        return (mag != 0).sum(axis=axes, keepdims=keepdims).astype(mag.dtype)
-    return (mag ** ord).sum(axis=axes, keepdims=keepdims) ** (1 / ord)
-
-
 def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
                 keepdims: bool = False, ord: int | float = 2) -> Array:  # noqa: A002
     """The vector norm over `axis` (None: all elements; a tuple: those axes together); the
-    real dtype of x's precision."""
+    real dtype of x's precision. By the namespace's own functions on our kernels (the same
+    bits on every backend; the narrow floats computed in float32 and rounded once): 2 is
+    sqrt(sum(|x|^2)) (x * x for real x), 1 sum(|x|), inf max(|x|), -inf min(|x|), 0 the count of non-zeros, and
+    the others sum(|x|^ord)^(1/ord)."""
     a = array_arg("vector_norm", x)
     check_kind("vector_norm", "floating-point", a, name="x")
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise TypeError(f"vector_norm: ord={ord!r} is not an int or a float")
-    axes = _norm_axes(axis, a.ndim)
-    be = a._st.backend
-    values = operand(a, compute_dtype(a._t.dtype))
-    with computing(be) as lib:
-        out = _vector_norm(lib, values, ord, axes, bool(keepdims))
-    return result(out, real_of(a._t.dtype), be)
+    axes, keep = _norm_axes(axis, a.ndim), bool(keepdims)
+    ct = compute_dtype(a._t.dtype)
+    v = a if a._t.dtype == ct else convert(a, ct)
+    if ord == 2 and INFO[ct].kind != COMPLEX:      # x * x is |x| * |x|, exactly
+        return _rounded(sqrt(_sum(multiply(v, v), axis=axes, keepdims=keep)), a)
+    mag = _abs(v)
+    if ord == 2:
+        out = sqrt(_sum(multiply(mag, mag), axis=axes, keepdims=keep))
+    elif ord == 1:
+        out = _sum(mag, axis=axes, keepdims=keep)
+    elif ord == math.inf:
+        out = _max(mag, axis=axes, keepdims=keep)
+    elif ord == -math.inf:
+        out = _min(mag, axis=axes, keepdims=keep)
+    elif ord == 0:
+        out = astype(count_nonzero(mag, axis=axes, keepdims=keep), mag.dtype)
+    else:
+        out = _pow(_sum(_pow(mag, float(ord)), axis=axes, keepdims=keep), 1.0 / ord)
+    return _rounded(out, a)
+
+
+def _rounded(out: Array, x: Array) -> Array:
+    """A norm computed in x's compute dtype, in the real dtype of x's precision."""
+    want = real_of(x._t.dtype)
+    return out if out._t.dtype == want else convert(out, want)
 
 
 # ------------------------------------------------------- views and our own operators
