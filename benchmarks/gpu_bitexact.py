@@ -7,7 +7,8 @@
 Every case writes the WHOLE storage of its outputs (gaps of strided views and layout padding
 included, pre-filled with 0xA5) as raw bytes, so both values and out-of-view writes are
 compared: Expand, InplaceCopy on strided and misaligned views, casts to every narrow float
-with subnormals and NaN payloads, mixed-dtype Add/Mul, ND<->FRACTAL_NZ. BIG=1 adds cases past
+with subnormals and NaN payloads, mixed-dtype Add/Mul, ND<->FRACTAL_NZ, aclnnMatmul on ND views
+(every cube operand kind; the GPU's one-output strips against the CPU's rows). BIG=1 adds cases past
 2^31 elements (the 64-bit index path; ~7 GB host and device). Deterministic inputs (fixed
 seeds): both processes build the same bytes. Separate processes, so neither backend's state
 (caches, plans, the current backend) can leak into the other's results.
@@ -301,6 +302,36 @@ def main_run(backend: str, out: str) -> int:
             back = over(filled(dt, int(np.prod(bshape))), bshape, None, 0, bact, bshape)
             run("aclnnNpuFormatCast", nz, back)
             return [nz, back]
+
+    # ---------------------------------------------------------------- aclnnMatmul (the cube)
+    # ND views walked in place (edges mid-fractal, a strided out with gaps, a 1 x K by K x 1
+    # batch as vecdot makes), each cube_math_type path; the GPU's one-output strips against
+    # the CPU's rows of 16.
+    for tag, adt, bdt, odt, math_type, sa, sb in (
+            ("f32", DT.ACL_FLOAT, DT.ACL_FLOAT, DT.ACL_FLOAT, 0, (2, 37, 70), (70, 45)),
+            ("hf32", DT.ACL_FLOAT, DT.ACL_FLOAT, DT.ACL_FLOAT, 1, (37, 70), (70, 45)),
+            ("f32_as_f16", DT.ACL_FLOAT, DT.ACL_FLOAT, DT.ACL_FLOAT16, 2, (33, 50), (50, 20)),
+            ("f16", DT.ACL_FLOAT16, DT.ACL_FLOAT16, DT.ACL_FLOAT, 0, (3, 40, 33), (3, 33, 29)),
+            ("bf16", DT.ACL_BF16, DT.ACL_BF16, DT.ACL_BF16, 0, (64, 128), (128, 96)),
+            ("dot_batch_f32", DT.ACL_FLOAT, DT.ACL_FLOAT, DT.ACL_FLOAT, 0, (50, 1, 300), (50, 300, 1))):
+        @case(f"matmul_{tag}")
+        def _(adt=adt, bdt=bdt, odt=odt, math_type=math_type, sa=sa, sb=sb):
+            rng = np.random.default_rng(11)
+            a = device.from_numpy(rng.normal(size=sa).astype(np.float32), DT.ACL_FLOAT)
+            b = device.from_numpy(rng.normal(size=sb).astype(np.float32), DT.ACL_FLOAT)
+            if adt != DT.ACL_FLOAT:
+                a16, b16 = device.empty(list(sa), adt), device.empty(list(sb), bdt)
+                convert(a, a16)
+                convert(b, b16)
+                a, b = a16, b16
+            shape = np.matmul(np.zeros(sa, np.float32), np.zeros(sb, np.float32)).shape
+            n = int(np.prod(shape))
+            if len(shape) == 2:        # out every other element of its storage: the gaps kept
+                o = over(filled(odt, 2 * n), shape, (2 * shape[1], 2), 0)
+            else:
+                o = over(filled(odt, n), shape)
+            run("aclnnMatmul", a, b, o, math_type)
+            return [o]
 
     # ---------------------------------------------------------------- past 2^31 (BIG=1)
     if os.environ.get("BIG", "0") == "1":
