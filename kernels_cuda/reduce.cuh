@@ -960,7 +960,59 @@ __device__ __forceinline__ void reduce_body(const ReduceParams& p, const typenam
         ordered_body<Op>(p, x, ws, y, center);
 }
 
-// A scan along one axis (red dim 0): each item is a line, combined in order.
+// A scan along one axis (red dim 0): each item is a line, combined in order. On the CPU,
+// where the axis is not the contiguous one (a cumulative sum down the columns), up to
+// SCAN_LINES neighbouring lines go together, step k of each in turn: a row's elements then
+// stream in order, where one line at a time read one element per row. Each line keeps its
+// own order, so the grouping changes no bit (a test builds it with -DNPU_EMU_SCAN_LINES=1,
+// the GPU's shape, and compares). On a GPU a thread takes one line.
+#if !defined(NPU_EMU_SCAN_LINES)
+#if defined(NPU_EMU_CPU)
+#define NPU_EMU_SCAN_LINES 64
+#else
+#define NPU_EMU_SCAN_LINES 1
+#endif
+#endif
+constexpr int SCAN_LINES = NPU_EMU_SCAN_LINES;
+
+#if defined(NPU_EMU_CPU)
+#define NPU_EMU_SCAN_LANES _Pragma("omp simd")   // the lines are independent
+#else
+#define NPU_EMU_SCAN_LANES
+#endif
+
+// Step k of `lines` lines, the j-th at x + j dx, y + j dy (k = 0 starts them).
+template <class Op>
+__device__ __forceinline__ void scan_step(const typename Op::In* x, typename Op::Out* y,
+                                          typename Op::Part* acc, int lines, int64_t dx,
+                                          int64_t dy, int64_t k) {
+    if (k == 0) {
+        NPU_EMU_SCAN_LANES
+        for (int j = 0; j < lines; ++j) {
+            acc[j] = Op::map(x[j * dx], 0, typename Op::Acc());
+            y[j * dy] = Op::scan_finish(acc[j]);
+        }
+    } else {
+        NPU_EMU_SCAN_LANES
+        for (int j = 0; j < lines; ++j) {
+            acc[j] = Op::combine(acc[j], Op::map(x[j * dx], k, typename Op::Acc()));
+            y[j * dy] = Op::scan_finish(acc[j]);
+        }
+    }
+}
+
+// One line from x, its outputs from y.
+template <class Op>
+__device__ __forceinline__ void scan_line(const typename Op::In* x, typename Op::Out* y,
+                                          int64_t xs, int64_t ys, int64_t n) {
+    typename Op::Part acc = typename Op::Part();
+    for (int64_t k = 0; k < n; ++k) {
+        const typename Op::Part v = Op::map(x[k * xs], k, typename Op::Acc());
+        acc = k == 0 ? v : Op::combine(acc, v);
+        y[k * ys] = Op::scan_finish(acc);
+    }
+}
+
 template <class Op>
 __device__ __forceinline__ void scan_body(const ReduceParams& p, const typename Op::In* x,
                                           typename Op::Out* y) {
@@ -968,15 +1020,28 @@ __device__ __forceinline__ void scan_body(const ReduceParams& p, const typename 
     thread_range(p.nout, &begin, &end);
     const int64_t xs = p.red_stride[0], ys = p.scan_ystride;
     const int64_t first = (p.flags & FLAG_INITIAL) ? 1 : 0;
-    for (int64_t m = begin; m < end; ++m) {
-        int64_t xo, yo;
-        out_offsets(p, m, &xo, &yo);
-        if (first) y[yo] = Op::initial();
-        typename Op::Part acc = typename Op::Part();
-        for (int64_t k = 0; k < p.nred; ++k) {
-            const typename Op::Part v = Op::map(x[xo + k * xs], k, typename Op::Acc());
-            acc = k == 0 ? v : Op::combine(acc, v);
-            y[yo + (k + first) * ys] = Op::scan_finish(acc);
+    const int64_t group = xs == 1 ? 1 : SCAN_LINES;
+    for (int64_t m0 = begin; m0 < end; m0 += group) {
+        const int lines = static_cast<int>(end - m0 < group ? end - m0 : group);
+        int64_t xo[SCAN_LINES], yo[SCAN_LINES];
+        for (int j = 0; j < lines; ++j) {
+            out_offsets(p, m0 + j, &xo[j], &yo[j]);
+            if (first) y[yo[j]] = Op::initial();
+        }
+        // Lines evenly spaced (a row's neighbours): one strided step of all each k, which
+        // vectorizes; else (a contiguous axis, or lines across a wrap of the kept dims) one
+        // line at a time.
+        const int64_t dx = lines > 1 ? xo[1] - xo[0] : 0, dy = lines > 1 ? yo[1] - yo[0] : 0;
+        bool even = lines > 1;
+        for (int j = 2; j < lines; ++j)
+            even = even && xo[j] - xo[j - 1] == dx && yo[j] - yo[j - 1] == dy;
+        if (even) {
+            typename Op::Part acc[SCAN_LINES];
+            for (int64_t k = 0; k < p.nred; ++k)
+                scan_step<Op>(x + xo[0] + k * xs, y + yo[0] + (k + first) * ys, acc, lines, dx, dy, k);
+        } else {
+            for (int j = 0; j < lines; ++j)
+                scan_line<Op>(x + xo[j], y + yo[j] + first * ys, xs, ys, p.nred);
         }
     }
 }

@@ -174,3 +174,30 @@ def count_calls(monkeypatch, owner: object, *names: str) -> dict[str, int]:
             return _real(*a, **k)
         monkeypatch.setattr(owner, name, counted)
     return counts
+
+
+# A script's run with one cpu kernel module built in the GPU's work shape (a -D of its source,
+# e.g. NPU_EMU_CUBE_STRIP=1): its first argument names the module and the define, or "-" for
+# the default build. The script prints a repr() of what it computed, last.
+_WITH_DEFINE = """
+import sys
+if sys.argv[1] != "-":
+    from npu_emu.runtime import cpu
+    module, define = sys.argv[1].split(":")
+    flags = cpu.CpuModuleCache.module_flags
+    cpu.CpuModuleCache.module_flags = lambda self, m: flags(self, m) + (
+        ("-D" + define,) if m == module else ())
+"""
+
+
+def run_built_as(script: str, module: str | None = None, define: str | None = None) -> object:
+    """What `script` prints last (a repr, read back), run in a subprocess whose cpu backend
+    builds `module` with -D`define` (None: the default build)."""
+    import ast
+    import subprocess
+    import sys
+    arg = "-" if module is None else f"{module}:{define}"
+    done = subprocess.run([sys.executable, "-c", _WITH_DEFINE + script, arg],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return ast.literal_eval(done.stdout.strip().splitlines()[-1])

@@ -17,6 +17,8 @@ from npu_emu.fractal import L
 from npu_emu.ops.format_cast import format_cast
 from npu_emu.ops.matmul import cube_matmul, left_layout
 
+from helpers import run_built_as
+
 SUCCESS, NULLPTR, INVALID = 0, 161001, 161002
 HOST = {DT.ACL_FLOAT16: np.float16, DT.ACL_BF16: ml_dtypes.bfloat16, DT.ACL_FLOAT: np.float32}
 
@@ -362,17 +364,11 @@ def test_vecdot_of_many_long_vectors_takes_no_padded_copies(cpu_backend):
 # lanes); a GPU thread computes one output (CUBE_STRIP 1). The same source in the GPU's
 # shape is built for the cpu backend here, in a subprocess, and must give the same bits.
 _STRIP_CASES = """
-import sys
 import numpy as np, ml_dtypes
 import npu_emu, npu_emu.array_api as xp
 from npu_emu import device
 from npu_emu.ops.format_cast import format_cast
 from npu_emu.ops.matmul import cube_matmul
-from npu_emu.runtime import cpu
-if sys.argv[1] == "1":                      # matmul.cu in the GPU's shape: one output a thread
-    flags = cpu.CpuModuleCache.module_flags
-    cpu.CpuModuleCache.module_flags = lambda self, m: flags(self, m) + (
-        ("-DNPU_EMU_CUBE_STRIP=1",) if m == "matmul.cu" else ())
 rng = np.random.default_rng(31)
 special = np.array([np.nan, np.inf, -np.inf, -0.0, 3e38, 1e-45], np.float32)
 out = {}
@@ -397,15 +393,8 @@ def test_the_gpus_strip_shape_gives_the_cpu_builds_bits(cpu_backend):
     """CUBE_STRIP 1 (the GPU's) against 16 (the cpu backend's), built from the same source:
     fp32 (K0 8), HF32, fp16 and bf16 (K0 16), fp32 rounded to fp16, Ascend950's Nz left
     operand, int8 (K0 32); NaN, infinities, -0, a near-overflow and a subnormal in A."""
-    import ast
-    import subprocess
-    import sys
-    runs = {}
-    for strip in ("1", "16"):
-        done = subprocess.run([sys.executable, "-c", _STRIP_CASES, strip], capture_output=True,
-                              text=True, timeout=600)
-        assert done.returncode == 0, done.stderr[-3000:]
-        runs[strip] = ast.literal_eval(done.stdout.strip().splitlines()[-1])
+    runs = {"1": run_built_as(_STRIP_CASES, "matmul.cu", "NPU_EMU_CUBE_STRIP=1"),
+            "16": run_built_as(_STRIP_CASES)}
     assert runs["1"].keys() == runs["16"].keys() and len(runs["1"]) == 7
     for case in runs["1"]:
         assert runs["1"][case] == runs["16"][case], case

@@ -22,6 +22,7 @@ from npu_emu.dtypes import INFO, aclDataType as DT
 from npu_emu.kernels import reduce as R
 from npu_emu.runtime import kernels_dir
 
+from helpers import run_built_as
 from test_kernels_compile import built, needs_nvrtc  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -254,6 +255,58 @@ def test_scans_accumulate_in_float_and_round_each_output(dt):
     p = (1 + x / 100).astype(x.dtype)
     want = np.cumprod(p.astype(acc), axis=1, dtype=acc).astype(host(dt))
     assert np.array_equal(bits(run("cumulative_prod", p, 1)), bits(want))
+
+
+@pytest.mark.parametrize("dt", R.REAL_FLOATS + (DT.ACL_INT32,), ids=lambda d: INFO[d].short)
+def test_scans_down_a_strided_axis_keep_each_lines_order(dt):
+    """Along an axis that is not the contiguous one, the cpu kernel steps up to 64
+    neighbouring lines together (and a line at a time where they do not lie evenly): each
+    output still the sequential scan's, bit for bit, with NaNs and signed zeros in the
+    lines, on a transposed view, and with include_initial."""
+    rng = np.random.default_rng(59)
+    x = random(dt, (300, 3, 70), rng)
+    if INFO[dt].kind == "floating":
+        flat = x.reshape(-1)
+        flat[::97] = np.nan
+        flat[5::89] = -0.0
+    acc = acc_type(dt) if INFO[dt].kind == "floating" else np.int64
+    out = host(R.default_dtype("cumulative_sum", dt))
+    for view, axis in ((x, 0), (x, 1), (np.swapaxes(x, 0, 2), 2), (x[:, 1, :], 0)):
+        want = np.cumsum(view.astype(acc), axis=axis, dtype=acc).astype(out)
+        got = run("cumulative_sum", view, axis)
+        if INFO[dt].kind == "floating":
+            got, want = canonical(got), canonical(want)
+        assert np.array_equal(bits(got), bits(want))
+    got = run("cumulative_prod", (1 + x / 100).astype(x.dtype) if INFO[dt].kind == "floating" else x,
+              0, include_initial=True)
+    assert got.shape == (301, 3, 70) and (got[0] == 1).all()
+
+
+_SCAN_CASES = """
+import numpy as np, ml_dtypes
+from npu_emu.dtypes import aclDataType as DT
+from npu_emu.kernels import reduce as R
+rng = np.random.default_rng(61)
+out = {}
+for name, dt in (("f32", np.float32), ("f64", np.float64), ("f16", np.float16),
+                 ("bf16", ml_dtypes.bfloat16), ("i32", np.int32)):
+    x = (rng.standard_normal((130, 5, 67)) * 4).astype(dt)
+    for axis in (0, 1, 2):
+        for fn in ("cumulative_sum", "cumulative_prod"):
+            got = R.apply_numpy(fn, x, axis=axis, include_initial=axis == 1)
+            out[f"{name}-{axis}-{fn}"] = np.ascontiguousarray(got).tobytes().hex()
+print(repr(out))
+"""
+
+
+def test_the_gpus_one_line_scans_give_the_cpu_builds_bits():
+    """NPU_EMU_SCAN_LINES 1 (a GPU thread's one line) against the cpu build's 64 lines at a
+    time, built from the same source: every float type and int32, every axis of a 3-d array."""
+    one = run_built_as(_SCAN_CASES, "reduce_scan.cu", "NPU_EMU_SCAN_LINES=1")
+    many = run_built_as(_SCAN_CASES)
+    assert one.keys() == many.keys() and len(one) == 30
+    for case in one:
+        assert one[case] == many[case], case
 
 
 @pytest.mark.parametrize("dt", FLOATS, ids=lambda d: INFO[d].short)

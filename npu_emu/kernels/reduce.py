@@ -410,7 +410,9 @@ def _skeleton(be: Backend, device: tuple, geometry: Callable[[int, int], Geometr
         geo = choose(space.nout, 1)
         params = pack(space, 1, PHASE_WHOLE, flags=FLAG_INITIAL if include_initial else 0,
                       scan_ystride=out_strides[axes[0]])
-        add(kernel("scan", f.op, x_dtype, out_dtype), space.nout, geo.block, (params, X, Y))
+        # The geometry's threads (a GPU: one a line; the CPU: a few ranges of lines a
+        # worker, which its kernel steps together where they lie side by side).
+        add(kernel("scan", f.op, x_dtype, out_dtype), geo.threads, geo.block, (params, X, Y))
         return tuple(launches), 0
 
     geo = choose(space.nout, space.nleaves)
