@@ -124,3 +124,22 @@ def test_subnormals_survive_on_both_backends():
         assert np.any((value != 0) & (np.abs(value) < 2.0**-126)), key   # subnormals are in play
         for name, got in (("cpu", cpu[key]), ("cuda", gpu[key])):
             np.testing.assert_array_equal(got.view(np.uint8), value.view(np.uint8), err_msg=f"{name} {key}")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64"])
+def test_scans_and_vector_norms_match_bit_for_bit(dtype):
+    """The scans along every axis (the cpu kernel steps neighbouring lines together, a GPU
+    thread one line) and vector_norm (the namespace's own functions): the same bytes on both
+    backends."""
+    import npu_emu.array_api as xp
+    rng = np.random.default_rng(7)
+    a = (rng.standard_normal((130, 5, 67)) * 4).astype(dtype)
+
+    def there():
+        x = xp.asarray(a)
+        outs = [xp.cumulative_sum(x, axis=k) for k in range(3)]
+        outs += [xp.cumulative_prod(x / 8, axis=0), xp.linalg.vector_norm(x, axis=(0, 2))]
+        return [np.asarray(o).tobytes() for o in outs]     # cuda: a host copy
+
+    for cpu, gpu in zip(_run_on("cpu", there), _run_on("cuda", there)):
+        assert cpu == gpu
