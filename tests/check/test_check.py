@@ -36,7 +36,7 @@ EXPECTED = {
     "init_half_written_view": ("init", "aclnnMul reads tensor self: 64 of its bytes"),
     "init_copy_back_unwritten": ("init", "(device-to-host) reads its source: 128 of its bytes"),
     "misuse_executor_of_another_operator": ("misuse", "aclnnMul runs an executor made by aclnnAddGetWorkspaceSize"),
-    "misuse_workspace_too_small": ("misuse", "is smaller than the 2048 bytes aclnnMatmulGetWorkspaceSize asked for"),
+    "misuse_workspace_too_small": ("misuse", "is smaller than the 1024 bytes aclnnMulGetWorkspaceSize asked for"),
     "misuse_workspace_freed": ("misuse", "is not live device memory from acl.rt.malloc (acl.rt.free at"),
     "misuse_workspace_overlaps_output": ("misuse", "overlaps tensor out's memory"),
     "misuse_repeatable_after_free": ("misuse", "runs a repeatable executor of aclnnAdd after tensor out's memory"),
