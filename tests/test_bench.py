@@ -390,6 +390,32 @@ def test_every_math_library_function_is_an_array_api_case_held_to_an_ulp(cpu_bac
         assert not result["ok"] and result["mismatches"] == 1, name
 
 
+def test_whole_array_cases_check_their_results(cpu_backend):
+    """Each array_api_whole case passes its check, and a result off at one place is caught:
+    a bit flipped where equal bits are asked (sort, unique_values, the running sum, clip),
+    a sum 10 off where a bound holds it (vecdot, vector_norm: theirs are about 0.1 here)."""
+    b = bench.Bench(bench.Settings(["array_api_whole"], {}, {}, bench.TimingPolicy()),
+                    bench.Output(0, quiet=True))
+    op = bench.OPS["array_api_whole"]
+    for name in op.variants:
+        spec = op.spec(name, common.dtype_of("f32"), 4 * 4096)
+        with b.built(op, spec, "Ascend910B") as built:
+            built.run()
+            assert bench.check_result(built, b.stream)["ok"], name
+            honest = built.expected
+
+            def off_at_1(idx, honest=honest, name=name):
+                want = np.array(honest(idx), copy=True)
+                if name in ("vecdot", "vector_norm"):
+                    want[idx == 1] += 10.0
+                else:
+                    want.view(np.uint32)[idx == 1] ^= 1
+                return want
+            built.expected = off_at_1
+            result = bench.check_result(built, b.stream)
+        assert not result["ok"] and result["mismatches"] == 1, name
+
+
 def test_version_and_python_dash_m():
     import npu_emu
     for cmd in (["npu-emu", "--version"], [sys.executable, "-m", "npu_emu", "--version"]):

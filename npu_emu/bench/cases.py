@@ -737,6 +737,117 @@ def array_api_build(b: "Bench", s: CaseSpec) -> Built:
     return built
 
 
+# ------------------------------------------------------- array API, whole-array functions
+
+# Functions that read a whole array or axis at a time (their cost is not one pass of
+# elementwise work): sorting, sets, a scan down the columns, a dot product per row, a norm
+# per row, clip. Each on float32 (M, N) arrays, against NumPy's and PyTorch's own.
+WHOLE_CASES = ("sort", "unique_values", "cumulative_sum_axis0", "vecdot", "vector_norm", "clip")
+
+
+def _whole_out(variant: str, rows: int, cols: int) -> tuple[int, ...]:
+    return (rows,) if variant in ("vecdot", "vector_norm") else (rows, cols)
+
+
+def whole_spec(variant: str, dt, numel: int) -> CaseSpec:
+    rows, cols = _rows_cols(numel)
+    n, it = rows * cols, _item(dt)
+    arity = 2 if variant == "vecdot" else 1
+    out = math.prod(_whole_out(variant, rows, cols)) * it
+    shapes = {name: (rows, cols) for name in ("x1", "x2")[:arity]}
+    shapes["out"] = _whole_out(variant, rows, cols)
+    return CaseSpec("array_api_whole", variant, dt, n, shapes, traffic=arity * n * it + out,
+                    out_bytes=out, device_bytes=arity * n * it + out,
+                    host_bytes=2 * (arity * n * it + out))
+
+
+def whole_build(b: "Bench", s: CaseSpec) -> Built:
+    """The function through npu_emu.array_api as a user calls it (a new result each call).
+    The reference is NumPy's on the same values: equal bits for sort, unique_values (the
+    inputs repeat every PERIOD elements: as many values as that), the float32 running sum
+    down the columns and clip; vecdot and vector_norm within their sums' bound of float64's
+    result (vecdot is the cube's product of a row by a column)."""
+    import npu_emu.array_api as xp
+    from npu_emu import dtypes
+    if short(s.dtype) != "f32":
+        raise Refused(f"array_api_whole {s.variant}", -1, "the array_api_whole op takes f32")
+    shape, variant = s.shapes["x1"], s.variant
+    arity = 2 if variant == "vecdot" else 1
+    raws = [random_storage(s.dtype, math.prod(shape), seed=9 + k) for k in range(arity)]
+    values = [host_values(r, s.dtype).reshape(shape) for r in raws]
+    args = [xp.asarray(v, copy=True) for v in values]       # our pool, not shared
+    ours = {"sort": lambda: xp.sort(args[0], axis=-1),
+            "unique_values": lambda: xp.unique_values(args[0]),
+            "cumulative_sum_axis0": lambda: xp.cumulative_sum(args[0], axis=0),
+            "vecdot": lambda: xp.vecdot(args[0], args[1]),
+            "vector_norm": lambda: xp.linalg.vector_norm(args[0], axis=-1),
+            "clip": lambda: xp.clip(args[0], -1.0, 1.0)}[variant]
+    v64 = [v.astype(np.float64) for v in values]
+    with np.errstate(all="ignore"):
+        ref = {"sort": lambda: np.sort(values[0], axis=-1),
+               "unique_values": lambda: np.unique(values[0]),
+               "cumulative_sum_axis0": lambda: np.cumsum(values[0], axis=0, dtype=np.float32),
+               "vecdot": lambda: np.einsum("ij,ij->i", v64[0], v64[1]),
+               "vector_norm": lambda: np.sqrt(np.einsum("ij,ij->i", v64[0], v64[0])),
+               "clip": lambda: np.clip(values[0], -1.0, 1.0)}[variant]().reshape(-1)
+    bounded = variant in ("vecdot", "vector_norm")
+    # The sums' bound: their fixed orders' error, in float32 units, times the sum of the
+    # magnitudes (the cube's: one rounding a K0 step, docs/operators.md), with room.
+    cols = shape[1]
+    mag = np.einsum("ij,ij->i", np.abs(v64[0]), np.abs(v64[-1])) if bounded else None
+    last = _LastResult(s.dtype)
+    b._scope.append(last)
+
+    def run() -> None:
+        last.array = ours()
+
+    def expected(idx):
+        return dtypes.encode(ref[idx].astype(np.float32), s.dtype) if not bounded else ref[idx]
+
+    def within_bound(got, want, idx):
+        g = host_values(np.asarray(got), s.dtype).astype(np.float64)
+        m = mag[idx] if variant == "vecdot" else np.sqrt(mag[idx])
+        bound = (cols / 8 + 96) * 2.0 ** -24 * (m if variant == "vecdot" else mag[idx] / np.maximum(m, 1e-300))
+        return ~((np.abs(g - want) <= bound + 2.0 ** -23 * np.abs(want)) | (g == want))
+
+    built = Built(run, last, s.dtype, ref.size, expected,
+                  compare=within_bound if bounded else None, on_bench_stream=False)
+
+    def xp_work(xp_lib, asarray):
+        a = [asarray(v) for v in values]
+        if variant == "clip":
+            o = xp_lib.empty(shape, values[0].dtype)
+            return lambda: xp_lib.clip(a[0], -1.0, 1.0, out=o)
+        if variant == "vecdot":
+            f = getattr(xp_lib, "vecdot", None)
+            return (lambda: f(a[0], a[1])) if f is not None else \
+                (lambda: xp_lib.einsum("ij,ij->i", a[0], a[1]))
+        if variant == "vector_norm":
+            return lambda: xp_lib.linalg.norm(a[0], axis=-1)
+        return {"sort": lambda: xp_lib.sort(a[0], axis=-1),
+                "unique_values": lambda: xp_lib.unique(a[0]),
+                "cumulative_sum_axis0": lambda: xp_lib.cumsum(a[0], axis=0)}[variant]
+
+    def torch_work(torch, tensor):
+        t = [tensor(r, s.dtype).reshape(shape) for r in raws]
+        return {"sort": lambda: torch.sort(t[0], dim=-1),
+                "unique_values": lambda: torch.unique(t[0]),
+                "cumulative_sum_axis0": lambda: torch.cumsum(t[0], 0),
+                "vecdot": lambda: torch.linalg.vecdot(t[0], t[1]),
+                "vector_norm": lambda: torch.linalg.vector_norm(t[0], dim=-1),
+                "clip": lambda: torch.clip(t[0], -1.0, 1.0)}[variant]
+    built.xp_work, built.torch_work = xp_work, torch_work
+    built.peer_notes = {"numpy": {"clip": "np.clip(..., out=out)", "vecdot": "np.vecdot",
+                                  "vector_norm": "np.linalg.norm(axis=-1)",
+                                  "unique_values": "np.unique",
+                                  "cumulative_sum_axis0": "np.cumsum(axis=0)"}.get(variant, f"np.{variant}"),
+                        "torch": {"vecdot": "torch.linalg.vecdot",
+                                  "vector_norm": "torch.linalg.vector_norm",
+                                  "unique_values": "torch.unique",
+                                  "cumulative_sum_axis0": "torch.cumsum(dim=0)"}.get(variant, f"torch.{variant}")}
+    return built
+
+
 # -------------------------------------------------------------------------- registry
 
 @dataclass(frozen=True)
@@ -781,4 +892,8 @@ OPS: dict[str, Op] = {op.name: op for op in [
        "in its domain), reductions over all of them",
        "inputs + result", tuple(ARRAY_API_CASES), ("f32",), ("f32",), array_api_spec,
        array_api_build),
+    Op("array_api_whole", "npu_emu.array_api functions that read a whole array or axis at a "
+       "time, on (M, N) arrays: sort and cumulative_sum along an axis, unique_values, vecdot "
+       "and vector_norm per row, clip", "inputs + result", WHOLE_CASES, ("f32",), ("f32",),
+       whole_spec, whole_build),
 ]}
