@@ -258,10 +258,10 @@ __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
     const int nthreads = blockDim.x * blockDim.y;
     const int k0 = K0_ ? K0_ : p.k0;
-    const int64_t m_left = p.m - m1 * FRACTAL, n_left = p.n - n1 * FRACTAL;   // rows, columns here
+    const int64_t m_left = p.m - m1 * FRACTAL, n_left = p.n - n1 * FRACTAL;   // rows, columns
 
     for (int e = tid; e < FRACTAL * FRACTAL; e += nthreads) l0c[e] = V(0);
-    for (int e = tid; e < FRACTAL * MAX_K0; e += nthreads) l0a[e] = l0b[e] = W(0);   // rows past the edges
+    for (int e = tid; e < FRACTAL * MAX_K0; e += nthreads) l0a[e] = l0b[e] = W(0);  // past edges
     for (int64_t k1 = 0; k1 < p.k1; ++k1) {
         __syncthreads();
         const int64_t af = a_off + k1 * p.a_k1, bf = b_off + k1 * p.b_k1;

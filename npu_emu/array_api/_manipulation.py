@@ -27,9 +27,8 @@ from ..ops._checks import broadcast_shapes as _broadcast_two
 from ..status import AclnnError
 from ._engine.args import array_arg, axes_arg, axis_arg, shape_arg
 from ._engine.array import Array, empty_array, is_scalar, standard_sequence
-from ._engine.device import numpy_quiet
 from ._engine.kernel import along, convert, copy as copy_array, copy_into
-from ._engine.library import compute_dtype, computing, operand, raw_result, result
+from ._engine.library import computing, raw_result
 from ._engine.scalars import promote
 from ._engine.ufunc import binary
 from ._engine.views import broadcast_view, flip_axes

@@ -1,8 +1,8 @@
 """Sorting functions: sort and argsort, always stable (stable=False may take the same sort),
 on the backend's library over the array's memory (an ascending sort by the library's fast
 sort, equal elements with other bits put back in their order: _restore_runs), the narrow
-floats compared in float32 (the NPU's computation type; exact, so the order is theirs). NaNs sort after every number
-ascending, before them descending.
+floats compared in float32 (the NPU's computation type; exact, so the order is theirs).
+NaNs sort after every number ascending, before them descending.
 
 argsort descending and stable: the library's stable ascending sort of x reversed along the
 axis, reversed back, gives equal elements in their original order; its indices count from

@@ -352,8 +352,8 @@ def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
     """The vector norm over `axis` (None: all elements; a tuple: those axes together); the
     real dtype of x's precision. By the namespace's own functions on our kernels (the same
     bits on every backend; the narrow floats computed in float32 and rounded once): 2 is
-    sqrt(sum(|x|^2)) (x * x for real x), 1 sum(|x|), inf max(|x|), -inf min(|x|), 0 the count of non-zeros, and
-    the others sum(|x|^ord)^(1/ord)."""
+    sqrt(sum(|x|^2)) (x * x for real x), 1 sum(|x|), inf max(|x|), -inf min(|x|), 0 the
+    count of non-zeros, and the others sum(|x|^ord)^(1/ord)."""
     a = array_arg("vector_norm", x)
     check_kind("vector_norm", "floating-point", a, name="x")
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):

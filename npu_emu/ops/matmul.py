@@ -421,7 +421,8 @@ def _matrix_view(t: Tensor, as_row: bool) -> View:
     return View(base, t.view_shape, t.view_strides, t.itemsize)
 
 
-def _check_fractal_sizes(shapes: MatmulShapes, k0: int, named: Sequence[tuple[Tensor, str]]) -> None:
+def _check_fractal_sizes(shapes: MatmulShapes, k0: int,
+                         named: Sequence[tuple[Tensor, str]]) -> None:
     """The cube's fractals of each operand (its rows and columns padded to 16 and K0, over the
     batch) must fit in int64 bytes, as on the NPU, where they are copied into its buffers: a
     broadcast view may claim more elements than memory has (the kernel would then loop for
@@ -465,9 +466,9 @@ def plan(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> Plan:
                   out.itemsize)
     # The cube kernel reads and writes the ND views in place, fractal by fractal: the
     # elements past the matrices' edges read as the fractal layouts' zero padding.
-    launches = plan_cube(ctx.backend, _nd_fractals(a_view, 16, k0), _nd_fractals(b_view, k0, 16, True),
-                         _nd_fractals(o_view, 16, 16), shapes.batch, shapes.m, shapes.n, shapes.k,
-                         k0, kinds, out.dtype)
+    launches = plan_cube(ctx.backend, _nd_fractals(a_view, 16, k0),
+                         _nd_fractals(b_view, k0, 16, True), _nd_fractals(o_view, 16, 16),
+                         shapes.batch, shapes.m, shapes.n, shapes.k, k0, kinds, out.dtype)
     touches = [view_touch(self, "self"), view_touch(mat2, "mat2"), view_touch(out, "out")]
     return Plan(launches, 0, touches)
 
