@@ -399,7 +399,8 @@ def test_one_call_made_at_several_places_a_round_reruns_each_places_launches(
         full_path, monkeypatch):
     """scikit-learn's logistic loss calls `where` of one geometry at five places a round,
     each place's result live until the round ends, and the round's results while the next is
-    made: ten sets of addresses, each bound once and then run again without a plan lookup. Reference: NumPy's where."""
+    made: ten sets of addresses, each bound once and then run again without a plan lookup.
+    Reference: NumPy's where."""
     from npu_emu.array_api._engine import repeat
     counts = count_calls(monkeypatch, repeat, "run_bound", "launch_cached")
     rng = np.random.default_rng(29)
