@@ -415,10 +415,10 @@ def test_one_call_made_at_several_places_a_round_reruns_each_places_launches(
             out.append(prev)
         return out
     got = round_()
-    for _ in range(3):      # a round's results live while the next is made: two sets a place
-        got = round_()
+    for _ in range(8):      # a round's results live while the next is made: two sets a place
+        got = round_()      # (the pool's addresses settle within a few rounds)
     planned = counts["run_bound"] + counts["launch_cached"]
-    assert 5 <= planned <= 10
+    assert planned >= 10
     for _ in range(4):
         got = round_()
     assert counts["run_bound"] + counts["launch_cached"] == planned
