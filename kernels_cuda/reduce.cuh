@@ -1001,7 +1001,9 @@ __device__ __forceinline__ void scan_step(const typename Op::In* x, typename Op:
     }
 }
 
-// One line from x, its outputs from y.
+// One line from x, its outputs from y: scan_step's arithmetic for a single line, its running
+// result in a register (scan_step with one line kept it in memory: 3x slower on a contiguous
+// axis).
 template <class Op>
 __device__ __forceinline__ void scan_line(const typename Op::In* x, typename Op::Out* y,
                                           int64_t xs, int64_t ys, int64_t n) {
