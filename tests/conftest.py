@@ -74,11 +74,29 @@ def pytest_collection_finish(session):
     """A run over many test files (the README's whole-suite command) builds every cpu kernel
     module first, in parallel: on a cold cache the tests would otherwise build them one at a
     time as each is first called (minutes of g++ on 2 cores, one core busy). A module that
-    fails to build is left for its own tests to report, with the compiler's message."""
+    fails to build is left for its own tests to report, with the compiler's message. The
+    cuda backend's NVRTC builds that the machine-code checks read come next. Under
+    pytest-xdist (the README's command) every worker collects the whole run: the first to
+    take the cache folder's lock builds, the others wait and find the modules built."""
     if len({item.path for item in session.items}) < 20:
         return
-    from npu_emu.runtime.base import KernelBuildError
-    try:
-        runtime.backend("cpu")._modules.build_all()
-    except KernelBuildError:
-        pass
+    import fcntl
+    from npu_emu.runtime.base import KernelBuildError, cache_dir
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    with open(cache_dir() / "prebuild.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            runtime.backend("cpu")._modules.build_all()
+        except KernelBuildError:
+            pass
+        try:      # what the machine-code checks read (two test files, maybe two workers)
+            from npu_emu.runtime import cuda
+            cuda.import_cupy()
+            cuda.nvrtc_version()
+        except Exception:     # no CuPy or NVRTC: those tests skip, saying why
+            return
+        from helpers import nvrtc_builds
+        try:
+            nvrtc_builds()
+        except KernelBuildError:
+            pass

@@ -24,6 +24,25 @@ MODULE_SLICE = ("cast_float.cu", "elementwise_f16.cu", "elementwise_complex.cu",
                 "matmul.cu", "reduce_stats.cu", "reduce_sum.cu", "strided_copy.cu",
                 "ufunc_binary_exp_f64.cu", "ufunc_compare_f16.cu", "ufunc_unary_exp_f32.cu",
                 "ufunc_unary_trig_complex.cu", "ufunc_unary_trig_f64.cu")
+GPU_ARCH = 90   # Hopper (the H200 the GPU checks run on); NVRTC needs no GPU to target it
+
+
+def nvrtc_builds():
+    """The cuda backend's builds that the machine-code checks read, on disk (built in
+    parallel where missing, kept in the usual cache folder between runs): the sm_90 cubins
+    (and their PTX) of MODULE_SLICE, or of every module with NPU_EMU_ALL_MODULES=1, and the
+    compute_90 PTX of the rest. (the cubin cache, the PTX cache, the modules with cubins)"""
+    from npu_emu.runtime import cuda
+    from npu_emu.runtime.base import kernel_sources
+    sources = kernel_sources()
+    with_cubins = sources if ALL_MODULES else [m for m in sources if m in MODULE_SLICE]
+    cubins = cuda.CudaModuleCache(GPU_ARCH, real=True, loader=None)
+    ptx_only = cuda.CudaModuleCache(GPU_ARCH, real=False, loader=None)
+    cubins.build_all(with_cubins)
+    ptx_only.build_all([m for m in sources if m not in with_cubins])
+    return cubins, ptx_only, with_cubins
+
+
 # The battery's cases at the lower ISA level: every family, through its float32, float16
 # and complex64 cases, and the array API's float32 and complex64 functions.
 BATTERY_SLICE = ("cast/f32", "cast/f16", "cast/c64", "copy/f32->f16", "expand/", "add_mul/f16",

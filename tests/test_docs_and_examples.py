@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_readme_starts_with_the_two_setup_commands():
     blocks = re.findall(r"```bash\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
     assert blocks[0].strip() == "pip install -e . && npu-emu demo"
-    assert blocks[1].strip() == "pip install -e '.[test]' && pytest"
-    assert "pytest -q" in (ROOT / ".ci" / "run").read_text()
+    assert blocks[1].strip() == "pip install -e '.[test]' && pytest -n auto"
+    assert "pytest -q -n auto" in (ROOT / ".ci" / "run").read_text()
 
 
 def test_readme_python_snippet_runs(cpu_backend):

@@ -18,7 +18,7 @@ import shutil
 import subprocess
 
 import pytest
-from helpers import ALL_MODULES, MODULE_SLICE
+from helpers import ALL_MODULES, GPU_ARCH, MODULE_SLICE, nvrtc_builds
 
 from npu_emu.runtime import cuda, kernels_dir
 from npu_emu.runtime.base import KernelBuildError, kernel_sources
@@ -27,7 +27,9 @@ from npu_emu.kernels.indexing import params_dtype
 from npu_emu.kernels.layout import layout_params_dtype
 
 SOURCES = kernel_sources()
-ARCH = 90   # Hopper (the H200 the GPU checks run on); NVRTC needs no GPU to target it
+ARCH = GPU_ARCH
+# Modules built to an sm_90 cubin, whose SASS the checks read (nvrtc_builds).
+CUBINS = SOURCES if ALL_MODULES else [m for m in SOURCES if m in MODULE_SLICE]
 
 try:
     cuda.import_cupy()
@@ -54,20 +56,15 @@ def test_there_are_kernel_sources():
     assert "strided_copy.cu" in SOURCES
 
 
-# Modules built to an sm_90 cubin, whose SASS the checks read: a slice with every kernel
-# family (all of them with NPU_EMU_ALL_MODULES=1); ptxas takes two thirds of NVRTC's time.
-CUBINS = SOURCES if ALL_MODULES else [m for m in SOURCES if m in MODULE_SLICE]
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """{module: (cubin or None, PTX)} as the cuda backend's caches build them (in parallel on
-    first need, kept in the usual cache folder between runs): the sm_90 cubin and its PTX
-    for CUBINS, the compute_90 PTX (what a GPU newer than this NVRTC loads) for the rest."""
-    cubins = cuda.CudaModuleCache(ARCH, real=True, loader=None)
-    ptx_only = cuda.CudaModuleCache(ARCH, real=False, loader=None)
-    cubins.build_all(CUBINS)
-    ptx_only.build_all([m for m in SOURCES if m not in CUBINS])
+    """{module: (cubin or None, PTX)} as the cuda backend's caches build them (nvrtc_builds:
+    a whole run builds them first, tests/conftest.py): the sm_90 cubin and its PTX for a
+    slice with every kernel family (all modules with NPU_EMU_ALL_MODULES=1; ptxas takes two
+    thirds of NVRTC's time), the compute_90 PTX (what a GPU newer than this NVRTC loads) for
+    the rest."""
+    cubins, ptx_only, with_cubins = nvrtc_builds()
+    assert with_cubins == CUBINS
     return {m: (cubins.path(m).read_bytes(), cubins.ptx_path(m).read_text()) if m in CUBINS
             else (None, ptx_only.path(m).read_text()) for m in SOURCES}
 

@@ -8,8 +8,9 @@
 # scipy.stats, scipy._lib (SciPy's `-m array_api_backends` tests; scipy: all five) or extra
 # (array-api-extra's tests, from the sdist of the installed version, fetched with pip and
 # unpacked once into $NPU_EMU_EXTRA_DIR, default ~/.cache/npu_emu/array-api-extra-VERSION;
-# exit status 3 when it cannot be fetched). Test ids are relative to the installed package's parent
-# directory (sklearn/utils/tests/test_array_api.py::test_...) or, for extra, to its source tree
+# exit status 97 when it cannot be fetched: pytest's own codes are 0-5). Test ids are
+# relative to the installed package's parent directory
+# (sklearn/utils/tests/test_array_api.py::test_...) or, for extra, to its source tree
 # (tests/main/...); without any, the whole suite runs. Each test has NPU_EMU_CLIENT_TIMEOUT
 # seconds (default 120); NPU_EMU_CLIENT_OUTCOMES=FILE logs one 'outcome nodeid' line per test.
 # The last line printed is pytest's count (passed, failed, skipped...).
@@ -20,6 +21,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 export PYTHONPATH="$HERE:$REPO${PYTHONPATH:+:$PYTHONPATH}"
 export NPU_EMU_CLIENT_XP=${NPU_EMU_CLIENT_XP:-npu_emu}
+# Run from a pytest-xdist worker (our own test run), the suite's pytest is not a worker: with
+# the worker's variables pytest-benchmark takes it for one and stops it (an internal error).
+unset "${!PYTEST_XDIST@}"
 case $NPU_EMU_CLIENT_XP in
     npu_emu|npu_emu.array_api) SCIPY_ID=npu_emu ;;
     array_api_strict) SCIPY_ID=array_api_strict ;;
@@ -45,7 +49,7 @@ case $SUITE in
             if ! python -m pip download --quiet --no-deps --no-binary array-api-extra \
                     "array-api-extra==$VERSION" -d "$TMP"; then
                 echo "run_clients.sh: cannot fetch the sdist of array-api-extra $VERSION" >&2
-                exit 3
+                exit 97
             fi
             mkdir -p "$DIR"
             tar -xzf "$TMP"/array_api_extra-"$VERSION".tar.gz -C "$DIR" --strip-components=1
