@@ -46,9 +46,11 @@ struct CubeParams {
     int64_t c_m, c_n;                     // (K0, 1), (K0, 1), (16, 1), an ND view's own
     int64_t m, n, k;                      // the matrices' sizes: elements past them read as 0
     int64_t m1, n1, k1;                   // fractal counts                 (and C's unwritten)
+    int64_t fractals;                     // output fractals in all (batch x n1 x m1)
     int32_t batch_ndim;
     int32_t k0;                           // elements per fractal row of A and B (<= 32)
     int32_t a_kind, b_kind;               // operand kinds (matmul.cu's Kind)
+    int32_t per_block;                    // output fractals a block computes, in turn
 };
 
 }  // namespace npu_emu
@@ -229,20 +231,69 @@ __device__ __forceinline__ void fill(typename Load::Wide* tile, const void* base
 #undef NPU_EMU_CUBE_FILL
 }
 
+// One output alone (a fractal with one row and one column: vecdot's 1 x K by K x 1), on the
+// CPU: its K0 products per step straight from the operands, no tiles. Elements past K are
+// left out where the tiles add 0 x 0 products: a partial sum that starts from +0 is never -0,
+// so adding +0 leaves it as it is (the same bits). KA, KB: the operands' kinds, -1 when
+// read from p (mixed kinds).
+template <typename Load, int KA, int KB, int K0_>
+__device__ __forceinline__ typename Load::Value cube_dot(const CubeParams& p, const void* __restrict__ A,
+                                                         const void* __restrict__ B,
+                                                         int64_t a_off, int64_t b_off, int k0) {
+    using V = typename Load::Value;
+    using W = typename Load::Wide;
+    const int32_t ka = KA < 0 ? p.a_kind : KA, kb = KB < 0 ? p.b_kind : KB;
+    V acc = V(0);
+    for (int64_t k1 = 0; k1 < p.k1; ++k1) {
+        const int64_t af = a_off + k1 * p.a_k1, bf = b_off + k1 * p.b_k1;
+        const int64_t k_left = p.k - k1 * k0;
+        W part = W(0);
+        if (k_left >= k0) {              // a whole step (K0_ known: unrolled)
+            for (int k = 0; k < (K0_ ? K0_ : k0); ++k)
+                part = Load::mac(part, Load::load(A, af + k * p.a_k, ka), Load::load(B, bf + k * p.b_k, kb));
+        } else {
+            for (int k = 0; k < k_left; ++k)
+                part = Load::mac(part, Load::load(A, af + k * p.a_k, ka), Load::load(B, bf + k * p.b_k, kb));
+        }
+        acc = Load::finish(acc, part);
+    }
+    return acc;
+}
+
+template <typename Load, int K0_>
+__device__ __forceinline__ typename Load::Value cube_dot_kinds(const CubeParams& p, const void* A,
+                                                               const void* B, int64_t a_off,
+                                                               int64_t b_off, int k0) {
+#define NPU_EMU_CUBE_DOT(KIND) return cube_dot<Load, KIND, KIND, K0_>(p, A, B, a_off, b_off, k0)
+    if (!Load::kinds || p.a_kind == p.b_kind) {
+        switch (Load::kinds ? p.a_kind : KIND_F32) {
+            case KIND_F16: NPU_EMU_CUBE_DOT(KIND_F16);
+            case KIND_BF16: NPU_EMU_CUBE_DOT(KIND_BF16);
+            case KIND_F32_AS_F16: NPU_EMU_CUBE_DOT(KIND_F32_AS_F16);
+            case KIND_F32_AS_HF32: NPU_EMU_CUBE_DOT(KIND_F32_AS_HF32);
+            default: NPU_EMU_CUBE_DOT(KIND_F32);
+        }
+    }
+#undef NPU_EMU_CUBE_DOT
+    return cube_dot<Load, -1, -1, K0_>(p, A, B, a_off, b_off, k0);
+}
+
 // The block's fractal; K0_ is the operands' K0 where the kernel knows it (8, 16 or 32: the
 // divisions and the loops over k then unroll), 0 for any other p.k0.
 template <typename Load, typename Store, int K0_>
 __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __restrict__ A,
                                              const void* __restrict__ B,
-                                             typename Store::Storage* __restrict__ C) {
+                                             typename Store::Storage* __restrict__ C,
+                                             int64_t fractal) {
     using V = typename Load::Value;
     using W = typename Load::Wide;
     NPU_EMU_CUBE_TILE W l0a[FRACTAL * MAX_K0];   // A's fractal: 16 rows (m0) of K0
     NPU_EMU_CUBE_TILE W l0b[MAX_K0 * FRACTAL];   // B's fractal transposed: K0 rows of 16 (n0)
     NPU_EMU_CUBE_TILE V l0c[FRACTAL * FRACTAL];
+    __syncthreads();     // the block's previous fractal is stored
 
-    // Block -> (batch, n1, m1), m1 fastest: consecutive blocks write consecutive Nz fractals.
-    int64_t id = blockIdx.x;
+    // Fractal -> (batch, n1, m1), m1 fastest: consecutive ones are consecutive Nz fractals.
+    int64_t id = fractal;
     const int64_t m1 = id % p.m1;
     id /= p.m1;
     const int64_t n1 = id % p.n1;
@@ -259,9 +310,21 @@ __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __
     const int nthreads = blockDim.x * blockDim.y;
     const int k0 = K0_ ? K0_ : p.k0;
     const int64_t m_left = p.m - m1 * FRACTAL, n_left = p.n - n1 * FRACTAL;   // rows, columns
+    const int rows = m_left < FRACTAL ? static_cast<int>(m_left) : FRACTAL;   // those written
+    const int cols = n_left < FRACTAL ? static_cast<int>(n_left) : FRACTAL;
+    // One output column (vecdot's 1 x 1 fractals, a matrix times a vector): on the CPU each
+    // row's output alone, not a strip of 16 lanes of which one is kept (the same sums).
+    const bool one_column = CUBE_STRIP > 1 && cols == 1;
+    if (one_column && rows == 1) {       // one output: cube_dot, no tiles
+        if (tid == 0) C[c_off] = Store::store(cube_dot_kinds<Load, K0_>(p, A, B, a_off, b_off, k0));
+        return;
+    }
 
-    for (int e = tid; e < FRACTAL * FRACTAL; e += nthreads) l0c[e] = V(0);
-    for (int e = tid; e < FRACTAL * MAX_K0; e += nthreads) l0a[e] = l0b[e] = W(0);  // past edges
+    // The fills write every row of the fractal that is read, and every column; B's rows past
+    // N (lanes of a strip, computed and not stored) read as zeros.
+    for (int e = tid; e < rows * FRACTAL; e += nthreads) l0c[e] = V(0);
+    if (cols < FRACTAL && !one_column)
+        for (int e = tid; e < k0 * FRACTAL; e += nthreads) l0b[e] = W(0);
     for (int64_t k1 = 0; k1 < p.k1; ++k1) {
         __syncthreads();
         const int64_t af = a_off + k1 * p.a_k1, bf = b_off + k1 * p.b_k1;
@@ -271,6 +334,14 @@ __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __
         __syncthreads();
         // One step: each output's K0 products summed in ascending k into its partial, which
         // joins the output's accumulator.
+        if (one_column) {
+            for (int m0 = tid; m0 < rows; m0 += nthreads) {
+                W part = W(0);
+                for (int k = 0; k < k0; ++k) part = Load::mac(part, l0a[m0 * k0 + k], l0b[k * FRACTAL]);
+                l0c[m0 * FRACTAL] = Load::finish(l0c[m0 * FRACTAL], part);
+            }
+            continue;
+        }
         for (int s = tid; s < FRACTAL * FRACTAL / CUBE_STRIP; s += nthreads) {
             const int e0 = s * CUBE_STRIP, m0 = e0 / FRACTAL, n0 = e0 % FRACTAL;
             if (m0 >= m_left) continue;    // a row past A's edge: never written
@@ -289,21 +360,28 @@ __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __
     }
     __syncthreads();
     typename Store::Storage* cf = C + c_off;
-    for (int e = tid; e < FRACTAL * FRACTAL; e += nthreads) {
+    for (int e = tid; e < rows * FRACTAL; e += nthreads) {
         const int m0 = e / FRACTAL, n0 = e % FRACTAL;
-        if (m0 < m_left && n0 < n_left) cf[m0 * p.c_m + n0 * p.c_n] = Store::store(l0c[e]);
+        if (n0 < cols) cf[m0 * p.c_m + n0 * p.c_n] = Store::store(l0c[e]);
     }
 }
 
+// A block computes p.per_block consecutive output fractals in turn (more than one where each
+// is little work: the host groups vecdot's one-output fractals on the CPU, where handing out
+// a block costs more than one short dot product).
 template <typename Load, typename Store>
 __device__ __forceinline__ void cube_body(const CubeParams& p, const void* __restrict__ A,
                                           const void* __restrict__ B,
                                           typename Store::Storage* __restrict__ C) {
-    switch (p.k0) {
-        case 8: cube_fractal<Load, Store, 8>(p, A, B, C); break;      // fp32, HF32
-        case 16: cube_fractal<Load, Store, 16>(p, A, B, C); break;    // fp16, bf16
-        case 32: cube_fractal<Load, Store, 32>(p, A, B, C); break;    // int8
-        default: cube_fractal<Load, Store, 0>(p, A, B, C); break;
+    const int64_t first = static_cast<int64_t>(blockIdx.x) * p.per_block;
+    const int64_t end = first + p.per_block < p.fractals ? first + p.per_block : p.fractals;
+    for (int64_t f = first; f < end; ++f) {
+        switch (p.k0) {
+            case 8: cube_fractal<Load, Store, 8>(p, A, B, C, f); break;      // fp32, HF32
+            case 16: cube_fractal<Load, Store, 16>(p, A, B, C, f); break;    // fp16, bf16
+            case 32: cube_fractal<Load, Store, 32>(p, A, B, C, f); break;    // int8
+            default: cube_fractal<Load, Store, 0>(p, A, B, C, f); break;
+        }
     }
 }
 

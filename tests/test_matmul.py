@@ -325,12 +325,13 @@ def test_nd_status_codes():
 
 
 @pytest.mark.parametrize("shape_a,shape_b", [((20, 28), (28, 5)), ((7, 1, 100), (7, 100, 1)),
-                                             ((1, 9), (9, 33)), ((3, 17, 40), (40, 1))])
+                                             ((1, 9), (9, 33)), ((3, 17, 40), (40, 1)),
+                                             ((1000, 1, 61), (1000, 61, 1))])
 def test_nd_operands_are_read_in_place_with_no_workspace(backend, shape_a, shape_b):
     """The cube kernel walks ND views fractal by fractal, elements past an edge reading as
     the fractal layouts' zero padding: no workspace (a null one in phase two), and the bits of
     the model, on shapes whose M, N and K end mid-fractal (vecdot's 1 x K by K x 1 among
-    them)."""
+    them; 1000 of them: the cpu backend's blocks compute 135 each, the last one fewer)."""
     rng = np.random.default_rng(13)
     a, b = rand(shape_a, DT.ACL_FLOAT, rng), rand(shape_b, DT.ACL_FLOAT, rng)
     ta, tb = device.from_numpy(a), device.from_numpy(b)
@@ -355,8 +356,9 @@ def test_vecdot_of_many_long_vectors_takes_no_padded_copies(cpu_backend):
     before = pool.stats()["bytes_in_use"]
     got = xp.vecdot(x, y)
     assert pool.stats()["peak_bytes_in_use"] - before < 1 << 20
-    want = cube_model(a[:50, None, :].astype(np.float64), b[:50, :, None].astype(np.float64), 8)
-    assert np.array_equal(bits(np.asarray(got)[:50]), bits(want.reshape(50)))
+    rows = np.r_[0:50, 1950:2000]     # the first and the last of the cpu backend's blocks
+    want = cube_model(a[rows, None, :].astype(np.float64), b[rows, :, None].astype(np.float64), 8)
+    assert np.array_equal(bits(np.asarray(got)[rows]), bits(want.reshape(100)))
 
 
 # ------------------------------------------------------------------ the GPU's strip shape
@@ -382,6 +384,13 @@ for name, dt, math in (("f32", np.float32, 0), ("hf32", np.float32, 1), ("f16", 
 with npu_emu.soc("Ascend950"):
     a = rng.standard_normal((33, 50)).astype(np.float16); b = rng.standard_normal((50, 20)).astype(np.float16)
     out["950"] = np.asarray(xp.matmul(xp.asarray(a), xp.asarray(b))).tobytes().hex()
+for name, dt in (("col_f32", np.float32), ("col_f16", np.float16), ("col_bf16", ml_dtypes.bfloat16)):
+    a = (rng.standard_normal((3, 37, 75)) * 3).astype(np.float32)
+    b = (rng.standard_normal((3, 37, 75)) * 3).astype(np.float32)
+    a.reshape(-1)[:6] = special
+    x, y = xp.asarray(a.astype(dt)), xp.asarray(b.astype(dt))
+    out["vecdot_" + name] = np.asarray(xp.vecdot(x, y)).tobytes().hex()
+    out["matvec_" + name] = np.asarray(xp.matmul(x, y[..., :1, :].mT)).tobytes().hex()
 a = rng.integers(-128, 128, (2, 33, 70), dtype=np.int8); b = rng.integers(-128, 128, (70, 19), dtype=np.int8)
 c = cube_matmul(format_cast(device.from_numpy(a), "Zz"), format_cast(device.from_numpy(b), "Zn"))
 out["int8"] = device.to_numpy(format_cast(c, "ND")).tobytes().hex()
@@ -392,9 +401,11 @@ print(repr(out))
 def test_the_gpus_strip_shape_gives_the_cpu_builds_bits(cpu_backend):
     """CUBE_STRIP 1 (the GPU's) against 16 (the cpu backend's), built from the same source:
     fp32 (K0 8), HF32, fp16 and bf16 (K0 16), fp32 rounded to fp16, Ascend950's Nz left
-    operand, int8 (K0 32); NaN, infinities, -0, a near-overflow and a subnormal in A."""
+    operand, int8 (K0 32), and one output column (vecdot, a matrix times a vector: the cpu
+    build's one-column step) in fp32, fp16 and bf16; NaN, infinities, -0, a near-overflow
+    and a subnormal in A."""
     runs = {"1": run_built_as(_STRIP_CASES, "matmul.cu", "NPU_EMU_CUBE_STRIP=1"),
             "16": run_built_as(_STRIP_CASES)}
-    assert runs["1"].keys() == runs["16"].keys() and len(runs["1"]) == 7
+    assert runs["1"].keys() == runs["16"].keys() and len(runs["1"]) == 13
     for case in runs["1"]:
         assert runs["1"][case] == runs["16"][case], case

@@ -117,8 +117,9 @@ def cube_params_dtype() -> np.dtype:
                      ("c_m", np.int64), ("c_n", np.int64),
                      ("m", np.int64), ("n", np.int64), ("k", np.int64),
                      ("m1", np.int64), ("n1", np.int64), ("k1", np.int64),
-                     ("batch_ndim", np.int32), ("k0", np.int32),
-                     ("a_kind", np.int32), ("b_kind", np.int32)], align=True)
+                     ("fractals", np.int64), ("batch_ndim", np.int32), ("k0", np.int32),
+                     ("a_kind", np.int32), ("b_kind", np.int32), ("per_block", np.int32)],
+                    align=True)
 
 
 def _fractals(spec: LayoutSpec, ptr: int | Workspace) -> Fractals:
@@ -181,6 +182,14 @@ def plan_cube(be: Backend, a: Fractals, b: Fractals, c: Fractals, out_batch: Seq
     p["m1"], p["n1"], p["k1"] = m1, n1, k1
     p["batch_ndim"], p["k0"] = len(dims), k0
     p["a_kind"], p["b_kind"] = kinds
+    # A block per output fractal; on the CPU, where a block is one thread and handing one out
+    # costs about as much as a short dot product, one-output fractals (vecdot's) go in
+    # groups that read about 8192 elements of each operand.
+    per_block = 1
+    if be.is_cpu and m == 1 and n == 1:
+        per_block = min(1024, max(1, -(-8192 // max(k, 1))))
+    p["fractals"], p["per_block"] = total, per_block
+    blocks = -(-total // per_block)
     if int8:
         name = "cube_matmul_s8_s32"
     else:
@@ -189,7 +198,7 @@ def plan_cube(be: Backend, a: Fractals, b: Fractals, c: Fractals, out_batch: Seq
     if total >= 2**31:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"{total} output fractals: too many for one grid")
     bx, by = be.tile_block
-    return [Launch(be.function(MODULE, name), (total, 1, 1), (bx, by, 1),
+    return [Launch(be.function(MODULE, name), (blocks, 1, 1), (bx, by, 1),
                    (p[()], pointer_arg(a.ptr), pointer_arg(b.ptr), pointer_arg(c.ptr)))]
 
 
