@@ -5,12 +5,12 @@
 // elements past the matrices' sizes (CubeParams m, n, k) read as those zeros (C's are not
 // written).
 //
-// One block computes one 16x16 output fractal: for each K fractal k1 (ascending), it loads
-// A's fractal (m1, k1) and B's fractal (k1, n1) into shared memory (L0A, L0B) and adds their
-// product to the fractal accumulator in shared memory (L0C; on the CPU, where a block is one
-// thread, the block's own locals). Threads split the fractal's outputs in strips
-// (CUBE_STRIP: one output on a GPU, a row of 16 in vector lanes on the CPU), so any block
-// size is correct, including 1 on the CPU.
+// One block computes one 16x16 output fractal (or CubeParams per_block of them in turn): for
+// each K fractal k1 (ascending), it loads A's fractal (m1, k1) and B's fractal (k1, n1) into
+// shared memory (L0A, L0B) and adds their product to the fractal accumulator in shared
+// memory (L0C; on the CPU, where a block is one thread, the block's own locals). Threads
+// split the fractal's outputs in strips (CUBE_STRIP: one output on a GPU, a row of 16 in
+// vector lanes on the CPU), so any block size is correct, including 1 on the CPU.
 //
 // Accumulation model (npu_emu's; Huawei does not document the cube's adder tree), which fixes
 // every bit of the result:
