@@ -231,11 +231,32 @@ __device__ __forceinline__ void fill(typename Load::Wide* tile, const void* base
 #undef NPU_EMU_CUBE_FILL
 }
 
-// One output alone (a fractal with one row and one column: vecdot's 1 x K by K x 1), on the
-// CPU: its K0 products per step straight from the operands, no tiles. Elements past K are
-// left out where the tiles add 0 x 0 products: a partial sum that starts from +0 is never -0,
-// so adding +0 leaves it as it is (the same bits). KA, KB: the operands' kinds, -1 when
-// read from p (mixed kinds).
+// Output fractal -> (batch, n1, m1), m1 fastest (consecutive ones are consecutive Nz
+// fractals): the element offsets of its A, B and C fractals, and its m1 and n1.
+struct FractalAt {
+    int64_t a_off, b_off, c_off, m1, n1;
+};
+__device__ __forceinline__ FractalAt fractal_at(const CubeParams& p, int64_t id) {
+    const int64_t m1 = id % p.m1;
+    id /= p.m1;
+    const int64_t n1 = id % p.n1;
+    id /= p.n1;
+    FractalAt f{m1 * p.a_m1, n1 * p.b_n1, m1 * p.c_m1 + n1 * p.c_n1, m1, n1};
+    for (int d = 0; d < p.batch_ndim; ++d) {
+        const int64_t i = id % p.batch_size[d];
+        id /= p.batch_size[d];
+        f.a_off += i * p.a_batch[d];
+        f.b_off += i * p.b_batch[d];
+        f.c_off += i * p.c_batch[d];
+    }
+    return f;
+}
+
+// One output alone (M = N = 1: vecdot's 1 x K by K x 1, every fractal one output): its K0
+// products per step straight from the operands, no tiles, a thread per output. Elements
+// past K are left out where the tiles add 0 x 0 products: a partial sum that starts from +0
+// is never -0, so adding +0 leaves it as it is (the bits of the tile path). KA, KB: the
+// operands' kinds, -1 when read from p (mixed kinds).
 template <typename Load, int KA, int KB, int K0_>
 __device__ __forceinline__ typename Load::Value cube_dot(const CubeParams& p, const void* __restrict__ A,
                                                          const void* __restrict__ B,
@@ -292,33 +313,17 @@ __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __
     NPU_EMU_CUBE_TILE V l0c[FRACTAL * FRACTAL];
     __syncthreads();     // the block's previous fractal is stored
 
-    // Fractal -> (batch, n1, m1), m1 fastest: consecutive ones are consecutive Nz fractals.
-    int64_t id = fractal;
-    const int64_t m1 = id % p.m1;
-    id /= p.m1;
-    const int64_t n1 = id % p.n1;
-    id /= p.n1;
-    int64_t a_off = m1 * p.a_m1, b_off = n1 * p.b_n1, c_off = m1 * p.c_m1 + n1 * p.c_n1;
-    for (int d = 0; d < p.batch_ndim; ++d) {
-        const int64_t i = id % p.batch_size[d];
-        id /= p.batch_size[d];
-        a_off += i * p.a_batch[d];
-        b_off += i * p.b_batch[d];
-        c_off += i * p.c_batch[d];
-    }
+    const FractalAt at = fractal_at(p, fractal);
+    const int64_t m1 = at.m1, n1 = at.n1, a_off = at.a_off, b_off = at.b_off, c_off = at.c_off;
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
     const int nthreads = blockDim.x * blockDim.y;
     const int k0 = K0_ ? K0_ : p.k0;
     const int64_t m_left = p.m - m1 * FRACTAL, n_left = p.n - n1 * FRACTAL;   // rows, columns
     const int rows = m_left < FRACTAL ? static_cast<int>(m_left) : FRACTAL;   // those written
     const int cols = n_left < FRACTAL ? static_cast<int>(n_left) : FRACTAL;
-    // One output column (vecdot's 1 x 1 fractals, a matrix times a vector): on the CPU each
-    // row's output alone, not a strip of 16 lanes of which one is kept (the same sums).
+    // One output column (a matrix times a vector): on the CPU each row's output alone, not a
+    // strip of 16 lanes of which one is kept (the same sums).
     const bool one_column = CUBE_STRIP > 1 && cols == 1;
-    if (one_column && rows == 1) {       // one output: cube_dot, no tiles
-        if (tid == 0) C[c_off] = Store::store(cube_dot_kinds<Load, K0_>(p, A, B, a_off, b_off, k0));
-        return;
-    }
 
     // The fills write every row of the fractal that is read, and every column; B's rows past
     // N (lanes of a strip, computed and not stored) read as zeros.
@@ -366,15 +371,32 @@ __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __
     }
 }
 
-// A block computes p.per_block consecutive output fractals in turn (more than one where each
-// is little work: the host groups vecdot's one-output fractals on the CPU, where handing out
-// a block costs more than one short dot product).
+// A block computes p.per_block consecutive output fractals. Where every fractal is one
+// output (M = N = 1: vecdot's), its threads split them, each a cube_dot (the host gives a
+// GPU block as many as it has threads, and a CPU block, one thread, about 8192 elements of
+// each operand: handing out a block costs about as much as a short dot product); otherwise
+// they are computed in turn, all threads on each.
 template <typename Load, typename Store>
 __device__ __forceinline__ void cube_body(const CubeParams& p, const void* __restrict__ A,
                                           const void* __restrict__ B,
                                           typename Store::Storage* __restrict__ C) {
     const int64_t first = static_cast<int64_t>(blockIdx.x) * p.per_block;
     const int64_t end = first + p.per_block < p.fractals ? first + p.per_block : p.fractals;
+    if (p.m == 1 && p.n == 1) {
+        const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+        for (int64_t f = first + tid; f < end; f += blockDim.x * blockDim.y) {
+            const FractalAt at = fractal_at(p, f);
+            typename Load::Value v;
+            switch (p.k0) {
+                case 8: v = cube_dot_kinds<Load, 8>(p, A, B, at.a_off, at.b_off, 8); break;
+                case 16: v = cube_dot_kinds<Load, 16>(p, A, B, at.a_off, at.b_off, 16); break;
+                case 32: v = cube_dot_kinds<Load, 32>(p, A, B, at.a_off, at.b_off, 32); break;
+                default: v = cube_dot_kinds<Load, 0>(p, A, B, at.a_off, at.b_off, p.k0); break;
+            }
+            C[at.c_off] = Store::store(v);
+        }
+        return;
+    }
     for (int64_t f = first; f < end; ++f) {
         switch (p.k0) {
             case 8: cube_fractal<Load, Store, 8>(p, A, B, C, f); break;      // fp32, HF32

@@ -401,9 +401,9 @@ print(repr(out))
 def test_the_gpus_strip_shape_gives_the_cpu_builds_bits(cpu_backend):
     """CUBE_STRIP 1 (the GPU's) against 16 (the cpu backend's), built from the same source:
     fp32 (K0 8), HF32, fp16 and bf16 (K0 16), fp32 rounded to fp16, Ascend950's Nz left
-    operand, int8 (K0 32), and one output column (vecdot, a matrix times a vector: the cpu
-    build's one-column step) in fp32, fp16 and bf16; NaN, infinities, -0, a near-overflow
-    and a subnormal in A."""
+    operand, int8 (K0 32), and one output column (a matrix times a vector: the cpu build's
+    one-column step; and vecdot, a thread per output in both) in fp32, fp16 and bf16; NaN,
+    infinities, -0, a near-overflow and a subnormal in A."""
     runs = {"1": run_built_as(_STRIP_CASES, "matmul.cu", "NPU_EMU_CUBE_STRIP=1"),
             "16": run_built_as(_STRIP_CASES)}
     assert runs["1"].keys() == runs["16"].keys() and len(runs["1"]) == 13

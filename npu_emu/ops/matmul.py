@@ -182,12 +182,13 @@ def plan_cube(be: Backend, a: Fractals, b: Fractals, c: Fractals, out_batch: Seq
     p["m1"], p["n1"], p["k1"] = m1, n1, k1
     p["batch_ndim"], p["k0"] = len(dims), k0
     p["a_kind"], p["b_kind"] = kinds
-    # A block per output fractal; on the CPU, where a block is one thread and handing one out
-    # costs about as much as a short dot product, one-output fractals (vecdot's) go in
-    # groups that read about 8192 elements of each operand.
+    # A block per output fractal, but where each is one output (vecdot's): a GPU block's
+    # threads take one each; a CPU block (one thread, and handing one out costs about as much
+    # as a short dot product) takes those that read about 8192 elements of each operand.
     per_block = 1
-    if be.is_cpu and m == 1 and n == 1:
-        per_block = min(1024, max(1, -(-8192 // max(k, 1))))
+    if m == 1 and n == 1:
+        bx, by = be.tile_block
+        per_block = min(1024, max(1, -(-8192 // max(k, 1)))) if be.is_cpu else bx * by
     p["fractals"], p["per_block"] = total, per_block
     blocks = -(-total // per_block)
     if int8:
