@@ -50,7 +50,8 @@ struct CubeParams {
     int32_t batch_ndim;
     int32_t k0;                           // elements per fractal row of A and B (<= 32)
     int32_t a_kind, b_kind;               // operand kinds (matmul.cu's Kind)
-    int32_t per_block;                    // output fractals a block computes, in turn
+    int32_t per_block;                    // output fractals (outputs, per_output) a block computes
+    int32_t per_output;                   // 1: N = 1, a thread per output (cube_body)
 };
 
 }  // namespace npu_emu
@@ -252,8 +253,8 @@ __device__ __forceinline__ FractalAt fractal_at(const CubeParams& p, int64_t id)
     return f;
 }
 
-// One output alone (M = N = 1: vecdot's 1 x K by K x 1, every fractal one output): its K0
-// products per step straight from the operands, no tiles, a thread per output. Elements
+// One output alone (N = 1: an output column), from A's row at a_off and B's column at b_off:
+// its K0 products per step straight from the operands, no tiles. Elements
 // past K are left out where the tiles add 0 x 0 products: a partial sum that starts from +0
 // is never -0, so adding +0 leaves it as it is (the bits of the tile path). KA, KB: the
 // operands' kinds, -1 when read from p (mixed kinds).
@@ -321,8 +322,8 @@ __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __
     const int64_t m_left = p.m - m1 * FRACTAL, n_left = p.n - n1 * FRACTAL;   // rows, columns
     const int rows = m_left < FRACTAL ? static_cast<int>(m_left) : FRACTAL;   // those written
     const int cols = n_left < FRACTAL ? static_cast<int>(n_left) : FRACTAL;
-    // One output column (a matrix times a vector): on the CPU each row's output alone, not a
-    // strip of 16 lanes of which one is kept (the same sums).
+    // One output column (a matrix times a vector) on the CPU: each row's output alone, the
+    // rows in vector lanes, not a strip of 16 lanes of which one is kept (the same sums).
     const bool one_column = CUBE_STRIP > 1 && cols == 1;
 
     // The fills write every row of the fractal that is read, and every column; B's rows past
@@ -371,32 +372,39 @@ __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __
     }
 }
 
-// A block computes p.per_block consecutive output fractals. Where every fractal is one
-// output (M = N = 1: vecdot's), its threads split them, each a cube_dot (the host gives a
-// GPU block as many as it has threads, and a CPU block, one thread, about 8192 elements of
-// each operand: handing out a block costs about as much as a short dot product); otherwise
-// they are computed in turn, all threads on each.
+// A block computes p.per_block consecutive output fractals in turn, all its threads on each.
+// Where p.per_output (N = 1: vecdot's 1 x K by K x 1 products, a matrix times a vector; the
+// host sets it on a GPU, and on the CPU for M = 1 alone, where the one-column step's rows in
+// lanes are faster), the outputs are split instead, a cube_dot each: output i is row i % R of
+// fractal i / R (R = min(M, 16)), and a block takes p.per_block outputs (the host gives a
+// GPU block as many as it has threads, a CPU block, one thread, about 8192 elements of each
+// operand: handing out a block costs about as much as a short dot product).
 template <typename Load, typename Store>
 __device__ __forceinline__ void cube_body(const CubeParams& p, const void* __restrict__ A,
                                           const void* __restrict__ B,
                                           typename Store::Storage* __restrict__ C) {
     const int64_t first = static_cast<int64_t>(blockIdx.x) * p.per_block;
-    const int64_t end = first + p.per_block < p.fractals ? first + p.per_block : p.fractals;
-    if (p.m == 1 && p.n == 1) {
+    if (p.per_output) {
+        const int64_t r = p.m < FRACTAL ? p.m : FRACTAL, outputs = p.fractals * r;
+        const int64_t end = first + p.per_block < outputs ? first + p.per_block : outputs;
         const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-        for (int64_t f = first + tid; f < end; f += blockDim.x * blockDim.y) {
-            const FractalAt at = fractal_at(p, f);
+        for (int64_t i = first + tid; i < end; i += blockDim.x * blockDim.y) {
+            const FractalAt at = fractal_at(p, i / r);
+            const int64_t m0 = i % r;
+            if (at.m1 * FRACTAL + m0 >= p.m) continue;      // past M in the last fractal
+            const int64_t a_off = at.a_off + m0 * p.a_m;
             typename Load::Value v;
             switch (p.k0) {
-                case 8: v = cube_dot_kinds<Load, 8>(p, A, B, at.a_off, at.b_off, 8); break;
-                case 16: v = cube_dot_kinds<Load, 16>(p, A, B, at.a_off, at.b_off, 16); break;
-                case 32: v = cube_dot_kinds<Load, 32>(p, A, B, at.a_off, at.b_off, 32); break;
-                default: v = cube_dot_kinds<Load, 0>(p, A, B, at.a_off, at.b_off, p.k0); break;
+                case 8: v = cube_dot_kinds<Load, 8>(p, A, B, a_off, at.b_off, 8); break;
+                case 16: v = cube_dot_kinds<Load, 16>(p, A, B, a_off, at.b_off, 16); break;
+                case 32: v = cube_dot_kinds<Load, 32>(p, A, B, a_off, at.b_off, 32); break;
+                default: v = cube_dot_kinds<Load, 0>(p, A, B, a_off, at.b_off, p.k0); break;
             }
-            C[at.c_off] = Store::store(v);
+            C[at.c_off + m0 * p.c_m] = Store::store(v);
         }
         return;
     }
+    const int64_t end = first + p.per_block < p.fractals ? first + p.per_block : p.fractals;
     for (int64_t f = first; f < end; ++f) {
         switch (p.k0) {
             case 8: cube_fractal<Load, Store, 8>(p, A, B, C, f); break;      // fp32, HF32

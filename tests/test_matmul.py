@@ -343,6 +343,20 @@ def test_nd_operands_are_read_in_place_with_no_workspace(backend, shape_a, shape
     assert np.array_equal(bits(device.to_numpy(out)), bits(want))
 
 
+@pytest.mark.parametrize("a_dt", [DT.ACL_FLOAT, DT.ACL_FLOAT16])
+def test_the_gpus_thread_per_output_gives_the_models_bits(cpu_backend, monkeypatch, a_dt):
+    """A GPU computes a matrix times a vector a thread per output (CubeParams per_output; the
+    cpu backend does so for vecdot's M = 1 alone): made to choose as a GPU does, the cpu
+    backend gives the model's bits, with a batch, M ending mid-fractal, and operands of one
+    kind and of two (float16 by float32)."""
+    monkeypatch.setattr(cpu_backend, "is_cpu", False)
+    rng = np.random.default_rng(23)
+    a, b = rand((3, 37, 75), a_dt, rng), rand((75, 1), DT.ACL_FLOAT, rng)
+    ret, got = nd_matmul(a, b, a_dt, DT.ACL_FLOAT, DT.ACL_FLOAT)
+    want = cube_model(a.astype(np.float64), b.astype(np.float64), 8)
+    assert np.array_equal(bits(got), bits(want))
+
+
 def test_vecdot_of_many_long_vectors_takes_no_padded_copies(cpu_backend):
     """xp.vecdot of 2000 pairs of 4000-element float32 vectors (a 1 x K by K x 1 product per
     pair): no fractal copies, so the pool's peak grows by the result alone (the copies, their

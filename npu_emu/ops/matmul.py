@@ -118,8 +118,8 @@ def cube_params_dtype() -> np.dtype:
                      ("m", np.int64), ("n", np.int64), ("k", np.int64),
                      ("m1", np.int64), ("n1", np.int64), ("k1", np.int64),
                      ("fractals", np.int64), ("batch_ndim", np.int32), ("k0", np.int32),
-                     ("a_kind", np.int32), ("b_kind", np.int32), ("per_block", np.int32)],
-                    align=True)
+                     ("a_kind", np.int32), ("b_kind", np.int32), ("per_block", np.int32),
+                     ("per_output", np.int32)], align=True)
 
 
 def _fractals(spec: LayoutSpec, ptr: int | Workspace) -> Fractals:
@@ -182,15 +182,20 @@ def plan_cube(be: Backend, a: Fractals, b: Fractals, c: Fractals, out_batch: Seq
     p["m1"], p["n1"], p["k1"] = m1, n1, k1
     p["batch_ndim"], p["k0"] = len(dims), k0
     p["a_kind"], p["b_kind"] = kinds
-    # A block per output fractal, but where each is one output (vecdot's): a GPU block's
-    # threads take one each; a CPU block (one thread, and handing one out costs about as much
-    # as a short dot product) takes those that read about 8192 elements of each operand.
-    per_block = 1
-    if m == 1 and n == 1:
+    # A block per output fractal; where N = 1 (vecdot, a matrix times a vector) the kernel
+    # may split outputs instead (per_output): on a GPU always, a block's threads taking one
+    # each; on the CPU for M = 1 (vecdot's one-output fractals; a taller column is faster as
+    # the one-column step's rows in lanes), a block (one thread, and handing one out costs
+    # about as much as a short dot product) taking those that read about 8192 elements of
+    # each operand.
+    per_output = n == 1 and (m == 1 or not be.is_cpu)
+    per_block, items = 1, total
+    if per_output:
         bx, by = be.tile_block
         per_block = min(1024, max(1, -(-8192 // max(k, 1)))) if be.is_cpu else bx * by
-    p["fractals"], p["per_block"] = total, per_block
-    blocks = -(-total // per_block)
+        items = total * min(m, 16)
+    p["fractals"], p["per_block"], p["per_output"] = total, per_block, per_output
+    blocks = -(-items // per_block)
     if int8:
         name = "cube_matmul_s8_s32"
     else:
