@@ -27,20 +27,27 @@ MODULE_SLICE = ("cast_float.cu", "elementwise_f16.cu", "elementwise_complex.cu",
 GPU_ARCH = 90   # Hopper (the H200 the GPU checks run on); NVRTC needs no GPU to target it
 
 
+def cubin_modules() -> list[str]:
+    """The modules the machine-code checks build to an sm_90 cubin and read the SASS of:
+    MODULE_SLICE, or every module with NPU_EMU_ALL_MODULES=1 (ptxas takes two thirds of
+    NVRTC's time)."""
+    from npu_emu.runtime.base import kernel_sources
+    return [m for m in kernel_sources() if ALL_MODULES or m in MODULE_SLICE]
+
+
 def nvrtc_builds():
     """The cuda backend's builds that the machine-code checks read, on disk (built in
     parallel where missing, kept in the usual cache folder between runs): the sm_90 cubins
-    (and their PTX) of MODULE_SLICE, or of every module with NPU_EMU_ALL_MODULES=1, and the
-    compute_90 PTX of the rest. (the cubin cache, the PTX cache, the modules with cubins)"""
+    (and their PTX) of cubin_modules(), the compute_90 PTX of the others. Returns the cubin
+    cache and the PTX cache."""
     from npu_emu.runtime import cuda
     from npu_emu.runtime.base import kernel_sources
-    sources = kernel_sources()
-    with_cubins = sources if ALL_MODULES else [m for m in sources if m in MODULE_SLICE]
+    with_cubins = cubin_modules()
     cubins = cuda.CudaModuleCache(GPU_ARCH, real=True, loader=None)
     ptx_only = cuda.CudaModuleCache(GPU_ARCH, real=False, loader=None)
     cubins.build_all(with_cubins)
-    ptx_only.build_all([m for m in sources if m not in with_cubins])
-    return cubins, ptx_only, with_cubins
+    ptx_only.build_all([m for m in kernel_sources() if m not in with_cubins])
+    return cubins, ptx_only
 
 
 # The battery's cases at the lower ISA level: every family, through its float32, float16
