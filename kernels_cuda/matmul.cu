@@ -254,10 +254,10 @@ __device__ __forceinline__ FractalAt fractal_at(const CubeParams& p, int64_t id)
 }
 
 // One output alone (N = 1: an output column), from A's row at a_off and B's column at b_off:
-// its K0 products per step straight from the operands, no tiles. Elements
-// past K are left out where the tiles add 0 x 0 products: a partial sum that starts from +0
-// is never -0, so adding +0 leaves it as it is (the bits of the tile path). KA, KB: the
-// operands' kinds, -1 when read from p (mixed kinds).
+// its K0 products per step straight from the operands, no tiles. Elements past K are left
+// out where the tiles add 0 x 0 products: a partial sum that starts from +0 is never -0, so
+// adding +0 leaves it as it is (the bits of the tile path). KA, KB: the operands' kinds, -1
+// when read from p (mixed kinds).
 template <typename Load, int KA, int KB, int K0_>
 __device__ __forceinline__ typename Load::Value cube_dot(const CubeParams& p, const void* __restrict__ A,
                                                          const void* __restrict__ B,
@@ -379,10 +379,10 @@ __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __
 // fractal i / R (R = min(M, 16)), and a block takes p.per_block outputs (the host gives a
 // GPU block as many as it has threads, a CPU block, one thread, about 8192 elements of each
 // operand: handing out a block costs about as much as a short dot product).
-template <typename Load, typename Store>
-__device__ __forceinline__ void cube_body(const CubeParams& p, const void* __restrict__ A,
-                                          const void* __restrict__ B,
-                                          typename Store::Storage* __restrict__ C) {
+template <typename Load, typename Store, int K0_>
+__device__ __forceinline__ void cube_block(const CubeParams& p, const void* __restrict__ A,
+                                           const void* __restrict__ B,
+                                           typename Store::Storage* __restrict__ C) {
     const int64_t first = static_cast<int64_t>(blockIdx.x) * p.per_block;
     if (p.per_output) {
         const int64_t r = p.m < FRACTAL ? p.m : FRACTAL, outputs = p.fractals * r;
@@ -392,26 +392,25 @@ __device__ __forceinline__ void cube_body(const CubeParams& p, const void* __res
             const FractalAt at = fractal_at(p, i / r);
             const int64_t m0 = i % r;
             if (at.m1 * FRACTAL + m0 >= p.m) continue;      // past M in the last fractal
-            const int64_t a_off = at.a_off + m0 * p.a_m;
-            typename Load::Value v;
-            switch (p.k0) {
-                case 8: v = cube_dot_kinds<Load, 8>(p, A, B, a_off, at.b_off, 8); break;
-                case 16: v = cube_dot_kinds<Load, 16>(p, A, B, a_off, at.b_off, 16); break;
-                case 32: v = cube_dot_kinds<Load, 32>(p, A, B, a_off, at.b_off, 32); break;
-                default: v = cube_dot_kinds<Load, 0>(p, A, B, a_off, at.b_off, p.k0); break;
-            }
+            const typename Load::Value v = cube_dot_kinds<Load, K0_>(
+                p, A, B, at.a_off + m0 * p.a_m, at.b_off, K0_ ? K0_ : p.k0);
             C[at.c_off + m0 * p.c_m] = Store::store(v);
         }
         return;
     }
     const int64_t end = first + p.per_block < p.fractals ? first + p.per_block : p.fractals;
-    for (int64_t f = first; f < end; ++f) {
-        switch (p.k0) {
-            case 8: cube_fractal<Load, Store, 8>(p, A, B, C, f); break;      // fp32, HF32
-            case 16: cube_fractal<Load, Store, 16>(p, A, B, C, f); break;    // fp16, bf16
-            case 32: cube_fractal<Load, Store, 32>(p, A, B, C, f); break;    // int8
-            default: cube_fractal<Load, Store, 0>(p, A, B, C, f); break;
-        }
+    for (int64_t f = first; f < end; ++f) cube_fractal<Load, Store, K0_>(p, A, B, C, f);
+}
+
+template <typename Load, typename Store>
+__device__ __forceinline__ void cube_body(const CubeParams& p, const void* __restrict__ A,
+                                          const void* __restrict__ B,
+                                          typename Store::Storage* __restrict__ C) {
+    switch (p.k0) {
+        case 8: cube_block<Load, Store, 8>(p, A, B, C); break;      // fp32, HF32
+        case 16: cube_block<Load, Store, 16>(p, A, B, C); break;    // fp16, bf16
+        case 32: cube_block<Load, Store, 32>(p, A, B, C); break;    // int8
+        default: cube_block<Load, Store, 0>(p, A, B, C); break;
     }
 }
 

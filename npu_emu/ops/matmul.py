@@ -188,10 +188,10 @@ def plan_cube(be: Backend, a: Fractals, b: Fractals, c: Fractals, out_batch: Seq
     # the one-column step's rows in lanes), a block (one thread, and handing one out costs
     # about as much as a short dot product) taking those that read about 8192 elements of
     # each operand.
+    bx, by = be.tile_block
     per_output = n == 1 and (m == 1 or not be.is_cpu)
     per_block, items = 1, total
     if per_output:
-        bx, by = be.tile_block
         per_block = min(1024, max(1, -(-8192 // max(k, 1)))) if be.is_cpu else bx * by
         items = total * min(m, 16)
     p["fractals"], p["per_block"], p["per_output"] = total, per_block, per_output
@@ -203,7 +203,6 @@ def plan_cube(be: Backend, a: Fractals, b: Fractals, c: Fractals, out_batch: Seq
                                        DT.ACL_BF16: "bf16"}[out_dtype]
     if total >= 2**31:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"{total} output fractals: too many for one grid")
-    bx, by = be.tile_block
     return [Launch(be.function(MODULE, name), (blocks, 1, 1), (bx, by, 1),
                    (p[()], pointer_arg(a.ptr), pointer_arg(b.ptr), pointer_arg(c.ptr)))]
 
