@@ -101,6 +101,7 @@ __device__ __forceinline__ int32_t load_operand_s8(const void* base, int64_t i) 
 // summed into its partial and added to its accumulator (`mac`, `finish`).
 struct LoadFloat {
     static constexpr bool kinds = true;   // the operand kinds apply
+    static constexpr int k0_narrow = 8, k0_wide = 16;   // K0 of fp32 and HF32; of fp16 and bf16
     using Value = float;       // the L0C accumulator
     using Wide = double;       // an operand element: the product of two is exact in double
     static __device__ __forceinline__ double load(const void* base, int64_t i, int32_t kind) {
@@ -113,6 +114,7 @@ struct LoadFloat {
 };
 struct LoadS8 {
     static constexpr bool kinds = false;
+    static constexpr int k0_narrow = 32, k0_wide = 32;
     using Value = int32_t;
     using Wide = int32_t;
     static __device__ __forceinline__ int32_t load(const void* base, int64_t i, int32_t) {
@@ -126,30 +128,31 @@ struct LoadS8 {
     }
 };
 
-// Fixpipe: L0C accumulator -> output element.
+// Fixpipe: L0C accumulator -> output element i of C, of the kernel's output dtype (`out`: a
+// constant of each kernel, passed down as a value so that one body serves every output dtype;
+// see cube_body). store_as: for one output dtype; store_out: for `out`.
+enum Out : int32_t { OUT_F32, OUT_F16, OUT_BF16, OUT_S32 };
 __device__ __forceinline__ float canonical(float x) {
     return x != x ? npu_emu::bits_as_float(0x7FC00000u) : x;
 }
-struct StoreF32 {
-    using Storage = float;
-    static __device__ __forceinline__ float store(float x) { return canonical(x); }
-};
-struct StoreF16 {
-    using Storage = uint16_t;
-    static __device__ __forceinline__ uint16_t store(float x) {
-        return npu_emu::from_float<npu_emu::f16>(canonical(x)).bits;
+template <int OUT>
+__device__ __forceinline__ void store_as(void* C, int64_t i, float x) {
+    if (OUT == OUT_F16) static_cast<uint16_t*>(C)[i] = npu_emu::from_float<npu_emu::f16>(canonical(x)).bits;
+    else if (OUT == OUT_BF16) static_cast<uint16_t*>(C)[i] = npu_emu::from_float<npu_emu::bf16>(canonical(x)).bits;
+    else static_cast<float*>(C)[i] = canonical(x);
+}
+template <int OUT>
+__device__ __forceinline__ void store_as(void* C, int64_t i, int32_t x) {   // OUT_S32
+    static_cast<int32_t*>(C)[i] = x;
+}
+template <typename V>
+__device__ __forceinline__ void store_out(void* C, int64_t i, V x, int32_t out) {
+    switch (out) {
+        case OUT_F16: store_as<OUT_F16>(C, i, x); break;
+        case OUT_BF16: store_as<OUT_BF16>(C, i, x); break;
+        default: store_as<OUT_F32>(C, i, x); break;   // and OUT_S32 (an int32_t x)
     }
-};
-struct StoreBF16 {
-    using Storage = uint16_t;
-    static __device__ __forceinline__ uint16_t store(float x) {
-        return npu_emu::from_float<npu_emu::bf16>(canonical(x)).bits;
-    }
-};
-struct StoreS32 {
-    using Storage = int32_t;
-    static __device__ __forceinline__ int32_t store(int32_t x) { return x; }
-};
+}
 
 // The outputs one thread computes at a time: a strip of CUBE_STRIP consecutive elements of a
 // fractal row. On a GPU one (a thread per output); on the CPU, where one thread runs the
@@ -302,11 +305,10 @@ __device__ __forceinline__ typename Load::Value cube_dot_kinds(const CubeParams&
 
 // The block's fractal; K0_ is the operands' K0 where the kernel knows it (8, 16 or 32: the
 // divisions and the loops over k then unroll), 0 for any other p.k0.
-template <typename Load, typename Store, int K0_>
+template <typename Load, int K0_>
 __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __restrict__ A,
-                                             const void* __restrict__ B,
-                                             typename Store::Storage* __restrict__ C,
-                                             int64_t fractal) {
+                                             const void* __restrict__ B, void* __restrict__ C,
+                                             int32_t out, int64_t fractal) {
     using V = typename Load::Value;
     using W = typename Load::Wide;
     NPU_EMU_CUBE_TILE W l0a[FRACTAL * MAX_K0];   // A's fractal: 16 rows (m0) of K0
@@ -365,11 +367,18 @@ __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __
         }
     }
     __syncthreads();
-    typename Store::Storage* cf = C + c_off;
-    for (int e = tid; e < rows * FRACTAL; e += nthreads) {
-        const int m0 = e / FRACTAL, n0 = e % FRACTAL;
-        if (n0 < cols) cf[m0 * p.c_m + n0 * p.c_n] = Store::store(l0c[e]);
+    // The output dtype chosen once for the fractal's outputs.
+#define NPU_EMU_CUBE_STORE(OUT)                                                                 \
+    for (int e = tid; e < rows * FRACTAL; e += nthreads) {                                      \
+        const int m0 = e / FRACTAL, n0 = e % FRACTAL;                                           \
+        if (n0 < cols) store_as<OUT>(C, c_off + m0 * p.c_m + n0 * p.c_n, l0c[e]);              \
     }
+    switch (out) {
+        case OUT_F16: NPU_EMU_CUBE_STORE(OUT_F16); break;
+        case OUT_BF16: NPU_EMU_CUBE_STORE(OUT_BF16); break;
+        default: NPU_EMU_CUBE_STORE(OUT_F32); break;   // and OUT_S32
+    }
+#undef NPU_EMU_CUBE_STORE
 }
 
 // A block computes p.per_block consecutive output fractals in turn, all its threads on each.
@@ -379,10 +388,10 @@ __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __
 // fractal i / R (R = min(M, 16)), and a block takes p.per_block outputs (the host gives a
 // GPU block as many as it has threads, a CPU block, one thread, about 8192 elements of each
 // operand: handing out a block costs about as much as a short dot product).
-template <typename Load, typename Store, int K0_>
+template <typename Load, int K0_>
 __device__ __forceinline__ void cube_block(const CubeParams& p, const void* __restrict__ A,
-                                           const void* __restrict__ B,
-                                           typename Store::Storage* __restrict__ C) {
+                                           const void* __restrict__ B, void* __restrict__ C,
+                                           int32_t out) {
     const int64_t first = static_cast<int64_t>(blockIdx.x) * p.per_block;
     if (p.per_output) {
         const int64_t r = p.m < FRACTAL ? p.m : FRACTAL, outputs = p.fractals * r;
@@ -394,36 +403,45 @@ __device__ __forceinline__ void cube_block(const CubeParams& p, const void* __re
             if (at.m1 * FRACTAL + m0 >= p.m) continue;      // past M in the last fractal
             const typename Load::Value v = cube_dot_kinds<Load, K0_>(
                 p, A, B, at.a_off + m0 * p.a_m, at.b_off, K0_ ? K0_ : p.k0);
-            C[at.c_off + m0 * p.c_m] = Store::store(v);
+            store_out(C, at.c_off + m0 * p.c_m, v, out);
         }
         return;
     }
     const int64_t end = first + p.per_block < p.fractals ? first + p.per_block : p.fractals;
-    for (int64_t f = first; f < end; ++f) cube_fractal<Load, Store, K0_>(p, A, B, C, f);
+    for (int64_t f = first; f < end; ++f) cube_fractal<Load, K0_>(p, A, B, C, out, f);
 }
 
-template <typename Load, typename Store>
-__device__ __forceinline__ void cube_body(const CubeParams& p, const void* __restrict__ A,
-                                          const void* __restrict__ B,
-                                          typename Store::Storage* __restrict__ C) {
-    switch (p.k0) {
-        case 8: cube_block<Load, Store, 8>(p, A, B, C); break;      // fp32, HF32
-        case 16: cube_block<Load, Store, 16>(p, A, B, C); break;    // fp16, bf16
-        case 32: cube_block<Load, Store, 32>(p, A, B, C); break;    // int8
-        default: cube_block<Load, Store, 0>(p, A, B, C); break;
-    }
+// One body per operand type, whatever the output dtype: on the CPU a function of its own,
+// which each kernel calls, with only the K0s that type has known to the compiler (the host's
+// c0 of its kinds; any other p.k0 takes the general loops). Inlined into each kernel, for
+// each output dtype and for every K0, the bodies took g++ -O3 33-85 s for this module (a
+// user's first matmul waited that long); so, 7-15 s, with the same speed. A GPU inlines it.
+// The same arithmetic either way: no bit changes.
+#if defined(NPU_EMU_CPU)
+#define NPU_EMU_CUBE_BODY __attribute__((noinline))
+#else
+#define NPU_EMU_CUBE_BODY __forceinline__
+#endif
+template <typename Load>
+__device__ NPU_EMU_CUBE_BODY void cube_body(const CubeParams& params, const void* __restrict__ A,
+                                           const void* __restrict__ B, void* __restrict__ C,
+                                           int32_t out) {
+    const CubeParams p = params;   // a copy of its own: no store through C can change it
+    if (p.k0 == Load::k0_narrow) cube_block<Load, Load::k0_narrow>(p, A, B, C, out);
+    else if (p.k0 == Load::k0_wide) cube_block<Load, Load::k0_wide>(p, A, B, C, out);
+    else cube_block<Load, 0>(p, A, B, C, out);
 }
 
 }  // namespace
 
-#define NPU_EMU_CUBE_KERNEL(NAME, LOAD, STORE)                                                   \
+#define NPU_EMU_CUBE_KERNEL(NAME, LOAD, STORAGE, OUT)                                            \
     extern "C" __global__ void NAME(const CubeParams p, const void* A, const void* B,             \
-                                    STORE::Storage* C) {                                          \
-        cube_body<LOAD, STORE>(p, A, B, C);                                                       \
+                                    STORAGE* C) {                                                 \
+        cube_body<LOAD>(p, A, B, C, OUT);                                                         \
     }                                                                                             \
     NPU_EMU_EXPORT(NAME)
 
-NPU_EMU_CUBE_KERNEL(cube_matmul_float_f32, LoadFloat, StoreF32)
-NPU_EMU_CUBE_KERNEL(cube_matmul_float_f16, LoadFloat, StoreF16)
-NPU_EMU_CUBE_KERNEL(cube_matmul_float_bf16, LoadFloat, StoreBF16)
-NPU_EMU_CUBE_KERNEL(cube_matmul_s8_s32, LoadS8, StoreS32)
+NPU_EMU_CUBE_KERNEL(cube_matmul_float_f32, LoadFloat, float, OUT_F32)
+NPU_EMU_CUBE_KERNEL(cube_matmul_float_f16, LoadFloat, uint16_t, OUT_F16)
+NPU_EMU_CUBE_KERNEL(cube_matmul_float_bf16, LoadFloat, uint16_t, OUT_BF16)
+NPU_EMU_CUBE_KERNEL(cube_matmul_s8_s32, LoadS8, int32_t, OUT_S32)

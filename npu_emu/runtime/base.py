@@ -549,7 +549,10 @@ class Allocator:
 # Other modules are estimated from the bytes of their own files (module_cost).
 BUILD_COST_HINTS: dict[str, float] = {
     "layout.cu": 3.3, "layout_i64.cu": 3.3, "elementwise_f16_i64.cu": 5.7,
-    "elementwise_f16.cu": 4.0, "strided_copy.cu": 2.3, "matmul.cu": 0.9,
+    "elementwise_f16.cu": 4.0, "strided_copy.cu": 2.3, "matmul.cu": 9.0,
+    # the reductions (2026-12-07, a cold build_all, two compiles at a time)
+    "reduce_prod.cu": 21.5, "reduce_sum.cu": 18.8, "reduce_extreme.cu": 18.1,
+    "reduce_stats.cu": 14.5, "reduce_scan.cu": 12.9, "reduce_bool.cu": 8.5,
     # docs/backends.md's table of the elementwise functions' units
     "ufunc_unary_exp_f16.cu": 6.9, "ufunc_unary_exp_bf16.cu": 5.4,
     "ufunc_unary_basic_f16.cu": 4.1, "ufunc_unary_exp_f64.cu": 4.0, "ufunc_binary_basic_f16.cu": 3.9,
