@@ -39,6 +39,10 @@ FIRST = {   # case -> the snippet a new user runs
                "print(xp.add(xp.asarray([1, 2], dtype=xp.uint16), xp.asarray([3, 4], dtype=xp.uint16)))",
     "exp_f64": "import npu_emu.array_api as xp; print(xp.exp(xp.asarray([1.0, 2.0])))",
     "sin_f64": "import npu_emu.array_api as xp; print(xp.sin(xp.asarray([1.0, 2.0])))",
+    "sum_f32": "import npu_emu.array_api as xp; print(xp.sum(xp.asarray([1.0, 2.0], dtype=xp.float32)))",
+    "sum_f64": "import npu_emu.array_api as xp; print(xp.sum(xp.asarray([1.0, 2.0])))",
+    "matmul_f32": "import npu_emu.array_api as xp; "
+                  "print(xp.asarray([[1.0, 2.0]], dtype=xp.float32) @ xp.asarray([[3.0], [4.0]], dtype=xp.float32))",
     "demo": "import sys; from npu_emu.cli import main; sys.exit(main(['demo']))",
 }
 _BUILT = re.compile(r"\[\d+/\d+\] (\S+) \(([\d.]+) s\)")

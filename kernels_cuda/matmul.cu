@@ -414,8 +414,9 @@ __device__ __forceinline__ void cube_block(const CubeParams& p, const void* __re
 // One body per operand type, whatever the output dtype: on the CPU a function of its own,
 // which each kernel calls, with only the K0s that type has known to the compiler (the host's
 // c0 of its kinds; any other p.k0 takes the general loops). Inlined into each kernel, for
-// each output dtype and for every K0, the bodies took g++ -O3 33-85 s for this module (a
-// user's first matmul waited that long); so, 7-15 s, with the same speed. A GPU inlines it.
+// each output dtype and for every K0, the bodies took g++ -O3 about four times as long for
+// this module (old and new built in turns: 53-69 s -> 13-18 s; a user's first matmul waits for
+// it), with the same speed. A GPU inlines it.
 // The same arithmetic either way: no bit changes.
 #if defined(NPU_EMU_CPU)
 #define NPU_EMU_CUBE_BODY __attribute__((noinline))

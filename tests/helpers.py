@@ -21,7 +21,7 @@ from npu_emu.tensor import Tensor, make_tensor
 # build of every module at this machine's ISA, are checked in every run.)
 ALL_MODULES = os.environ.get("NPU_EMU_ALL_MODULES") == "1"
 MODULE_SLICE = ("cast_float.cu", "elementwise_f16.cu", "elementwise_complex.cu", "layout.cu",
-                "matmul.cu", "reduce_stats.cu", "reduce_sum.cu", "strided_copy.cu",
+                "matmul.cu", "reduce_stats_float.cu", "reduce_sum_complex.cu", "strided_copy.cu",
                 "ufunc_binary_exp_f64.cu", "ufunc_compare_f16.cu", "ufunc_unary_exp_f32.cu",
                 "ufunc_unary_trig_complex.cu", "ufunc_unary_trig_f64.cu")
 GPU_ARCH = 90   # Hopper (the H200 the GPU checks run on); NVRTC needs no GPU to target it
@@ -209,20 +209,21 @@ _WITH_DEFINE = """
 import sys
 if sys.argv[1] != "-":
     from npu_emu.runtime import cpu
-    module, define = sys.argv[1].split(":")
+    modules, define = sys.argv[1].split(":")
     flags = cpu.CpuModuleCache.module_flags
     cpu.CpuModuleCache.module_flags = lambda self, m: flags(self, m) + (
-        ("-D" + define,) if m == module else ())
+        ("-D" + define,) if m in modules.split(",") else ())
 """
 
 
-def run_built_as(script: str, module: str | None = None, define: str | None = None) -> object:
+def run_built_as(script: str, module: "str | list[str] | None" = None,
+                 define: str | None = None) -> object:
     """What `script` prints last (a repr, read back), run in a subprocess whose cpu backend
-    builds `module` with -D`define` (None: the default build)."""
+    builds `module` (or each of a list) with -D`define` (None: the default build)."""
     import ast
     import subprocess
     import sys
-    arg = "-" if module is None else f"{module}:{define}"
+    arg = "-" if module is None else f"{module if isinstance(module, str) else ','.join(module)}:{define}"
     done = subprocess.run([sys.executable, "-c", _WITH_DEFINE + script, arg],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]

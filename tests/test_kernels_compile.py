@@ -306,7 +306,7 @@ def test_a_module_whose_avx512_build_fuses_is_built_again_without(monkeypatch, t
     monkeypatch.setenv("NPU_EMU_CACHE_DIR", str(tmp_path))
     cache = cpu.CpuModuleCache()
     assert "-mno-avx512f" in cache.module_flags("elementwise_complex.cu")
-    assert "-mno-avx512f" in cache.module_flags("reduce_prod.cu")        # complex products
+    assert "-mno-avx512f" in cache.module_flags("reduce_prod_complex.cu")        # complex products
     wide = cache.path("strided_copy.cu")
     assert "-mno-avx512f" not in cache.module_flags("strided_copy.cu")
     monkeypatch.setattr(cpu, "fused_instructions", lambda lib: ["vfmadd231ps %zmm1,%zmm2,%zmm3"])

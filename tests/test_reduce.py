@@ -149,23 +149,27 @@ def reference(name, x, dt, axes=None, correction=0.0):
 
 # ----------------------------------------------------------------------- the catalog
 
-def test_generated_instantiation_lists_are_fresh():
-    """Each unit instantiates exactly its kernel sets, and every set has a unit."""
+def test_generated_units_are_fresh():
+    """Each unit's file is the catalog's text, no other reduce_*.cu is left, and every kernel
+    of the catalog is in exactly one module: its unit's, for its input's group."""
+    on_disk = {p.name for p in kernels_dir().glob("reduce_*.cu")}
+    assert on_disk == set(R.MODULES), "run python -m npu_emu.kernels.reduce"
     total = 0
-    for unit, module in R.MODULES.items():
+    for module in R.MODULES:
         text = (kernels_dir() / module).read_text()
-        assert R.source_with_instances(text, unit) == text, "run python -m npu_emu.kernels.reduce"
-        count = text.count("\nNPU_EMU_REDUCE(") + text.count("\nNPU_EMU_SCAN(")
-        assert count == sum(len(k.types) for k in R.KERNEL_SETS if k.unit == unit), module
-        total += count
+        assert R.unit_source(module) == text, "run python -m npu_emu.kernels.reduce"
+        total += text.count("\nNPU_EMU_REDUCE(") + text.count("\nNPU_EMU_SCAN(")
     assert total == sum(len(k.types) for k in R.KERNEL_SETS)
-    assert {k.unit for k in R.KERNEL_SETS} == set(R.MODULES)
+    assert {k.unit for k in R.KERNEL_SETS} == set(R.UNITS)
+    assert R.KERNEL_SETS[0].module_for(DT.ACL_FLOAT) == "reduce_sum_float.cu"
+    assert R.kernel_set("reduce", "any").module_for(DT.ACL_BOOL) == "reduce_bool_int.cu"
+    assert R.kernel_set("scan", "prod").module_for(DT.ACL_COMPLEX64) == "reduce_scan_complex.cu"
 
 
 def test_every_catalog_kernel_is_exported(cpu_backend):
     for ks in R.KERNEL_SETS:
         for src, dst in ks.types:
-            assert cpu_backend.function(ks.module, R.kernel_name(ks.kind, ks.op, src, dst))
+            assert cpu_backend.function(ks.module_for(src), R.kernel_name(ks.kind, ks.op, src, dst))
 
 
 def test_bad_arguments_name_the_rule():
@@ -302,7 +306,7 @@ print(repr(out))
 def test_the_gpus_one_line_scans_give_the_cpu_builds_bits():
     """NPU_EMU_SCAN_LINES 1 (a GPU thread's one line) against the cpu build's 64 lines at a
     time, built from the same source: every float type and int32, every axis of a 3-d array."""
-    one = run_built_as(_SCAN_CASES, "reduce_scan.cu", "NPU_EMU_SCAN_LINES=1")
+    one = run_built_as(_SCAN_CASES, R.unit_modules("scan"), "NPU_EMU_SCAN_LINES=1")
     many = run_built_as(_SCAN_CASES)
     assert one.keys() == many.keys() and len(one) == 30
     for case in one:
@@ -638,8 +642,8 @@ def test_ptx_has_no_atomics(built):
     """Determinism: no atomic or reduction-to-memory instruction in what the GPU would load
     (the flush-to-zero and contraction checks of every module are in test_kernels_compile.py,
     whose build this shares)."""
-    for unit, module in R.MODULES.items():
+    for module, kernels in R.MODULES.items():
         ptx = built[module][1]
-        assert ptx.count(".entry") == sum(len(k.types) for k in R.KERNEL_SETS if k.unit == unit)
+        assert ptx.count(".entry") == len(kernels), module
         assert "atom." not in ptx and "red." not in ptx, module
         assert "bar.sync" not in ptx, module    # no block-level cooperation either

@@ -1,11 +1,11 @@
 """Host side of the reduce family (`kernels_cuda/reduce.cuh` and its build units
-`reduce_*.cu`): the family's catalog (functions x dtype pairs and the unit each op builds in,
-declared once; each unit's instantiation list is generated from it), `plan` (launches and
+`reduce_<unit>_<group>.cu`): the family's catalog (functions x dtype pairs and the unit each
+op builds in, declared once; the units' files are generated from it), `plan` (launches and
 workspace for a reduction or scan over a strided view) and `apply_numpy`, the eager helper
 the tests use. The order every reduction follows is in docs/reductions.md.
 
-`python -m npu_emu.kernels.reduce` rewrites the generated blocks of the units
-(`--check`: exit 1 when one is stale).
+`python -m npu_emu.kernels.reduce` rewrites the units' files (`--check`: exit 1 when one is
+stale or one is left over).
 """
 from __future__ import annotations
 
@@ -25,10 +25,13 @@ from ..runtime.base import Backend, Launch, Workspace, kernels_dir
 from .copy import View, pointer_arg
 from .indexing import coalesce
 
-# Build units: each op's kernels build in one of these modules (KernelSet.unit), so each
-# build stays short and the units build in parallel.
-MODULES = {"sum": "reduce_sum.cu", "prod": "reduce_prod.cu", "stats": "reduce_stats.cu",
-           "extreme": "reduce_extreme.cu", "bool": "reduce_bool.cu", "scan": "reduce_scan.cu"}
+# Build units: an op's kernels build by its unit (KernelSet.unit: what the unit's text says it
+# holds) and by the group of their input dtype (GROUPS), one module each,
+# reduce_<unit>_<group>.cu, so that a first call builds only the kernels of its input's group
+# (a first float32 sum waited 15-19 s of g++ for the 25 sums of every dtype), each build
+# stays short and the units build in parallel.
+UNITS = {"sum": "sum", "prod": "prod", "stats": "mean, var and std", "extreme": "max, min, argmax, argmin",
+         "bool": "all, any", "scan": "cumulative_sum, cumulative_prod"}
 LEAF = 1024          # L: elements per leaf
 LANES = 16           # W: interleaved accumulators per leaf
 MAX_DIMS = 8         # kept dims and reduced dims, each after merging
@@ -55,6 +58,8 @@ COMPLEX = (DT.ACL_COMPLEX64, DT.ACL_COMPLEX128)
 REAL = SIGNED + UNSIGNED + REAL_FLOATS
 NUMERIC = REAL + COMPLEX
 ALL = (DT.ACL_BOOL,) + NUMERIC
+GROUPS = {"float": REAL_FLOATS, "int": (DT.ACL_BOOL,) + SIGNED + UNSIGNED, "complex": COMPLEX}
+_GROUP_OF = {dt: group for group, dts in GROUPS.items() for dt in dts}
 
 # sum / prod / the scans: (input, output) pairs. The output is the accumulation type (fp16 and
 # bf16 accumulate in float and round once); the widening pairs are the array API's defaults
@@ -74,16 +79,16 @@ MEAN_TYPES = tuple((t, t) for t in REAL_FLOATS + COMPLEX) + (
 @dataclass(frozen=True)
 class KernelSet:
     """One op of the family: the kernels `{kind}_{op}_{in}_{out}` for each dtype pair, built
-    in the module MODULES[unit]."""
+    in the module of its unit and of the input's group (module_for)."""
     kind: str     # "reduce" or "scan"
     op: str       # the kernel op name
     cpp: str      # the op's struct in reduce.cuh
     types: tuple[tuple[DT, DT], ...]
-    unit: str     # a key of MODULES
+    unit: str     # a key of UNITS
 
-    @property
-    def module(self) -> str:
-        return MODULES[self.unit]
+    def module_for(self, src: DT) -> str:
+        """The module that holds this op's kernels from input dtype `src`."""
+        return f"reduce_{self.unit}_{_GROUP_OF[src]}.cu"
 
 
 KERNEL_SETS = (
@@ -151,25 +156,42 @@ def default_dtype(name: str, src: DT) -> DT:
     return src
 
 
-def instantiation_list(unit: str) -> str:
-    """The macro lines of a unit's generated block, one kernel each."""
-    lines = []
-    for ks in (k for k in KERNEL_SETS if k.unit == unit):
+def _modules() -> dict[str, tuple[tuple[KernelSet, DT, DT], ...]]:
+    """Every module of the family -> its kernels (kernel set, input, output), in the catalog's
+    order; the modules in the order of UNITS, then GROUPS."""
+    found: dict[str, list] = {}
+    for unit in UNITS:
+        for group in GROUPS:
+            for ks in (k for k in KERNEL_SETS if k.unit == unit):
+                for src, dst in ks.types:
+                    if _GROUP_OF[src] == group:
+                        found.setdefault(ks.module_for(src), []).append((ks, src, dst))
+    return {m: tuple(kernels) for m, kernels in found.items()}
+
+
+MODULES = _modules()
+
+
+def unit_source(module: str) -> str:
+    """The whole text of a module: reduce.cuh and its instantiation lines, one kernel each."""
+    kernels = MODULES[module]
+    unit = kernels[0][0].unit
+    group = _GROUP_OF[kernels[0][1]]
+    lines = ["// Generated from the catalog KERNEL_SETS of npu_emu/kernels/reduce.py by",
+             "// `python -m npu_emu.kernels.reduce`; do not edit (tests/test_reduce.py checks it is fresh).",
+             f"// Build unit {unit}_{group} (reduce.cuh): {UNITS[unit]}, from "
+             f"{', '.join(dt_name(d) for d in GROUPS[group])}.",
+             '#include "reduce.cuh"']
+    for ks, src, dst in kernels:
         macro = "NPU_EMU_REDUCE" if ks.kind == "reduce" else "NPU_EMU_SCAN"
-        for src, dst in ks.types:
-            lines.append(f"{macro}({ks.op}, {ks.cpp}, {C_TYPES[src]}, {INFO[src].short}, "
-                         f"{C_TYPES[dst]}, {INFO[dst].short})")
+        lines.append(f"{macro}({ks.op}, {ks.cpp}, {C_TYPES[src]}, {INFO[src].short}, "
+                     f"{C_TYPES[dst]}, {INFO[dst].short})")
     return "\n".join(lines) + "\n"
 
 
-BEGIN, END = "// BEGIN GENERATED\n", "// END GENERATED\n"
-
-
-def source_with_instances(text: str, unit: str) -> str:
-    """A unit's text with its generated block replaced by instantiation_list(unit)."""
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    return head + BEGIN + instantiation_list(unit) + END + tail
+def unit_modules(unit: str) -> list[str]:
+    """The modules of one unit (one per input group its ops take)."""
+    return [m for m, kernels in MODULES.items() if kernels[0][0].unit == unit]
 
 
 # ------------------------------------------------------------------------------ params
@@ -404,7 +426,7 @@ def _skeleton(be: Backend, device: tuple, geometry: Callable[[int, int], Geometr
 
     def kernel(kind: str, op: str, src: DT, dst: DT) -> tuple[str, str]:
         """(module, kernel name)."""
-        return kernel_set(kind, op).module, kernel_name(kind, op, src, dst)
+        return kernel_set(kind, op).module_for(src), kernel_name(kind, op, src, dst)
 
     if scan:
         geo = choose(space.nout, 1)
@@ -509,19 +531,29 @@ def apply_numpy(name: str, arr: np.ndarray, axis: "int | Sequence[int] | None" =
 
 
 def _main(argv: Sequence[str]) -> int:
+    """Write every module's text (--check: only say which are stale), and remove the files of
+    modules the catalog no longer has."""
     stale = 0
-    for unit, module in MODULES.items():
+    for module in MODULES:
         path = kernels_dir() / module
-        text = path.read_text()
-        fresh = source_with_instances(text, unit)
-        if fresh == text:
+        fresh = unit_source(module)
+        if path.exists() and path.read_text() == fresh:
             continue
         if "--check" in argv:
             print(f"{path} is stale: run python -m npu_emu.kernels.reduce", file=sys.stderr)
             stale = 1
         else:
             path.write_text(fresh)
-            print(f"rewrote the generated block of {path}")
+            print(f"wrote {path}")
+    for path in sorted(kernels_dir().glob("reduce_*.cu")):
+        if path.name not in MODULES:
+            if "--check" in argv:
+                print(f"{path} is not in the catalog: run python -m npu_emu.kernels.reduce",
+                      file=sys.stderr)
+                stale = 1
+            else:
+                path.unlink()
+                print(f"removed {path}")
     return stale
 
 

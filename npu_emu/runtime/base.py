@@ -549,10 +549,13 @@ class Allocator:
 # Other modules are estimated from the bytes of their own files (module_cost).
 BUILD_COST_HINTS: dict[str, float] = {
     "layout.cu": 3.3, "layout_i64.cu": 3.3, "elementwise_f16_i64.cu": 5.7,
-    "elementwise_f16.cu": 4.0, "strided_copy.cu": 2.3, "matmul.cu": 9.0,
-    # the reductions (2026-12-07, a cold build_all, two compiles at a time)
-    "reduce_prod.cu": 21.5, "reduce_sum.cu": 18.8, "reduce_extreme.cu": 18.1,
-    "reduce_stats.cu": 14.5, "reduce_scan.cu": 12.9, "reduce_bool.cu": 8.5,
+    "elementwise_f16.cu": 4.0, "strided_copy.cu": 2.3, "matmul.cu": 15.0,
+    # the reductions (docs/reductions.md#build-units: 2026-12-07, a loaded machine, so /1.5)
+    **{f"reduce_{unit}.cu": round(cost / 1.5, 1) for unit, cost in (
+        ("sum_float", 9.5), ("sum_int", 17.1), ("sum_complex", 4.2), ("prod_float", 6.9),
+        ("prod_int", 19.8), ("prod_complex", 3.9), ("stats_float", 10.5), ("stats_complex", 3.4),
+        ("extreme_float", 12.9), ("extreme_int", 11.0), ("bool_float", 2.9), ("bool_int", 5.9),
+        ("bool_complex", 2.1), ("scan_float", 6.7), ("scan_int", 15.2), ("scan_complex", 1.9))},
     # docs/backends.md's table of the elementwise functions' units
     "ufunc_unary_exp_f16.cu": 6.9, "ufunc_unary_exp_bf16.cu": 5.4,
     "ufunc_unary_basic_f16.cu": 4.1, "ufunc_unary_exp_f64.cu": 4.0, "ufunc_binary_basic_f16.cu": 3.9,

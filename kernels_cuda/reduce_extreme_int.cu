@@ -1,9 +1,7 @@
-// The reductions that compare (reduce.cuh): max, min, argmax, argmin.
+// Generated from the catalog KERNEL_SETS of npu_emu/kernels/reduce.py by
+// `python -m npu_emu.kernels.reduce`; do not edit (tests/test_reduce.py checks it is fresh).
+// Build unit extreme_int (reduce.cuh): max, min, argmax, argmin, from DT_BOOL, DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64.
 #include "reduce.cuh"
-
-// The instantiation list: generated from the catalog (python -m npu_emu.kernels.reduce);
-// tests/test_reduce.py fails when it is stale.
-// BEGIN GENERATED
 NPU_EMU_REDUCE(max, Max, int8_t, s8, int8_t, s8)
 NPU_EMU_REDUCE(max, Max, int16_t, s16, int16_t, s16)
 NPU_EMU_REDUCE(max, Max, int32_t, s32, int32_t, s32)
@@ -12,10 +10,6 @@ NPU_EMU_REDUCE(max, Max, uint8_t, u8, uint8_t, u8)
 NPU_EMU_REDUCE(max, Max, uint16_t, u16, uint16_t, u16)
 NPU_EMU_REDUCE(max, Max, uint32_t, u32, uint32_t, u32)
 NPU_EMU_REDUCE(max, Max, uint64_t, u64, uint64_t, u64)
-NPU_EMU_REDUCE(max, Max, npu_emu::f16, f16, npu_emu::f16, f16)
-NPU_EMU_REDUCE(max, Max, npu_emu::bf16, bf16, npu_emu::bf16, bf16)
-NPU_EMU_REDUCE(max, Max, float, f32, float, f32)
-NPU_EMU_REDUCE(max, Max, double, f64, double, f64)
 NPU_EMU_REDUCE(min, Min, int8_t, s8, int8_t, s8)
 NPU_EMU_REDUCE(min, Min, int16_t, s16, int16_t, s16)
 NPU_EMU_REDUCE(min, Min, int32_t, s32, int32_t, s32)
@@ -24,10 +18,6 @@ NPU_EMU_REDUCE(min, Min, uint8_t, u8, uint8_t, u8)
 NPU_EMU_REDUCE(min, Min, uint16_t, u16, uint16_t, u16)
 NPU_EMU_REDUCE(min, Min, uint32_t, u32, uint32_t, u32)
 NPU_EMU_REDUCE(min, Min, uint64_t, u64, uint64_t, u64)
-NPU_EMU_REDUCE(min, Min, npu_emu::f16, f16, npu_emu::f16, f16)
-NPU_EMU_REDUCE(min, Min, npu_emu::bf16, bf16, npu_emu::bf16, bf16)
-NPU_EMU_REDUCE(min, Min, float, f32, float, f32)
-NPU_EMU_REDUCE(min, Min, double, f64, double, f64)
 NPU_EMU_REDUCE(argmax, ArgMax, int8_t, s8, int64_t, s64)
 NPU_EMU_REDUCE(argmax, ArgMax, int16_t, s16, int64_t, s64)
 NPU_EMU_REDUCE(argmax, ArgMax, int32_t, s32, int64_t, s64)
@@ -36,10 +26,6 @@ NPU_EMU_REDUCE(argmax, ArgMax, uint8_t, u8, int64_t, s64)
 NPU_EMU_REDUCE(argmax, ArgMax, uint16_t, u16, int64_t, s64)
 NPU_EMU_REDUCE(argmax, ArgMax, uint32_t, u32, int64_t, s64)
 NPU_EMU_REDUCE(argmax, ArgMax, uint64_t, u64, int64_t, s64)
-NPU_EMU_REDUCE(argmax, ArgMax, npu_emu::f16, f16, int64_t, s64)
-NPU_EMU_REDUCE(argmax, ArgMax, npu_emu::bf16, bf16, int64_t, s64)
-NPU_EMU_REDUCE(argmax, ArgMax, float, f32, int64_t, s64)
-NPU_EMU_REDUCE(argmax, ArgMax, double, f64, int64_t, s64)
 NPU_EMU_REDUCE(argmin, ArgMin, int8_t, s8, int64_t, s64)
 NPU_EMU_REDUCE(argmin, ArgMin, int16_t, s16, int64_t, s64)
 NPU_EMU_REDUCE(argmin, ArgMin, int32_t, s32, int64_t, s64)
@@ -48,8 +34,3 @@ NPU_EMU_REDUCE(argmin, ArgMin, uint8_t, u8, int64_t, s64)
 NPU_EMU_REDUCE(argmin, ArgMin, uint16_t, u16, int64_t, s64)
 NPU_EMU_REDUCE(argmin, ArgMin, uint32_t, u32, int64_t, s64)
 NPU_EMU_REDUCE(argmin, ArgMin, uint64_t, u64, int64_t, s64)
-NPU_EMU_REDUCE(argmin, ArgMin, npu_emu::f16, f16, int64_t, s64)
-NPU_EMU_REDUCE(argmin, ArgMin, npu_emu::bf16, bf16, int64_t, s64)
-NPU_EMU_REDUCE(argmin, ArgMin, float, f32, int64_t, s64)
-NPU_EMU_REDUCE(argmin, ArgMin, double, f64, int64_t, s64)
-// END GENERATED

@@ -1,0 +1,11 @@
+// Generated from the catalog KERNEL_SETS of npu_emu/kernels/reduce.py by
+// `python -m npu_emu.kernels.reduce`; do not edit (tests/test_reduce.py checks it is fresh).
+// Build unit prod_float (reduce.cuh): prod, from DT_FLOAT16, DT_BF16, DT_FLOAT, DT_DOUBLE.
+#include "reduce.cuh"
+NPU_EMU_REDUCE(prod, Prod, npu_emu::f16, f16, npu_emu::f16, f16)
+NPU_EMU_REDUCE(prod, Prod, npu_emu::bf16, bf16, npu_emu::bf16, bf16)
+NPU_EMU_REDUCE(prod, Prod, float, f32, float, f32)
+NPU_EMU_REDUCE(prod, Prod, double, f64, double, f64)
+NPU_EMU_REDUCE(prod, Prod, npu_emu::f16, f16, float, f32)
+NPU_EMU_REDUCE(prod, Prod, npu_emu::bf16, bf16, float, f32)
+NPU_EMU_REDUCE(prod, Prod, float, f32, double, f64)
