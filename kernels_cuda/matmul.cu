@@ -427,7 +427,11 @@ template <typename Load>
 __device__ NPU_EMU_CUBE_BODY void cube_body(const CubeParams& params, const void* __restrict__ A,
                                            const void* __restrict__ B, void* __restrict__ C,
                                            int32_t out) {
+#if defined(NPU_EMU_CPU)
     const CubeParams p = params;   // a copy of its own: no store through C can change it
+#else
+    const CubeParams& p = params;  // the kernel's parameter space, read as it is
+#endif
     if (p.k0 == Load::k0_narrow) cube_block<Load, Load::k0_narrow>(p, A, B, C, out);
     else if (p.k0 == Load::k0_wide) cube_block<Load, Load::k0_wide>(p, A, B, C, out);
     else cube_block<Load, 0>(p, A, B, C, out);
