@@ -162,7 +162,7 @@ class Tensor(Handle):
         by the caller): the fields and the plan key set at once, none of make_tensor's
         checks. The eager layers make one per result; the frozen dataclass's __init__ (a
         setattr per field) and the key's first computation would cost more than the rest
-        of a tiny operation's host work."""
+        of a tiny operation's host work. Its geometry_id is set too."""
         self = object.__new__(cls)
         d = self.__dict__
         d["view_shape"], d["dtype"], d["view_strides"] = view_shape, dtype, view_strides
@@ -171,6 +171,9 @@ class Tensor(Handle):
         g = d["geometry_key"] = (cls, view_shape, view_strides, storage_offset, dtype, format,
                                  storage_shape, None, None)
         d["plan_key"] = (*g, data)
+        # Set here, not on first use: the array API's calls key nearly every such tensor, and
+        # a cached_property's first read costs three times the lookup.
+        d["geometry_id"] = geometry_id_of(g)
         return self
 
     @classmethod

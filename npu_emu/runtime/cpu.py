@@ -241,12 +241,16 @@ class CpuStream(Stream):
         except BaseException as exc:  # reported by synchronize(), as from the worker
             self._error = exc
         finally:
-            with self._mutex:
-                self._completed += 1
-                self._inline = False
-                # Wake the worker only for work queued meanwhile, and synchronizers: waking an
-                # idle worker for nothing makes it fight this thread for the GIL.
-                if self._tasks or self._waiters:
+            # No lock to end it: while _inline is set nothing else changes _completed (the
+            # worker starts nothing), and a thread that queues a task, starts to wait or
+            # destroys the stream does so under the lock and then reads _inline and
+            # _completed, or is seen here (read after the two writes) and woken under the
+            # lock. Waking an idle worker for nothing would make it fight this thread for
+            # the GIL.
+            self._completed += 1
+            self._inline = False
+            if self._tasks or self._waiters or self._closed:
+                with self._mutex:
                     self._cv.notify_all()
         return True
 
