@@ -128,6 +128,51 @@ def test_small_elementwise_grids_are_one_block(cpu_backend):
     assert blocks > 1 and run >= limit and blocks * run >= 64 * limit
 
 
+def test_an_inline_task_wakes_what_came_while_it_ran_and_keeps_the_streams_order(cpu_backend):
+    """A task run in the calling thread ends without the stream's lock unless something came
+    meanwhile: a task queued behind it, a thread waiting for it, or destroy(). Each is woken
+    (no hang), and the queued tasks run after it, in order."""
+    stream = cpu_backend.create_stream()
+    order: list[str] = []
+    running, release = threading.Event(), threading.Event()
+
+    def inline_task() -> None:
+        order.append("inline")
+        running.set()
+        assert release.wait(10)
+
+    def queue_and_wait() -> None:
+        assert running.wait(10)
+        stream.submit(lambda: order.append("queued"))    # behind the inline task
+        stream.synchronize()                             # a waiter while it runs
+        order.append("synchronized")
+
+    other = threading.Thread(target=queue_and_wait, daemon=True)
+    other.start()
+    releaser = threading.Timer(0.2, release.set)
+    releaser.start()
+    assert stream.try_inline(inline_task)
+    other.join(10)
+    assert not other.is_alive()
+    assert order == ["inline", "queued", "synchronized"]
+    assert stream.idle
+    # destroy() while an inline task runs: the worker, told to stop, is woken at its end.
+    running.clear()
+    release.clear()
+    closer = threading.Thread(target=lambda: (running.wait(10), stream.destroy()), daemon=True)
+    closer.start()
+    threading.Timer(0.2, release.set).start()
+    assert stream.try_inline(inline_task)
+    closer.join(10)
+    assert not closer.is_alive()
+    for _ in range(200):               # repeated, quick: the end's lock-free path every time
+        s = cpu_backend.create_stream()
+        assert s.try_inline(lambda: None)
+        s.submit(lambda: None)
+        s.synchronize()
+        s.destroy()
+
+
 def test_an_upload_on_an_idle_stream_runs_at_once_and_behind_a_busy_one_waits(cpu_backend):
     be = cpu_backend
     stream = be.create_stream()

@@ -484,3 +484,30 @@ def test_a_repeated_matmul_takes_the_short_way_and_gives_the_full_paths_bits(cpu
     assert calls["n"] <= seen + 1          # z @ y: the same geometry as x @ y (or planned once)
     with pytest.raises(ValueError):        # refusals are not remembered
         xp.matmul(x, xp.asarray(data((4,))))
+
+
+def test_a_transposed_view_reads_its_parents_library_view_transposed(cpu_backend):
+    """x.T and x.mT of an array that has made its library view (a float64 matmul makes it)
+    take that view transposed: the values NumPy gives, at every offset, and writes through
+    one are seen through the other."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((6, 300, 8))
+    g = rng.standard_normal(300)
+    x = xp.asarray(a)
+    for view, want in ((x[2], a[2]), (x[1:, 3:], a[1:, 3:]), (x[0, ::3], a[0, ::3])):
+        v = xp.asarray(np.ones(view.shape[-1]))
+        assert np.array_equal(np.asarray(view @ v), want @ np.ones(want.shape[-1]))
+        assert view._rv is not None                      # made by that library call
+        t = view.T if view.ndim == 2 else view.mT
+        assert t._rv is not None                         # taken from it, transposed
+        wt = want.T if want.ndim == 2 else np.swapaxes(want, -1, -2)
+        assert np.array_equal(np.asarray(t), wt)
+        if view.ndim == 2 and view.shape[0] == 300:
+            assert np.array_equal(np.asarray(t @ xp.asarray(g)), wt @ g)
+    y = xp.asarray(a.copy())
+    y0 = y[0]
+    y0 @ xp.asarray(np.ones(8))
+    yt = y0.T
+    assert yt._rv is not None
+    yt[1, 2] = 42.0                                      # through the transposed view
+    assert float(y0[2, 1]) == 42.0 and float(y[0, 2, 1]) == 42.0
