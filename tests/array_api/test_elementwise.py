@@ -581,3 +581,62 @@ def test_x_to_a_python_2_is_the_correctly_rounded_square(dtype):
     np.testing.assert_array_equal(np.asarray(y), want)
     # An array of 2s takes pow: within 1 ulp of the square.
     np.testing.assert_array_max_ulp(np.asarray(x ** xp.asarray(2.0, dtype=x.dtype)), want, 1)
+
+
+# ------------------------------------------------------------------ result layout
+
+def _element_strides(x) -> tuple[int, ...]:
+    """The strides in elements of an array's memory (ours through NumPy's view of it), for
+    the axes of more than one element (the others' strides do not matter)."""
+    v = np.asarray(x)
+    return tuple(s // v.itemsize for n, s in zip(v.shape, v.strides) if n > 1)
+
+
+_RNG = np.random.default_rng(29)
+_A = _RNG.standard_normal((5, 7)).astype(np.float32)
+_B = _RNG.standard_normal((7, 5)).astype(np.float32)
+_Z = _RNG.standard_normal((3, 4, 6))
+_W = _RNG.standard_normal((1, 5, 7)).astype(np.float32)
+_ROW = _RNG.standard_normal((1, 5)).astype(np.float32)
+_C = _RNG.standard_normal((10, 7))
+
+# (what, ours, NumPy's): each result is laid out as NumPy lays it out (its "K" order): in the
+# operands' own order where they agree (broadcast operands aside), row-major where they do not.
+_LAYOUT_CASES = [
+    ("x.T + 1 (aclnnAdd)", lambda a, b: a.T + 1.0, lambda a, b: a.T + np.float32(1)),
+    ("x.T * x.T (aclnnMul)", lambda a, b: a.T * a.T, lambda a, b: a.T * a.T),
+    ("x.T / 3 (ufunc kernel)", lambda a, b: a.T / 3.0, lambda a, b: a.T / np.float32(3)),
+    ("x.T < 0 (bool result)", lambda a, b: a.T < 0.0, lambda a, b: a.T < 0),
+    ("x.T + row (broadcast)", lambda a, b: a.T + b, lambda a, b: a.T + b),
+    ("x.T + y (mixed: row-major)", lambda a, b: a.T + b, lambda a, b: a.T + b),
+    ("permuted 3-D - 1", lambda a, b: xp.permute_dims(a, (2, 0, 1)) - 1.0,
+     lambda a, b: np.transpose(a, (2, 0, 1)) - 1.0),
+    ("permuted with a size-1 axis", lambda a, b: xp.permute_dims(a, (2, 0, 1)) * 2.0,
+     lambda a, b: np.transpose(a, (2, 0, 1)) * np.float32(2)),
+    ("strided x[::2].T + 1", lambda a, b: a[::2].T + 1.0, lambda a, b: a[::2].T + 1.0),
+]
+_LAYOUT_DATA = [(_A, None), (_A, None), (_A, None), (_A, None), (_A, _ROW), (_A, _B), (_Z, None),
+                (_W, None), (_C, None)]
+
+
+@pytest.mark.parametrize("case, data", list(zip(_LAYOUT_CASES, _LAYOUT_DATA)),
+                         ids=[c[0] for c in _LAYOUT_CASES])
+def test_an_elementwise_result_is_laid_out_as_numpy_lays_it_out(cpu_backend, case, data):
+    what, ours, theirs = case
+    a, b = data
+    want = theirs(a, b)
+    xa, xb = xp.asarray(a), None if b is None else xp.asarray(b)
+    for _ in range(3):        # the full path, then the repeated call's short way
+        got = ours(xa, xb)
+        assert np.array_equal(np.asarray(got), want), what
+        assert _element_strides(got) == _element_strides(want), what
+
+
+def test_a_result_in_its_operands_order_has_the_bits_of_the_row_major_one(cpu_backend):
+    """exp and atan2 of transposed operands: the same kernel and bits as on row-major copies
+    (the layout changes where results go, not what is computed)."""
+    a = _RNG.standard_normal((64, 33)).astype(np.float32)
+    x, xc = xp.asarray(a).T, xp.asarray(np.ascontiguousarray(a.T))
+    for got, want in ((xp.exp(x), xp.exp(xc)), (xp.atan2(x, x + 1.0), xp.atan2(xc, xc + 1.0))):
+        assert np.asarray(got).flags.f_contiguous and np.asarray(want).flags.c_contiguous
+        assert np.asarray(got).tobytes(order="C") == np.asarray(want).tobytes(order="C")

@@ -620,18 +620,66 @@ def empty_array(shape: Sequence[int], dtype: DT, be: Backend) -> Array:
     return Array._new(t, st)
 
 
+def memory_order(shape: tuple[int, ...], operands: Sequence[object]) -> tuple[int, ...] | None:
+    """The order of the axes (outermost first) that a new elementwise result of `shape` is
+    laid out in (result_array): its operands' order, when every array operand of the result's
+    shape has its axes of more than one element in one order by their strides, and that order
+    is not row-major (x.T + 1, exp(x.T): the result is x.T's order, as NumPy's, PyTorch's and
+    CuPy's are, so the kernel streams both contiguously; a row-major result of x.T was 10x
+    slower). None (row-major) otherwise: operands in different orders, broadcast or
+    overlapping ones only, private layouts, fewer than two axes."""
+    if len(shape) < 2:
+        return None
+    found = None
+    for x in operands:
+        if x.__class__ is not Array or x._layout is not None:
+            continue
+        t = x._t
+        if t.view_shape != shape:
+            continue                     # broadcast: its memory says nothing of the result's
+        strides = t.view_strides
+        axes = sorted([k for k in range(len(shape)) if shape[k] > 1], key=lambda k: -strides[k])
+        if any(strides[a] <= strides[b] for a, b in zip(axes, axes[1:])) or \
+                (axes and not strides[axes[-1]]):
+            continue                     # overlapping or stride-0 axes: no order of its own
+        if found is not None and axes != found:
+            return None
+        found = axes
+    if not found or found == sorted(found):
+        return None
+    # The axes of one element go first (outermost), where their strides do not matter.
+    return (*[k for k in range(len(shape)) if shape[k] <= 1], *found)
+
+
+def result_array(shape: Sequence[int], dtype: DT, be: Backend,
+                 operands: Sequence[object]) -> Array:
+    """A new elementwise result: empty_array, laid out in its operands' order (memory_order)
+    where they have one of their own."""
+    shape = tuple(shape)
+    order = memory_order(shape, operands)
+    if order is None:
+        return empty_array(shape, dtype, be)
+    stored = tuple([shape[k] for k in order])
+    step = contiguous_strides(stored)
+    strides = [0] * len(shape)
+    for k, s in zip(order, step):
+        strides[k] = s
+    st = Storage.allocate(math.prod(shape) * INFO[dtype].itemsize, be)
+    t = Tensor.trusted(shape, dtype, tuple(strides), 0, ND, stored, st.ptr, st)
+    return Array._new(t, st)
+
+
 class Fresh:
-    """What empty_array works out for one (shape, dtype), kept by a caller that makes many
-    such arrays (the array API's repeated calls): `new(be)` is empty_array(shape, dtype, be)
-    with nothing worked out again."""
+    """What empty_array (or result_array) worked out for `like`, a new array, kept by a
+    caller that makes many such arrays (the array API's repeated calls): `new(be)` is another
+    array of like's geometry, with nothing worked out again."""
 
     __slots__ = ("geometry_key", "geometry_id", "nbytes")
 
-    def __init__(self, shape: Sequence[int], dtype: DT) -> None:
-        shape = tuple(shape)
-        t = Tensor.trusted(shape, dtype, contiguous_strides(shape), 0, ND, shape, 0)
+    def __init__(self, like: "Array") -> None:
+        t = like._t
         self.geometry_key, self.geometry_id = t.geometry_key, t.geometry_id
-        self.nbytes = math.prod(shape) * INFO[dtype].itemsize
+        self.nbytes = math.prod(t.storage_shape) * INFO[t.dtype].itemsize
 
     def new(self, be: Backend) -> Array:
         st = Storage.allocate(self.nbytes, be)

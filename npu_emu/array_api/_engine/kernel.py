@@ -28,7 +28,7 @@ from ...kernels import select as select_family
 from ...kernels.copy import View
 from ...runtime.base import Backend, Launch
 from ...tensor import Scalar, Tensor, make_scalar
-from .array import Array, empty_array
+from .array import Array, empty_array, result_array
 from .device import library_order, synchronize
 from .views import aligned, basic_view, broadcast_view
 
@@ -87,14 +87,16 @@ def _any_shared(*groups: Sequence[Array]) -> bool:
 
 
 def call_new(op: OpDef, inputs: Sequence[Array], attrs: dict[str, Any],
-             ctx: Context | None = None) -> Array:
+             ctx: Context | None = None, elementwise: bool = False) -> Array:
     """Run `op` on `inputs` into a new array shaped and typed by the op's infer (in `ctx`,
-    default the context of the inputs' backend)."""
+    default the context of the inputs' backend); `elementwise`: laid out in the inputs'
+    order of their own (result_array), else row-major."""
     be = inputs[0]._st.backend
     ctx = ctx or context(be)
     ins = tuple(map(Array._kernel_tensor, inputs))
     shape, dtype = op.infer(ins, attrs, ctx)
-    out = empty_array(shape, dtype, be)   # our own block: writable, not shared
+    # our own block: writable, not shared
+    out = result_array(shape, dtype, be, inputs) if elementwise else empty_array(shape, dtype, be)
     run(op, ins, (out._t,), attrs, ctx, owned=True)
     if be.is_cpu and _any_shared(inputs):
         synchronize(be)

@@ -25,7 +25,7 @@ from ...kernels.indexing import MAX_DIMS
 from ...runtime.base import Backend
 from ...status import AclnnError
 from . import dtypes as _dtypes
-from .array import Array, empty_array, external_array, library_dtype
+from .array import Array, empty_array, external_array, library_dtype, result_array
 from .device import library, library_memory, library_order, numpy_quiet
 from .dtypes import VIA_FLOAT32
 from .kernel import convert, copy, family_plan, kernel_view, launch
@@ -238,12 +238,12 @@ def elementwise(spec: Any, ops: list[Array | PyScalar], shape: tuple[int, ...], 
     if kdt is not None:
         ins = [_kernel_operand(o, kdt, be) for o in ops]
         got = ufunc_family.result_dtype(spec.name, kdt)
-        out = empty_array(shape, got, be)
+        out = result_array(shape, got, be, ops)
         _ufunc(spec.name, kdt, ins, out, be)
         return out if got == result else convert(out, result)
     ct = library_dtype(compute_dtype(compute), be)
     held = compute_dtype(result)
-    out = empty_array(shape, held, be)
+    out = result_array(shape, held, be, ops)
     prepared = [library_operand(o, ct, be) for o in ops]
     with library_order(be):
         apply(be, spec, [_view(o) for o in prepared], out._values(), ct, result)

@@ -114,7 +114,7 @@ class _Known:
                  constants: tuple | None,
                  library: Callable[[list[Array], Array], None] | None = None) -> None:
         self.ctx, self.at, self.plan_key, self.constants = ctx, at, plan_key, constants
-        self.fresh = Fresh(out._t.view_shape, out._t.dtype)
+        self.fresh = Fresh(out)
         self.bound: dict[tuple, list] = {}
         self.library = library
 

@@ -365,7 +365,7 @@ def binary(name: str, x1: object, x2: object) -> Array:
     ctx, compute, chosen = _decision(name, spec, da, db, be)
     if chosen is not None:
         arrays = [_as_array(a, be), _as_array(b, be)]
-        out = call_new(chosen[0], arrays, chosen[1], ctx)
+        out = call_new(chosen[0], arrays, chosen[1], ctx, elementwise=True)
         if key is not None:
             repeat.remember_operator(key, ctx, chosen, (a, b), arrays, out)
         return out
