@@ -13,9 +13,9 @@ from ..arch import current_soc
 from ..dtypes import COMPLEX, INFO, aclDataType as DT
 from ..ops.cast import CAST
 from ._engine import dtypes as _dtypes
-from ._engine.array import Array, is_scalar, to_device
+from ._engine.array import Array, is_scalar, result_array, to_device
 from ._engine.dtypes import DType, real_of, to_dtype
-from ._engine.kernel import RULES, call_new, convert, copy as copy_array
+from ._engine.kernel import RULES, assign, call_new, copy as copy_array
 from ._engine.scalars import promote, python_value, scalar_dtype
 
 
@@ -35,10 +35,14 @@ def astype(x: Array, dtype: object, /, *, copy: bool = True, device: object = No
     if x.dtype.kind == COMPLEX and dt.kind != COMPLEX:
         raise TypeError(f"astype: {x.dtype.name} to {dt.name} would drop the imaginary part; "
                         f"the standard leaves it out (take real(x) first)")
+    # The result keeps x's own order of axes, as an elementwise result does (result_array):
+    # astype(x.T, float64) reads and writes in stride, as NumPy's astype (order="K") does.
     cast = current_soc().dtypes_for("Cast")
     if x._t.dtype in cast and dt.acl_dtype in cast:
-        return call_new(CAST, [x], {"dtype": dt.acl_dtype})
-    return convert(x, dt.acl_dtype)
+        return call_new(CAST, [x], {"dtype": dt.acl_dtype}, elementwise=True)
+    out = result_array(x.shape, dt.acl_dtype, x._st.backend, [x])
+    assign(out, x)
+    return out
 
 
 def _dtype_arg(value: object, name: str) -> DT:

@@ -640,3 +640,28 @@ def test_a_result_in_its_operands_order_has_the_bits_of_the_row_major_one(cpu_ba
     for got, want in ((xp.exp(x), xp.exp(xc)), (xp.atan2(x, x + 1.0), xp.atan2(xc, xc + 1.0))):
         assert np.asarray(got).flags.f_contiguous and np.asarray(want).flags.c_contiguous
         assert np.asarray(got).tobytes(order="C") == np.asarray(want).tobytes(order="C")
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float16", "bfloat16", "float8_e4m3fn", "hifloat8"])
+def test_astype_keeps_its_sources_order_and_the_row_major_bits(cpu_backend, dtype):
+    """astype(x.T, ...) through aclnnCast (float64, float16, bfloat16) or InplaceCopy's
+    conversion (the 8-bit floats): laid out as x.T, as NumPy's astype (order "K"), with the
+    bits of the row-major source's conversion."""
+    a = _RNG.standard_normal((9, 40)).astype(np.float32) * 8
+    x = xp.asarray(a)
+    got = xp.astype(x.T, getattr(xp, dtype))
+    want = xp.astype(xp.asarray(np.ascontiguousarray(a.T)), getattr(xp, dtype))
+    assert _element_strides(got) == _element_strides(a.T.astype(np.float64))
+    assert np.asarray(got).tobytes(order="C") == np.asarray(want).tobytes(order="C")
+
+
+def test_where_lays_out_its_result_as_an_elementwise_function_does(cpu_backend):
+    a = _RNG.standard_normal((9, 40)).astype(np.float32)
+    b = _RNG.standard_normal((40, 9)).astype(np.float32)
+    x, y = xp.asarray(a), xp.asarray(b)
+    for ours, want in ((lambda: xp.where(x.T > 0, x.T, 0.0), np.where(a.T > 0, a.T, np.float32(0))),
+                       (lambda: xp.where(x.T > 0, x.T, y), np.where(a.T > 0, a.T, b))):
+        for _ in range(2):       # again: the short way
+            got = ours()
+            assert np.array_equal(np.asarray(got), want)
+            assert _element_strides(got) == _element_strides(want)

@@ -201,12 +201,13 @@ SELECT = ("select",)   # the select family's call (family_plan's key; one kernel
 
 def select(cond: Array, x1: Array, x2: Array, shape: tuple[int, ...]) -> Array | None:
     """where(cond, x1, x2) into a new array of x1's dtype and `shape` (the three broadcast
-    together), by our select kernel: cond bool, x1 and x2 of one dtype, no private layout.
-    None, having done nothing, past the kernels' MAX_DIMS (the caller takes the library)."""
+    together; laid out as result_array lays out an elementwise result), by our select
+    kernel: cond bool, x1 and x2 of one dtype, no private layout. None, having done
+    nothing, past the kernels' MAX_DIMS (the caller takes the library)."""
     if len(shape) > MAX_DIMS:
         return None
     be = x1._st.backend
-    out = empty_array(shape, x1._t.dtype, be)
+    out = result_array(shape, x1._t.dtype, be, (cond, x1, x2))
     if out.size == 0:
         return out
     arrays = [out, cond, x1, x2]
