@@ -13,9 +13,9 @@ from ..arch import current_soc
 from ..dtypes import COMPLEX, INFO, aclDataType as DT
 from ..ops.cast import CAST
 from ._engine import dtypes as _dtypes
-from ._engine.array import Array, is_scalar, result_array, to_device
+from ._engine.array import Array, is_scalar, to_device
 from ._engine.dtypes import DType, real_of, to_dtype
-from ._engine.kernel import RULES, assign, call_new, copy as copy_array
+from ._engine.kernel import RULES, call_new, convert, copy as copy_array
 from ._engine.scalars import promote, python_value, scalar_dtype
 
 
@@ -40,9 +40,7 @@ def astype(x: Array, dtype: object, /, *, copy: bool = True, device: object = No
     cast = current_soc().dtypes_for("Cast")
     if x._t.dtype in cast and dt.acl_dtype in cast:
         return call_new(CAST, [x], {"dtype": dt.acl_dtype}, elementwise=True)
-    out = result_array(x.shape, dt.acl_dtype, x._st.backend, [x])
-    assign(out, x)
-    return out
+    return convert(x, dt.acl_dtype, keep_order=True)
 
 
 def _dtype_arg(value: object, name: str) -> DT:

@@ -665,3 +665,13 @@ def test_where_lays_out_its_result_as_an_elementwise_function_does(cpu_backend):
             got = ours()
             assert np.array_equal(np.asarray(got), want)
             assert _element_strides(got) == _element_strides(want)
+
+
+@pytest.mark.parametrize("name", ["ceil", "floor", "trunc", "round", "positive", "conj", "real"])
+def test_a_function_that_returns_its_input_copies_it_in_its_order(cpu_backend, name):
+    """ceil of an integer, conj of a real, ...: the values, as a copy laid out as any other
+    elementwise result of x.T (NumPy's order "K" copy)."""
+    a = np.arange(60, dtype=np.int32).reshape(5, 12)
+    got = getattr(xp, name)(xp.asarray(a).T)
+    assert np.array_equal(np.asarray(got), a.T)
+    assert _element_strides(got) == _element_strides(np.array(a.T, order="K"))

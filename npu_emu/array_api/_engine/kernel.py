@@ -241,9 +241,11 @@ def assign(dst: Array, src: Array) -> None:
     call(INPLACE_COPY, (s._kernel_tensor(),), (d,), {}, be, (src,))
 
 
-def convert(x: Array, dtype: DT) -> Array:
-    """x in `dtype`, a new contiguous array (InplaceCopy converts any pair of its list)."""
-    out = empty_array(x.shape, dtype, x._st.backend)
+def convert(x: Array, dtype: DT, keep_order: bool = False) -> Array:
+    """x in `dtype`, a new contiguous array (InplaceCopy converts any pair of its list):
+    row-major, or with `keep_order` in x's own order of axes (result_array)."""
+    be = x._st.backend
+    out = result_array(x.shape, dtype, be, (x,)) if keep_order else empty_array(x.shape, dtype, be)
     assign(out, x)
     return out
 

@@ -36,7 +36,7 @@ from . import dtypes as _dtypes, library, repeat
 from .array import Array, is_scalar
 from .dtypes import VIA_FLOAT32, real_of
 from .kernel import (assign, binary_operator, call, call_new, check_library_destination,
-                     check_writable, context, copy)
+                     check_writable, context, convert)
 from .matmul import matmul
 from .scalars import (PyScalar, check_kind, dtype_of, promote, python_value,
                       scalar_constant, scalar_dtype)
@@ -388,7 +388,7 @@ def unary(name: str, x: object) -> Array:
     dt = x._t.dtype
     check_kind(name, spec.category, dt)
     if INFO[dt].kind in spec.identity:
-        return copy(x)
+        return convert(x, dt, keep_order=True)     # a copy, laid out as any result of x
     result = {"same": dt, "real": real_of(dt), "bool": DT.ACL_BOOL}[spec.result]
     be = x._st.backend
     out = library.elementwise(spec, [x], x.shape, dt, result, be)
