@@ -36,7 +36,7 @@ import numpy as np
 from ..dtypes import INFO, aclDataType
 from ..runtime.base import Backend, Launch
 from .copy import View, plan_copy, pointer_arg
-from .indexing import broadcast_strides, coalesce, pack_params
+from .indexing import broadcast_strides, coalesce, pack_params, tiled
 
 DT = aclDataType
 # The element types of the cast kernels: storage type -> its C++ type in kernels_cuda (the
@@ -129,7 +129,7 @@ def plan_cast(be: Backend, dst: View, src: View, src_dtype: aclDataType,
     if dst.numel == 0:
         return []
     src_strides = broadcast_strides(dst.shape, src.shape, src.strides)
-    space = coalesce(dst.shape, [dst.strides, src_strides])
+    space = tiled(coalesce(dst.shape, [dst.strides, src_strides]))
     grid, block, run = be.space_geometry(space, max(dst.itemsize, src.itemsize),
                                          pointers=((0, dst.ptr, dst.itemsize), (1, src.ptr, src.itemsize)))
     params = pack_params(space, run)

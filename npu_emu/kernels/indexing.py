@@ -106,6 +106,41 @@ def coalesce(shape: Sequence[int], strides: Sequence[Sequence[int]],
     return IterSpace(tuple(sizes), tuple(tuple(s) for s in out_strides))
 
 
+# Tiles of a transposed walk (tiled): TILE x TILE elements, where both dims divide.
+TILE_SIZES = (32, 16, 8)
+TILE_MIN_NUMEL = 1 << 16      # below, the operands stay in cache untiled
+
+
+def tiled(space: IterSpace) -> IterSpace:
+    """The same elements walked in square tiles where an input's memory runs across the
+    output's: dim 0 (the output's innermost) and the dim j in which that input is contiguous
+    (stride +-1) are cut into TILE x TILE blocks, walked block by block, so each cache line
+    of the input read down a column serves TILE rows before it leaves (x.T + y read x.T a
+    line per element). Unchanged where no input runs so, the space is small, no tile size
+    divides both dims, or the kernels' MAX_DIMS would be passed. An elementwise result does
+    not depend on the order it is walked in."""
+    if space.ndim < 2 or space.ndim + 2 > MAX_DIMS or space.numel < TILE_MIN_NUMEL:
+        return space
+    j = None
+    for st in space.strides[1:]:
+        if abs(st[0]) > 1:
+            j = next((d for d in range(1, space.ndim) if abs(st[d]) == 1), None)
+            if j is not None:
+                break
+    if j is None:
+        return space
+    n0, nj = space.sizes[0], space.sizes[j]
+    tile = next((t for t in TILE_SIZES if n0 % t == 0 and nj % t == 0 and n0 >= 2 * t
+                 and nj >= 2 * t), None)
+    if tile is None:
+        return space
+    rest = [d for d in range(1, space.ndim) if d != j]
+    sizes = (tile, tile, n0 // tile, nj // tile, *(space.sizes[d] for d in rest))
+    strides = tuple((st[0], st[j], st[0] * tile, st[j] * tile, *(st[d] for d in rest))
+                    for st in space.strides)
+    return IterSpace(sizes, strides)
+
+
 @functools.lru_cache(maxsize=None)
 def _params_struct(n_operands: int) -> struct.Struct:
     # Same layout as params_dtype(n): every field is 8- or 4-byte and the total is a multiple

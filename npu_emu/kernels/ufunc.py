@@ -29,7 +29,7 @@ from ..dtypes import BY_SHORT, INFO, aclDataType as DT, as_dtype
 from ..runtime import backend as get_backend
 from ..runtime.base import Backend, Launch, kernels_dir
 from .copy import View, plan_copy, pointer_arg
-from .indexing import broadcast_strides, coalesce, pack_params
+from .indexing import broadcast_strides, coalesce, pack_params, tiled
 
 # ------------------------------------------------------------------------------ dtypes
 BOOL = frozenset({DT.ACL_BOOL})
@@ -332,7 +332,8 @@ def row_launch(be: Backend, module: str, name: str, out: View, ins: Sequence[Vie
     (WIDE_INDEX) for spaces past 2^31 elements or negative strides. `itemsize`: the widest
     operand's, for the launch geometry."""
     shape = out.shape
-    space = coalesce(shape, [out.strides] + [broadcast_strides(shape, v.shape, v.strides) for v in ins])
+    space = tiled(coalesce(shape, [out.strides] + [broadcast_strides(shape, v.shape, v.strides)
+                                                 for v in ins]))
     wide = not space.fits_32bit() or any(s < 0 for st in space.strides for s in st)
     pointers = [(0, out.ptr, out.itemsize)] + [(k + 1, v.ptr, v.itemsize) for k, v in enumerate(ins)]
     grid, block, run = be.space_geometry(space, itemsize, pointers=pointers)

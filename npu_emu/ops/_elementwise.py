@@ -16,7 +16,7 @@ from ..kernels import elementwise
 from ..runtime.base import Backend, Launch
 from ..kernels.cast import plan_cast
 from ..kernels.copy import pointer_arg
-from ..kernels.indexing import broadcast_strides, coalesce, pack_params
+from ..kernels.indexing import broadcast_strides, coalesce, pack_params, tiled
 from ..tensor import Tensor
 from ._checks import overlaps
 from ._core import Context, Plan, Touch, view_touch
@@ -72,9 +72,9 @@ def plan_binary(be: Backend, op: str, a: Tensor, b: Tensor, out: Tensor, compute
             inputs.append(tensor_view(t))
     result = tensor_view(out) if out.dtype == compute else ws.take(out.view_shape, INFO[compute].itemsize)
     shape = out.view_shape
-    space = coalesce(shape, [result.strides,
-                             broadcast_strides(shape, inputs[0].shape, inputs[0].strides),
-                             broadcast_strides(shape, inputs[1].shape, inputs[1].strides)])
+    space = tiled(coalesce(shape, [result.strides,
+                                   broadcast_strides(shape, inputs[0].shape, inputs[0].strides),
+                                   broadcast_strides(shape, inputs[1].shape, inputs[1].strides)]))
     item = INFO[compute].itemsize
     grid, block, run = be.space_geometry(space, item, pointers=(
         (0, result.ptr, item), (1, inputs[0].ptr, item), (2, inputs[1].ptr, item)))
