@@ -26,7 +26,7 @@ import numpy as np
 from ..dtypes import BOOL, INFO, SIGNED, UNSIGNED, aclDataType as DT
 from ._engine import dtypes as _dtypes
 from ._engine.args import array_arg, axis_arg, flag, reduced_axes
-from ._engine.array import Array, empty_array, library_dtype
+from ._engine.array import Array, empty_array, library_dtype, result_array
 from ._engine.dtypes import to_dtype
 from ._engine import repeat
 from ._engine.kernel import convert
@@ -170,7 +170,9 @@ def cumulative(name: str, x: object, axis: object = None, dtype: object = None,
     src = _source(x, result, ct)
     shape = list(x.shape)
     shape[a] += bool(include_initial)
-    out = empty_array(shape, held, be)
+    # In x's own order of axes where x has one (result_array; not with include_initial, whose
+    # shape is not x's): cumulative_sum(x.T, axis=0) then runs along memory in both.
+    out = result_array(shape, held, be, [x])
     cumulate_into(spec.library, src, out, a, ct, include_initial, spec.identity)
     return out if held == result else convert(out, result)
 

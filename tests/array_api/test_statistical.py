@@ -230,3 +230,23 @@ def test_results_are_arrays_on_the_same_device():
         assert isinstance(got, xp.Array) and got.device == x.device
     with pytest.raises(TypeError, match="not an array"):
         xp.sum(np.ones(3))
+
+
+@pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_a_running_result_of_a_transposed_array_keeps_its_order_and_bits(cpu_backend, name,
+                                                                         axis):
+    """cumulative_sum / cumulative_prod of x.T: laid out in x.T's order (so the scan runs
+    along memory), with the bits of the same scan on a row-major copy; include_initial, of
+    another shape, is row-major."""
+    a = np.random.default_rng(13).uniform(0.5, 1.5, (70, 90)).astype(np.float32)
+    x = xp.asarray(a)
+    f = getattr(xp, name)
+    got = f(x.T, axis=axis)
+    want = f(xp.asarray(np.ascontiguousarray(a.T)), axis=axis)
+    g = np.asarray(got)
+    assert g.flags.f_contiguous and not g.flags.c_contiguous
+    assert g.tobytes(order="C") == np.asarray(want).tobytes(order="C")
+    ref = (np.cumsum if name == "cumulative_sum" else np.cumprod)(a.T.astype(np.float64), axis)
+    assert np.allclose(g, ref, rtol=1e-5)
+    assert np.asarray(f(x.T, axis=axis, include_initial=True)).flags.c_contiguous
