@@ -214,3 +214,18 @@ def test_asarray_copy_and_device():
     dl = xp.from_dlpack(host, copy=False)
     host[2] = 7.0
     assert float(dl[2]) == 7.0
+
+
+def test_asarray_copies_keep_the_sources_order_as_numpys_do(cpu_backend):
+    """asarray(x, copy=True) and asarray(x, dtype=...) of a transposed or permuted array: laid
+    out in its order, as np.array (order "K") lays out its copy; the values exact."""
+    a = np.random.default_rng(3).standard_normal((4, 6, 5)).astype(np.float32)
+    x = xp.asarray(a)
+    for ours, theirs in ((xp.permute_dims(x, (2, 0, 1)), np.transpose(a, (2, 0, 1))),
+                         (x[1].T, a[1].T), (x[:, ::2], a[:, ::2])):
+        for got, want in ((xp.asarray(ours, copy=True), np.array(theirs)),
+                          (xp.asarray(ours, dtype=xp.float64), np.array(theirs, np.float64))):
+            g = np.asarray(got)
+            assert np.array_equal(g, want) and g.dtype == want.dtype
+            assert g.strides == want.strides
+            assert got._st is not x._st

@@ -139,8 +139,9 @@ def asarray(obj: object, /, *, dtype: object = None, device: object = None,
             if copy is False:
                 raise ValueError(f"asarray(copy=False) cannot change the dtype from "
                                  f"{x.dtype.name} to {dt.name}")
-            return convert(x, dt.acl_dtype)
-        return copy_array(x) if copy else x
+            return convert(x, dt.acl_dtype, keep_order=True)
+        # A copy keeps x's order of axes, as NumPy's np.array, CuPy's and PyTorch's do.
+        return copy_array(x, keep_order=True) if copy else x
     be = backend_for(device)
     if isinstance(obj, np.ndarray):
         return _from_numpy(obj, dt, be, copy)

@@ -250,11 +250,12 @@ def convert(x: Array, dtype: DT, keep_order: bool = False) -> Array:
     return out
 
 
-def copy(x: Array) -> Array:
-    """A contiguous copy of x (one strided-copy launch; the library copies reversed views)."""
+def copy(x: Array, keep_order: bool = False) -> Array:
+    """A contiguous copy of x (one strided-copy launch; the library copies reversed views):
+    row-major, or with `keep_order` in x's own order of axes (convert)."""
     if x._flip is not None:
         return x._materialized()
-    return convert(x, x._t.dtype)
+    return convert(x, x._t.dtype, keep_order)
 
 
 def along(x: Array, axis: int, index: int | slice) -> Array:
