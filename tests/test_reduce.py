@@ -595,6 +595,11 @@ def test_outputs_side_by_side_give_the_order_at_any_alignment(cpu_backend, dt):
                 be.free(yb)
 
 
+# Past the size that runs inline (cpu_geometry's INLINE_BYTES at two workers): two threads
+# split these into groups and combine them in a second launch.
+LARGE_CASES = [("sum", DT.ACL_FLOAT, (600_000,), None), ("max", DT.ACL_FLOAT, (700_000,), None),
+               ("argmax", DT.ACL_DOUBLE, (2, 200_000), 1), ("var", DT.ACL_FLOAT16, (150_000,), None)]
+
 DIGEST = """
 import hashlib, sys, numpy as np
 sys.path.insert(0, {tests!r})
@@ -602,10 +607,27 @@ from npu_emu import runtime
 runtime.use("cpu")
 import test_reduce as T
 h = hashlib.sha256()
-for i, (name, dt, shape, axis) in enumerate(T.CASES):
+for i, (name, dt, shape, axis) in enumerate(T.CASES + T.LARGE_CASES):
     h.update(T.bits(T.run(name, T.case_input(i, dt, shape), axis)).tobytes())
 print(runtime.current().parallelism, h.hexdigest())
 """
+
+
+def test_small_reductions_run_inline_and_large_ones_split():
+    """One block on the calling thread up to INLINE_BYTES / workers of weighed input (the
+    types under 4 bytes weigh 16 a element), groups over the workers past it; the large
+    cases of the thread test below are past it at two workers. Scans keep their rule."""
+    leaves = lambda n: -(-n // R.LEAF)
+    assert R.cpu_geometry(2, 1, leaves(500_000), R.weight(4)).threads == 1
+    assert R.cpu_geometry(2, 1, leaves(600_000), R.weight(4)).threads > 1
+    assert R.cpu_geometry(2, 1, leaves(250_000), R.weight(8)).threads == 1
+    assert R.cpu_geometry(2, 1, leaves(150_000), R.weight(2)).threads > 1
+    assert R.cpu_geometry(16, 1, leaves(200_000), R.weight(4)).threads > 1   # more workers
+    for name, dt, shape, axis in LARGE_CASES:
+        nout = math.prod(shape) // shape[-1] if axis is not None else 1
+        n = shape[-1] if axis is not None else math.prod(shape)
+        assert R.cpu_geometry(2, nout, leaves(n), R.weight(INFO[dt].itemsize)).threads > 1
+    assert R.cpu_geometry(2, 100, 1).threads > 1          # a scan: lines are not leaves
 
 
 def test_thread_counts_give_the_same_bits():
