@@ -337,13 +337,15 @@ def weight(itemsize: int) -> int:
 def cpu_geometry(parallelism: int, nout: int, nleaves: int, item_weight: int = 0) -> Geometry:
     """A few contiguous chunks per worker; an output's leaves are split into groups only when
     there are too few outputs to keep every worker busy. One block, inline, for one worker
-    and for small work: at most 16 leaves, or a reduction's weighed bytes (`item_weight`:
-    weight() of its input's itemsize; 0 for a scan, whose lines are not leaves) at most
-    INLINE_BYTES / parallelism."""
+    and for small work: at most 16 leaves, or, where the split would be into groups (fewer
+    outputs than chunks), a reduction's weighed bytes (`item_weight`: weight() of its input's
+    itemsize; 0 for a scan, whose lines are not leaves) at most INLINE_BYTES / parallelism."""
     chunks = 4 * parallelism
     whole = _pow2_at_least(max(nleaves, 1))
     small = parallelism == 1 or nout * max(nleaves, 1) <= 16 or (
-        item_weight > 0 and nout * max(nleaves, 1) * LEAF * item_weight <= INLINE_BYTES // parallelism)
+        # the split would be two launches (groups, then their combination): not worth it
+        item_weight > 0 and nout < chunks and nleaves > 1
+        and nout * nleaves * LEAF * item_weight <= INLINE_BYTES // parallelism)
     if small or nout >= chunks or nleaves <= 1:
         # small: one block, run inline (no hand-off to a worker)
         return Geometry(whole, 1 if small else min(nout, chunks))
