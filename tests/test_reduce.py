@@ -598,7 +598,8 @@ def test_outputs_side_by_side_give_the_order_at_any_alignment(cpu_backend, dt):
 # Past the size that runs inline (cpu_geometry's INLINE_BYTES at two workers): two threads
 # split these into groups and combine them in a second launch.
 LARGE_CASES = [("sum", DT.ACL_FLOAT, (600_000,), None), ("max", DT.ACL_FLOAT, (700_000,), None),
-               ("argmax", DT.ACL_DOUBLE, (2, 200_000), 1), ("var", DT.ACL_FLOAT16, (150_000,), None)]
+               ("argmax", DT.ACL_DOUBLE, (2, 200_000), 1), ("var", DT.ACL_FLOAT16, (150_000,), None),
+               ("sum", DT.ACL_FLOAT, (12_000, 64), 0)]      # columns, in bands
 
 DIGEST = """
 import hashlib, sys, numpy as np
@@ -615,8 +616,9 @@ print(runtime.current().parallelism, h.hexdigest())
 
 def test_small_reductions_run_inline_and_large_ones_split():
     """One block on the calling thread up to INLINE_BYTES / workers of weighed input (the
-    types under 4 bytes weigh 16 a element), groups over the workers past it; the large
-    cases of the thread test below are past it at two workers. Scans keep their rule."""
+    types under 4 bytes weigh 16 a element) where the split would be into groups or narrow
+    bands of columns, the split past it; the large cases of the thread test below are past
+    it at two workers. Scans keep their rule."""
     leaves = lambda n: -(-n // R.LEAF)
     assert R.cpu_geometry(2, 1, leaves(500_000), R.weight(4)).threads == 1
     assert R.cpu_geometry(2, 1, leaves(600_000), R.weight(4)).threads > 1
@@ -624,10 +626,17 @@ def test_small_reductions_run_inline_and_large_ones_split():
     assert R.cpu_geometry(2, 1, leaves(150_000), R.weight(2)).threads > 1
     assert R.cpu_geometry(16, 1, leaves(200_000), R.weight(4)).threads > 1   # more workers
     for name, dt, shape, axis in LARGE_CASES:
-        nout = math.prod(shape) // shape[-1] if axis is not None else 1
-        n = shape[-1] if axis is not None else math.prod(shape)
-        assert R.cpu_geometry(2, nout, leaves(n), R.weight(INFO[dt].itemsize)).threads > 1
+        axis = len(shape) - 1 if axis is None and len(shape) == 1 else axis
+        n = shape[axis] if axis is not None else math.prod(shape)
+        nout = math.prod(shape) // n
+        assert R.cpu_geometry(2, nout, leaves(n), R.weight(INFO[dt].itemsize),
+                              side_by_side=axis == 0 and len(shape) > 1).threads > 1
     assert R.cpu_geometry(2, 100, 1).threads > 1          # a scan: lines are not leaves
+    # Columns side by side: not split into bands narrower than R.BAND while the work is small
+    assert R.cpu_geometry(2, 64, leaves(8192), R.weight(4), side_by_side=True).threads == 1
+    assert R.cpu_geometry(2, 64, leaves(8192), R.weight(4)).threads > 1       # rows: split
+    assert R.cpu_geometry(2, 64, leaves(65536), R.weight(4), side_by_side=True).threads > 1
+    assert R.cpu_geometry(2, 512, leaves(1024), R.weight(4), side_by_side=True).threads > 1
 
 
 def test_thread_counts_give_the_same_bits():
