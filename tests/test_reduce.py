@@ -598,7 +598,8 @@ def test_outputs_side_by_side_give_the_order_at_any_alignment(cpu_backend, dt):
 # Past the size that runs inline (cpu_geometry's INLINE_BYTES at two workers): two threads
 # split these into groups and combine them in a second launch.
 LARGE_CASES = [("sum", DT.ACL_FLOAT, (600_000,), None), ("max", DT.ACL_FLOAT, (700_000,), None),
-               ("argmax", DT.ACL_DOUBLE, (2, 200_000), 1), ("var", DT.ACL_FLOAT16, (150_000,), None),
+               ("argmax", DT.ACL_DOUBLE, (2, 200_000), 1),
+               ("var", DT.ACL_FLOAT16, (150_000,), None),
                ("sum", DT.ACL_FLOAT, (12_000, 64), 0)]      # columns, in bands
 
 DIGEST = """
