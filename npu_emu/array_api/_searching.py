@@ -49,6 +49,11 @@ def index_result(value: Any, x: Array) -> Array:
 
 
 def _arg_reduce(fname: str, x: object, axis: int | None, keepdims: bool) -> Array:
+    """argmax / argmin; a repeated call takes the short way (repeat) to our reduce kernel's
+    plan."""
+    out, key = repeat.short_way(fname, x, params=(repeat.typed(axis), repeat.typed(keepdims)))
+    if out is not None:
+        return out
     x = ordered_arg(fname, x)
     if x.size == 0:
         raise ValueError(f"{fname} of an empty array (shape {x.shape}) has no answer")
@@ -60,6 +65,8 @@ def _arg_reduce(fname: str, x: object, axis: int | None, keepdims: bool) -> Arra
         shape = tuple(1 if k == a else n for k, n in enumerate(x.shape) if keep or k != a)
     out = empty_array(shape, INDEX, x._st.backend)
     arg_reduce(fname, x, out, a, keep)
+    repeat.remember_reduction(key, fname, x, x, out,
+                              tuple(range(x.ndim)) if a is None else (a,), keep)
     return out
 
 

@@ -253,6 +253,35 @@ def test_repeated_all_and_any_skip_to_their_plan_and_read_the_new_values(cpu_bac
         xp.any(m, keepdims=1)          # refused every time, the same call remembered or not
 
 
+def test_repeated_argmax_and_argmin_skip_to_their_plan_and_read_the_new_values(cpu_backend,
+                                                                             monkeypatch):
+    """argmax and argmin take the short way: a repeated call on an array of the same geometry
+    runs its plan without the full path, on the values the array holds now (NaNs and ties
+    included: the first index). Reference: NumPy's argmax and argmin."""
+    from npu_emu.array_api import _searching
+    full = count_calls(monkeypatch, _searching, "arg_reduce")
+    clear_plan_cache()
+    rng = np.random.default_rng(31)
+    data = [rng.integers(0, 4, (9, 13)).astype(np.float32) for _ in range(3)]
+    data[1][2, 3] = data[1][5, 0] = np.nan
+    calls = [(lambda m: xp.argmax(m), lambda a: np.argmax(a)),
+             (lambda m: xp.argmin(m, axis=0), lambda a: np.argmin(a, axis=0)),
+             (lambda m: xp.argmax(m, axis=1, keepdims=True),
+              lambda a: np.argmax(a, axis=1, keepdims=True))]
+    for ours, _ in calls:
+        ours(xp.asarray(data[0], copy=True))
+    planned = full["arg_reduce"]
+    for a in data:
+        m = xp.asarray(a, copy=True)
+        for ours, want in calls:
+            got = np.asarray(ours(m))
+            assert got.dtype == np.int64 and got.shape == want(a).shape
+            np.testing.assert_array_equal(got, want(a))
+    assert full["arg_reduce"] == planned
+    with pytest.raises(ValueError):
+        xp.argmax(xp.zeros((0,)))        # refused every time, remembered never
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "float16"])
 def test_a_repeated_in_place_call_skips_to_its_plan_and_gives_the_full_paths_bits(full_path, dtype):
     """x op= y takes the short way too where it is one launch (float32 += on our operator,
