@@ -323,10 +323,17 @@ template <typename F, typename B, B SIGN, B INF> struct BestFloat {
             return m;
         }
     };
-    // Lanes of 16 (g++ does not vectorize a float select reduction, but does these lanes),
-    // then the 16 lane results and the tail by their keys.
+    // Lanes of LW (g++ does not vectorize a float select reduction, but does these lanes),
+    // then the LW lane results and the tail by their keys. With AVX-512's 32 registers, 32
+    // lanes: two or four independent max chains instead of one or two (a float32 max of 256K
+    // elements about 1.3x faster); AVX2's 16 registers would spill them. The result does not
+    // depend on the lanes (the running max, the NaN and the zero flags are order-free).
     template <bool MAX> static NPU_EMU_HD F of(const F* q, int64_t n) {
+#if defined(NPU_EMU_CPU) && defined(__AVX512F__)
+        constexpr int LW = 32;
+#else
         constexpr int LW = 16;
+#endif
         const B* qb = reinterpret_cast<const B*>(q);
         const Track<MAX> init;
         F m[LW];
