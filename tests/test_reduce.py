@@ -600,7 +600,8 @@ def test_outputs_side_by_side_give_the_order_at_any_alignment(cpu_backend, dt):
 LARGE_CASES = [("sum", DT.ACL_FLOAT, (600_000,), None), ("max", DT.ACL_FLOAT, (700_000,), None),
                ("argmax", DT.ACL_DOUBLE, (2, 200_000), 1),
                ("var", DT.ACL_FLOAT16, (150_000,), None),
-               ("sum", DT.ACL_FLOAT, (12_000, 64), 0)]      # columns, in bands
+               ("sum", DT.ACL_FLOAT, (3_000, 512), 0),      # columns, in bands of 64
+               ("max", DT.ACL_FLOAT, (3_000, 512), 0)]
 
 DIGEST = """
 import hashlib, sys, numpy as np
@@ -633,11 +634,13 @@ def test_small_reductions_run_inline_and_large_ones_split():
         assert R.cpu_geometry(2, nout, leaves(n), R.weight(INFO[dt].itemsize),
                               side_by_side=axis == 0 and len(shape) > 1).threads > 1
     assert R.cpu_geometry(2, 100, 1).threads > 1          # a scan: lines are not leaves
-    # Columns side by side: not split into bands narrower than R.BAND while the work is small
+    # Columns side by side: never in bands narrower than R.BAND (the kernels' side-by-side
+    # paths take at least that many), in one block while the work is small
     assert R.cpu_geometry(2, 64, leaves(8192), R.weight(4), side_by_side=True).threads == 1
     assert R.cpu_geometry(2, 64, leaves(8192), R.weight(4)).threads > 1       # rows: split
-    assert R.cpu_geometry(2, 64, leaves(65536), R.weight(4), side_by_side=True).threads > 1
-    assert R.cpu_geometry(2, 512, leaves(1024), R.weight(4), side_by_side=True).threads > 1
+    assert R.cpu_geometry(2, 64, leaves(65536), R.weight(4), side_by_side=True).threads == 1
+    assert R.cpu_geometry(2, 256, leaves(16384), R.weight(4), side_by_side=True).threads == 4
+    assert R.cpu_geometry(2, 4096, leaves(4096), R.weight(4), side_by_side=True).threads == 8
 
 
 def test_thread_counts_give_the_same_bits():

@@ -334,20 +334,23 @@ def weight(itemsize: int) -> int:
     return 16 if itemsize < 4 else itemsize
 
 
-# Outputs side by side in memory (the columns of a row-major matrix) are split among the
-# workers only in bands of at least this many: a narrower band reads a few bytes of each row's
-# cache lines (a (8192, 64) float32 sum down the columns: 433 us in bands of 8, 124 us whole).
+# Outputs side by side in memory (the columns of a row-major matrix, at least BAND of them in
+# a row) are split among the workers only in bands of at least this many (reduce.cuh's R: the
+# fewest that take its side-by-side paths): a narrower band reads a few bytes of each row's
+# cache lines, column by column (a (16384, 256) float32 max down the columns: 9.9 ms in bands
+# of 32, NumPy 0.9; a (8192, 64) sum 433 us in bands of 8, 124 us whole).
 BAND = 64
 
 
 def cpu_geometry(parallelism: int, nout: int, nleaves: int, item_weight: int = 0,
                  side_by_side: bool = False) -> Geometry:
     """A few contiguous chunks per worker; an output's leaves are split into groups only when
-    there are too few outputs to keep every worker busy. One block, inline, for one worker
-    and for small work: at most 16 leaves, or, where the split would be into groups (fewer
-    outputs than chunks) or into bands narrower than BAND (`side_by_side` outputs), a
-    reduction's weighed bytes (`item_weight`: weight() of its input's itemsize; 0 for a scan,
-    whose lines are not leaves) at most INLINE_BYTES / parallelism."""
+    there are too few outputs to keep every worker busy; `side_by_side` outputs (at least
+    BAND neighbours in the input) in bands of at least BAND. One block, inline, for one
+    worker and for small work: at most 16 leaves, or, where the split would be into groups
+    (fewer outputs than chunks) or into bands narrower than BAND, a reduction's weighed bytes
+    (`item_weight`: weight() of its input's itemsize; 0 for a scan, whose lines are not
+    leaves) at most INLINE_BYTES / parallelism."""
     chunks = 4 * parallelism
     whole = _pow2_at_least(max(nleaves, 1))
     split_badly = nout < chunks and nleaves > 1 or side_by_side and nout < BAND * chunks
@@ -357,7 +360,10 @@ def cpu_geometry(parallelism: int, nout: int, nleaves: int, item_weight: int = 0
         and nout * max(nleaves, 1) * LEAF * item_weight <= INLINE_BYTES // parallelism)
     if small or nout >= chunks or nleaves <= 1:
         # small: one block, run inline (no hand-off to a worker)
-        return Geometry(whole, 1 if small else min(nout, chunks))
+        if small:
+            return Geometry(whole, 1)
+        return Geometry(whole, max(1, min(nout // BAND, chunks)) if side_by_side
+                        else min(nout, chunks))
     per_output = -(-chunks // nout)
     group = _pow2_at_least(-(-nleaves // per_output))
     return Geometry(group, min(nout * -(-nleaves // group), chunks))
@@ -450,7 +456,8 @@ def _skeleton(be: Backend, device: tuple, geometry: Callable[[int, int], Geometr
     space = make_space(x, out, axes, int(include_initial) if scan else None)
     if space.nout == 0 or out.numel == 0:
         return (), 0
-    side_by_side = bool(space.out_sizes) and abs(space.out_xstrides[0]) == 1
+    side_by_side = bool(space.out_sizes) and abs(space.out_xstrides[0]) == 1 \
+        and space.out_sizes[0] >= BAND
     choose = geometry or functools.partial(choose_geometry, be,
                                            itemsize=None if scan else INFO[x_dtype].itemsize,
                                            side_by_side=side_by_side)
