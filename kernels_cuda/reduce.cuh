@@ -34,7 +34,7 @@
 // Empty reductions (K == 0): sum 0, prod 1, all true, any false, mean/var/std NaN,
 // max the type's lowest value (-inf), min its highest (+inf), argmax/argmin -1.
 // Scans run sequentially along their axis, one thread per line. On the CPU, outputs side by
-// side in memory (rows of at least R = 64) are reduced a row at a time where their lanes fit
+// side in memory (rows of at least R_MIN = 16) are reduced a row at a time where their lanes fit
 // 16 KB, else in chunks of 256 bytes of lanes that start on a 64-byte boundary
 // (reduce_side_by_side), each in its own order; the ORDER_FREE ops take up to RF = 1024 of
 // them at a time (fold_side_by_side).
@@ -701,7 +701,10 @@ __device__ __forceinline__ void thread_range(int64_t items, int64_t* begin, int6
 // The leaf results of a run meet in one binary-counter tree whose levels all its outputs
 // share (they push in step): at most SBS_DEPTH nodes, so runs of at most 2^SBS_DEPTH - 1
 // leaves (K < 2^30) take this path.
-constexpr int R = 64;             // the fewest side-by-side outputs that take these paths
+constexpr int R = 64;             // the most outputs of a chunk
+// The fewest side-by-side outputs that take these paths (a row of 16 float32 is one cache
+// line; narrower rows go output by output). kernels/reduce.py's SIDE_BY_SIDE_MIN says the same.
+constexpr int R_MIN = 16;
 constexpr int SBS_BYTES = 16384;  // a band's lanes
 constexpr int SBS_DEPTH = 20;
 template <class Op> constexpr int band_cols() { return SBS_BYTES / (W * static_cast<int>(sizeof(typename Op::Part))); }
@@ -717,7 +720,7 @@ template <> struct Banded<double> { static constexpr bool value = true; };
 template <class Op>
 NPU_EMU_HD bool side_by_side(const ReduceParams& p) {
     return p.phase == 0 && p.red_ndim == 1 && p.out_ndim >= 1 && p.out_xstride[0] == 1 &&
-           p.out_size[0] >= R && p.nred > 0 && p.nleaves < (int64_t(1) << SBS_DEPTH);
+           p.out_size[0] >= R_MIN && p.nred > 0 && p.nleaves < (int64_t(1) << SBS_DEPTH);
 }
 // a[r] = combine(a[r], b[r]) (B_FIRST: combine(b[r], a[r])) for r < N; a and b never overlap.
 template <class Op, int N, bool B_FIRST>
@@ -871,7 +874,7 @@ __device__ __forceinline__ void fold_body(const ReduceParams& p, const typename 
         out_offsets(p, m, &xo, &yo);
 #if defined(NPU_EMU_CPU)
         const int64_t left = p.out_size[0] - m % p.out_size[0];   // outputs left in this row
-        if (rows && left >= R && it + R <= end) {
+        if (rows && left >= R_MIN && it + R_MIN <= end) {
             int64_t cols = left < end - it ? left : end - it;
             cols = cols < RF ? cols : RF;
             fold_side_by_side<Op>(p, x + xo, y + yo, static_cast<int>(cols));

@@ -524,7 +524,7 @@ CASES = [("sum", DT.ACL_FLOAT, (5, 7000), 1), ("sum", DT.ACL_DOUBLE, (3, 300, 11
          ("argmax", DT.ACL_FLOAT, (3, 6000), 1), ("max", DT.ACL_DOUBLE, (6000,), None),
          ("sum", DT.ACL_FLOAT, (20000,), None), ("cumulative_sum", DT.ACL_FLOAT16, (5, 300), 1),
          # outputs side by side in memory (the columns of a matrix; the cpu's row loops take
-         # rows of at least 64: rows whose lanes fit 16 KB whole as a band (256 float32, 128
+         # rows of at least 16: rows whose lanes fit 16 KB whole as a band (256 float32, 128
          # float64 outputs), wider ones in chunks of 256 bytes of lanes (64 float32, 32
          # float64), the last one short; up to 1024 for the order-free ops; narrower rows go
          # one by one)
@@ -535,7 +535,10 @@ CASES = [("sum", DT.ACL_FLOAT, (5, 7000), 1), ("sum", DT.ACL_DOUBLE, (3, 300, 11
          ("sum", DT.ACL_BF16, (5, 70, 64), (0, 1)),
          ("sum", DT.ACL_FLOAT, (2100, 300), 0), ("mean", DT.ACL_DOUBLE, (3100, 150), 0),
          ("var", DT.ACL_FLOAT, (2500, 256), 0), ("prod", DT.ACL_COMPLEX64, (1100, 200), 0),
-         ("sum", DT.ACL_FLOAT, (9, 40, 300), 0)]
+         ("sum", DT.ACL_FLOAT, (9, 40, 300), 0),
+         # at the side-by-side loops' edge (16 outputs a row) and below it
+         ("sum", DT.ACL_FLOAT, (3000, 16), 0), ("max", DT.ACL_FLOAT, (2000, 15), 0),
+         ("var", DT.ACL_DOUBLE, (1500, 17), 0), ("argmax", DT.ACL_FLOAT, (2100, 24), 0)]
 
 
 def case_input(i, dt, shape):

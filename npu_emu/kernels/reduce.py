@@ -340,6 +340,8 @@ def weight(itemsize: int) -> int:
 # cache lines, column by column (a (16384, 256) float32 max down the columns: 9.9 ms in bands
 # of 32, NumPy 0.9; a (8192, 64) sum 433 us in bands of 8, 124 us whole).
 BAND = 64
+# The fewest side-by-side outputs that take reduce.cuh's side-by-side paths (its R_MIN).
+SIDE_BY_SIDE_MIN = 16
 
 
 def cpu_geometry(parallelism: int, nout: int, nleaves: int, item_weight: int = 0,
@@ -457,7 +459,7 @@ def _skeleton(be: Backend, device: tuple, geometry: Callable[[int, int], Geometr
     if space.nout == 0 or out.numel == 0:
         return (), 0
     side_by_side = bool(space.out_sizes) and abs(space.out_xstrides[0]) == 1 \
-        and space.out_sizes[0] >= BAND
+        and space.out_sizes[0] >= SIDE_BY_SIDE_MIN
     choose = geometry or functools.partial(choose_geometry, be,
                                            itemsize=None if scan else INFO[x_dtype].itemsize,
                                            side_by_side=side_by_side)
