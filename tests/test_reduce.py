@@ -685,3 +685,12 @@ def test_ptx_has_no_atomics(built):
         assert ptx.count(".entry") == len(kernels), module
         assert "atom." not in ptx and "red." not in ptx, module
         assert "bar.sync" not in ptx, module    # no block-level cooperation either
+
+
+def test_the_host_and_the_kernels_agree_on_the_side_by_side_minimum():
+    """kernels/reduce.py's SIDE_BY_SIDE_MIN (the geometry's rule) is reduce.cuh's R_MIN (the
+    kernels' side-by-side paths)."""
+    import re
+    text = (R.kernels_dir() / "reduce.cuh").read_text()
+    found = re.search(r"constexpr int R_MIN = (\d+);", text)
+    assert found and int(found.group(1)) == R.SIDE_BY_SIDE_MIN
