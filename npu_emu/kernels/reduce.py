@@ -322,10 +322,11 @@ def _pow2_at_least(n: int) -> int:
 
 # A reduction whose weighed bytes (elements x itemsize, elements x 16 for the types under 4
 # bytes, which convert or widen every element) are at most INLINE_BYTES / parallelism runs as
-# one block on the calling thread: handing work to the pool's workers and combining their groups in a second
-# launch cost about 20 us on the 2-core development machine, more than they saved below
-# 2 MiB of float32 (512K float32 elements: 74 us in one block, 105 us split; 4M: 650 and
-# 513 us). More workers split sooner.
+# one block on the calling thread where a split would be into groups or narrow bands: handing
+# the work to the pool's workers and combining their groups in a second launch cost about
+# 20 us on the 2-core development machine, more than they saved below 2 MiB of float32 (512K
+# float32 elements: 74 us in one block, 105 us split; 4M: 650 and 513 us). More workers
+# split sooner.
 INLINE_BYTES = 4 << 20
 
 
@@ -334,25 +335,25 @@ def weight(itemsize: int) -> int:
     return 16 if itemsize < 4 else itemsize
 
 
-# Outputs side by side in memory (the columns of a row-major matrix, at least BAND of them in
-# a row) are split among the workers only in bands of at least this many (reduce.cuh's R: the
-# fewest that take its side-by-side paths): a narrower band reads a few bytes of each row's
-# cache lines, column by column (a (16384, 256) float32 max down the columns: 9.9 ms in bands
-# of 32, NumPy 0.9; a (8192, 64) sum 433 us in bands of 8, 124 us whole).
-BAND = 64
-# The fewest side-by-side outputs that take reduce.cuh's side-by-side paths (its R_MIN).
+# The fewest side-by-side outputs (the columns of a row-major matrix) that take reduce.cuh's
+# side-by-side paths (its R_MIN; a test checks that they agree): fewer go output by output.
 SIDE_BY_SIDE_MIN = 16
+# Side-by-side outputs are split among the workers only in bands of at least this many (a
+# chunk of reduce.cuh's, R): a band short of R_MIN fell back to walking column by column,
+# reading a few bytes of each row's cache lines (a (16384, 256) float32 max down the columns:
+# 9.9 ms in bands of 32, 0.93 in bands of 64; NumPy 0.97).
+BAND = 64
 
 
 def cpu_geometry(parallelism: int, nout: int, nleaves: int, item_weight: int = 0,
                  side_by_side: bool = False) -> Geometry:
     """A few contiguous chunks per worker; an output's leaves are split into groups only when
     there are too few outputs to keep every worker busy; `side_by_side` outputs (at least
-    BAND neighbours in the input) in bands of at least BAND. One block, inline, for one
-    worker and for small work: at most 16 leaves, or, where the split would be into groups
-    (fewer outputs than chunks) or into bands narrower than BAND, a reduction's weighed bytes
-    (`item_weight`: weight() of its input's itemsize; 0 for a scan, whose lines are not
-    leaves) at most INLINE_BYTES / parallelism."""
+    SIDE_BY_SIDE_MIN neighbours in the input) in bands of at least BAND. One block, inline,
+    for one worker and for small work: at most 16 leaves, or, where the split would be into
+    groups (fewer outputs than chunks) or into bands narrower than BAND, a reduction's
+    weighed bytes (`item_weight`: weight() of its input's itemsize; 0 for a scan, whose lines
+    are not leaves) at most INLINE_BYTES / parallelism."""
     chunks = 4 * parallelism
     whole = _pow2_at_least(max(nleaves, 1))
     split_badly = nout < chunks and nleaves > 1 or side_by_side and nout < BAND * chunks
