@@ -170,9 +170,9 @@ def cumulative(name: str, x: object, axis: object = None, dtype: object = None,
     src = _source(x, result, ct)
     shape = list(x.shape)
     shape[a] += bool(include_initial)
-    # In x's own order of axes where x has one (result_array; not with include_initial, whose
-    # shape is not x's): cumulative_sum(x.T, axis=0) then runs along memory in both.
-    out = result_array(shape, held, be, [x])
+    # In x's own order of axes where x has one (result_array; include_initial's result is one
+    # longer along the axis): cumulative_sum(x.T, axis=0) then runs along memory in both.
+    out = result_array(shape, held, be, [x], along=a)
     cumulate_into(spec.library, src, out, a, ct, include_initial, spec.identity)
     return out if held == result else convert(out, result)
 

@@ -236,9 +236,9 @@ def test_results_are_arrays_on_the_same_device():
 @pytest.mark.parametrize("axis", [0, 1])
 def test_a_running_result_of_a_transposed_array_keeps_its_order_and_bits(cpu_backend, name,
                                                                          axis):
-    """cumulative_sum / cumulative_prod of x.T: laid out in x.T's order (so the scan runs
-    along memory), with the bits of the same scan on a row-major copy; include_initial, of
-    another shape, is row-major."""
+    """cumulative_sum / cumulative_prod of x.T, include_initial too: laid out in x.T's
+    order (so the scan runs along memory), with the bits of the same scan on a row-major
+    copy."""
     a = np.random.default_rng(13).uniform(0.5, 1.5, (70, 90)).astype(np.float32)
     x = xp.asarray(a)
     f = getattr(xp, name)
@@ -249,4 +249,8 @@ def test_a_running_result_of_a_transposed_array_keeps_its_order_and_bits(cpu_bac
     assert g.tobytes(order="C") == np.asarray(want).tobytes(order="C")
     ref = (np.cumsum if name == "cumulative_sum" else np.cumprod)(a.T.astype(np.float64), axis)
     assert np.allclose(g, ref, rtol=1e-5)
-    assert np.asarray(f(x.T, axis=axis, include_initial=True)).flags.c_contiguous
+    init = np.asarray(f(x.T, axis=axis, include_initial=True))
+    assert init.flags.f_contiguous and not init.flags.c_contiguous
+    want_init = np.asarray(f(xp.asarray(np.ascontiguousarray(a.T)), axis=axis,
+                             include_initial=True))
+    assert init.tobytes(order="C") == want_init.tobytes(order="C")

@@ -620,14 +620,16 @@ def empty_array(shape: Sequence[int], dtype: DT, be: Backend) -> Array:
     return Array._new(t, st)
 
 
-def memory_order(shape: tuple[int, ...], operands: Sequence[object]) -> tuple[int, ...] | None:
+def memory_order(shape: tuple[int, ...], operands: Sequence[object],
+                 along: int | None = None) -> tuple[int, ...] | None:
     """The order of the axes (outermost first) that a new elementwise result of `shape` is
     laid out in (result_array): its operands' order, when every array operand of the result's
-    shape has its axes of more than one element in one order by their strides, and that order
-    is not row-major (x.T + 1, exp(x.T): the result is x.T's order, as NumPy's, PyTorch's and
-    CuPy's are, so the kernel streams both contiguously; a row-major result of x.T was 10x
-    slower). None (row-major) otherwise: operands in different orders, broadcast or
-    overlapping ones only, private layouts, fewer than two axes."""
+    shape (`along`: an axis where their lengths may differ from it) has its axes of more than
+    one element in one order by their strides, and that order is not row-major (x.T + 1,
+    exp(x.T): the result is x.T's order, as NumPy's, PyTorch's and CuPy's are, so the kernel
+    streams both contiguously; a row-major result of x.T was 10x slower). None (row-major)
+    otherwise: operands in different orders, broadcast or overlapping ones only, private
+    layouts, fewer than two axes."""
     if len(shape) < 2:
         return None
     found = None
@@ -635,7 +637,8 @@ def memory_order(shape: tuple[int, ...], operands: Sequence[object]) -> tuple[in
         if x.__class__ is not Array or x._layout is not None:
             continue
         t = x._t
-        if t.view_shape != shape:
+        if t.view_shape != shape and (along is None or len(t.view_shape) != len(shape) or any(
+                n != m for k, (n, m) in enumerate(zip(t.view_shape, shape)) if k != along)):
             continue                     # broadcast: its memory says nothing of the result's
         strides = t.view_strides
         axes = sorted([k for k in range(len(shape)) if shape[k] > 1], key=lambda k: -strides[k])
@@ -651,12 +654,13 @@ def memory_order(shape: tuple[int, ...], operands: Sequence[object]) -> tuple[in
     return (*[k for k in range(len(shape)) if shape[k] <= 1], *found)
 
 
-def result_array(shape: Sequence[int], dtype: DT, be: Backend,
-                 operands: Sequence[object]) -> Array:
-    """A new elementwise result: empty_array, laid out in its operands' order (memory_order)
-    where they have one of their own."""
+def result_array(shape: Sequence[int], dtype: DT, be: Backend, operands: Sequence[object],
+                 along: int | None = None) -> Array:
+    """A new elementwise result: empty_array, laid out in its operands' order (memory_order;
+    `along`: an axis where the operands' lengths may differ from the result's) where they
+    have one of their own."""
     shape = tuple(shape)
-    order = memory_order(shape, operands)
+    order = memory_order(shape, operands, along)
     if order is None:
         return empty_array(shape, dtype, be)
     stored = tuple([shape[k] for k in order])
