@@ -30,7 +30,7 @@ from ._engine.array import Array, empty_array, is_scalar, standard_sequence
 from ._engine.kernel import along, convert, copy as copy_array, copy_into
 from ._engine.library import computing, raw_result
 from ._engine.scalars import promote
-from ._engine.ufunc import binary
+from ._engine.ufunc import binary, clip as fused_clip
 from ._engine.views import broadcast_view, flip_axes
 
 
@@ -427,8 +427,10 @@ def clip(x: Array, /, min: int | float | Array | None = None,  # noqa: A002 (the
          max: int | float | Array | None = None) -> Array:  # noqa: A002
     """x clamped to [min, max] elementwise (broadcast), in x's dtype: maximum(x, min), then
     minimum with max, by our kernels (NaN in x or a bound gives NaN; maximum(-0, +0) is +0,
-    minimum -0, on every backend and host). Bounds of another dtype are converted to x's by
-    our kernels, Python ones as a scalar of x's dtype (beyond a float dtype's range: inf)."""
+    minimum -0, on every backend and host), fused into one pass where both bounds are given
+    and x's dtype has the clip kernel (the same bits). Bounds of another dtype are converted
+    to x's by our kernels, Python ones as a scalar of x's dtype (beyond a float dtype's
+    range: inf)."""
     x = array_arg("", x)
     if INFO[x._t.dtype].kind not in (SIGNED, UNSIGNED, FLOATING):
         raise TypeError(f"clip takes real numeric dtypes, not {x.dtype.name}")
@@ -438,6 +440,10 @@ def clip(x: Array, /, min: int | float | Array | None = None,  # noqa: A002 (the
     for b, name in ((lo, "min"), (hi, "max")):
         if isinstance(b, Array):
             shape = _broadcast_two(shape, b.shape, "x", name)
+    if lo is not None and hi is not None:
+        fused = fused_clip(x, lo, hi, shape)    # one pass, where x's dtype has the kernel
+        if fused is not None:
+            return fused
     out = x
     for b, name in ((lo, "maximum"), (hi, "minimum")):
         if b is not None:

@@ -549,7 +549,7 @@ class Allocator:
 # Other modules are estimated from the bytes of their own files (module_cost).
 BUILD_COST_HINTS: dict[str, float] = {
     "layout.cu": 3.3, "layout_i64.cu": 3.3, "elementwise_f16_i64.cu": 5.7,
-    "elementwise_f16.cu": 4.0, "strided_copy.cu": 2.3, "matmul.cu": 15.0,
+    "elementwise_f16.cu": 4.0, "strided_copy.cu": 2.3, "matmul.cu": 15.0, "clip.cu": 2.6,
     # the reductions (docs/reductions.md#build-units: 2026-12-07, a loaded machine, so /1.5)
     **{f"reduce_{unit}.cu": round(cost / 1.5, 1) for unit, cost in (
         ("sum_float", 9.5), ("sum_int", 17.1), ("sum_complex", 4.2), ("prod_float", 6.9),

@@ -193,7 +193,7 @@ def own_elementwise(name: str, compute: DT, ndim: int) -> DT | None:
     return None
 
 
-def _kernel_operand(x: Array | PyScalar, dtype: DT, be: Backend) -> Array:
+def kernel_operand(x: Array | PyScalar, dtype: DT, be: Backend) -> Array:
     """An operand of a ufunc kernel: an array of `dtype` (a Python scalar becomes a 0-d
     array of its own dtype first, then is converted, as the NPU would)."""
     if isinstance(x, PyScalar):
@@ -236,7 +236,7 @@ def elementwise(spec: Any, ops: list[Array | PyScalar], shape: tuple[int, ...], 
     to `shape`, into a new array of dtype `result`; on our ufunc kernel where there is one."""
     kdt = own_elementwise(spec.name, compute, len(shape))
     if kdt is not None:
-        ins = [_kernel_operand(o, kdt, be) for o in ops]
+        ins = [kernel_operand(o, kdt, be) for o in ops]
         got = ufunc_family.result_dtype(spec.name, kdt)
         out = result_array(shape, got, be, ops)
         _ufunc(spec.name, kdt, ins, out, be)
@@ -270,7 +270,7 @@ def elementwise_into(spec: Any, x: Array, other: Array | PyScalar, compute: DT) 
     `compute` must be one the library computes in: not a narrow float)."""
     be = x._st.backend
     if own_elementwise(spec.name, compute, x.ndim) == compute:
-        y = _kernel_operand(other, compute, be)
+        y = kernel_operand(other, compute, be)
         if y._st is x._st and kernel_view(y) != kernel_view(x):
             y = copy(y)     # the kernel may read only out's very view while writing it
         _ufunc(spec.name, compute, [x, y], x, be)

@@ -29,14 +29,16 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ...dtypes import BOOL, FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT
+from ...kernels import clip as clip_family
+from ...kernels.indexing import MAX_DIMS
 from ...ops._checks import broadcast_shapes
 from ...ops._core import Context
 from ...runtime.base import Backend
 from . import dtypes as _dtypes, library, repeat
-from .array import Array, is_scalar
+from .array import Array, is_scalar, result_array
 from .dtypes import VIA_FLOAT32, real_of
 from .kernel import (assign, binary_operator, call, call_new, check_library_destination,
-                     check_writable, context, convert)
+                     check_writable, context, convert, family_plan, kernel_view, launch)
 from .matmul import matmul
 from .scalars import (PyScalar, check_kind, dtype_of, promote, python_value,
                       scalar_constant, scalar_dtype)
@@ -375,6 +377,42 @@ def binary(name: str, x1: object, x2: object) -> Array:
     out = library.elementwise(spec, [a, b], shape, computing, result, be)
     if key is not None:
         _remember_ufunc(key, ctx, name, computing, (a, b), out, be)
+    return out
+
+
+CLIP = "clip"   # the clip family's call (family_plan's key, with the dtype)
+
+
+def clip(x: Array, lo: Array | int | float, hi: Array | int | float,
+         shape: tuple[int, ...]) -> Array | None:
+    """clip(x, lo, hi) broadcast to `shape`, in x's dtype, in one launch of our clip kernel
+    (maximum, then minimum, fused: their bits), the bounds taken as maximum and minimum take
+    them (an array converted to x's dtype, a Python int or float as a constant of x's
+    dtype). None, having done nothing, where x's dtype has no clip kernel, past the kernels'
+    dims, or with a private layout (the caller composes maximum and minimum). A repeated
+    call takes the short way (repeat)."""
+    out, key = repeat.short_way(CLIP, x, lo, hi)
+    if out is not None:
+        return out
+    dt = x._t.dtype
+    if dt not in clip_family.DTYPES or len(shape) > MAX_DIMS or any(
+            isinstance(b, Array) and b._layout is not None for b in (x, lo, hi)):
+        return None
+    be = x._st.backend
+    ops: list[Array | PyScalar] = [x]
+    for b in (lo, hi):
+        ops.append(b if isinstance(b, Array) else PyScalar(b, scalar_dtype(b, dt)))
+    arrays = [library.kernel_operand(o, dt, be) for o in ops]
+    out = result_array(shape, dt, be, arrays)
+    if out.size == 0:
+        return out
+    call = (CLIP, dt)
+    launches = family_plan(call, [out, *arrays], be, lambda: clip_family.plan(
+        be, dt, kernel_view(out), *[kernel_view(a) for a in arrays]))
+    launch(be, launches, [*arrays, out])
+    if key is not None and out._flip is None and all(
+            not isinstance(o, Array) or o._t.dtype == dt for o in ops):
+        repeat.remember_family(key, context(be), call, ops, arrays, out, 0)
     return out
 
 

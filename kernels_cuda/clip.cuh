@@ -1,0 +1,66 @@
+// clip(x, lo, hi): out = minimum(maximum(x, lo), hi) elementwise over four operands of one
+// iteration space (npu_emu/kernels/clip.py plans it): 0 the output, 1 x, 2 and 3 the bounds,
+// each broadcast (stride 0) as the host decided, all of one dtype. One pass where the array
+// API's clip made two (maximum into a temporary, then minimum): the same functors and the
+// same store of the intermediate in x's dtype as the ufunc family's maximum and minimum
+// (ufunc.cuh apply2), so the same bits, NaN and signed zeros included.
+#pragma once
+#include "ufunc.cuh"
+
+namespace npu_emu {
+namespace clip_kernels {
+
+template <typename T>
+__device__ __forceinline__ T clip_one(T x, T lo, T hi) {
+    using namespace npu_emu::ufunc;
+    return apply2<op_minimum, T>(apply2<op_maximum, T>(x, lo), hi);
+}
+
+template <typename T, typename I>
+__device__ __forceinline__ void clip_row(T* __restrict__ o, const T* __restrict__ x,
+                                         const T* __restrict__ lo, const T* __restrict__ hi,
+                                         I n, I so, I sx, I sl, I sh) {
+#if defined(NPU_EMU_CPU)
+    if (so == 1 && sx == 1 && sl == 0 && sh == 0) {   // clip(x, scalar, scalar): one loop
+        const T l = *lo, h = *hi;
+        for (I j = 0; j < n; ++j) o[j] = clip_one(x[j], l, h);
+        return;
+    }
+    if (so == 1 && sx == 1 && sl == 1 && sh == 1) {
+        for (I j = 0; j < n; ++j) o[j] = clip_one(x[j], lo[j], hi[j]);
+        return;
+    }
+#endif
+    for (I j = 0; j < n; ++j) o[j * so] = clip_one(x[j * sx], lo[j * sl], hi[j * sh]);
+}
+
+template <typename T, typename I>
+__device__ __forceinline__ void clip_body(const IterParams<4>& p, const T* x, const T* lo,
+                                          const T* hi, T* out) {
+    const I so = static_cast<I>(p.stride[0][0]), sx = static_cast<I>(p.stride[1][0]),
+            sl = static_cast<I>(p.stride[2][0]), sh = static_cast<I>(p.stride[3][0]);
+    for_each_segment<I, 4>(p, [&](const I* off, I n) {
+        clip_row<T, I>(out + off[0], x + off[1], lo + off[2], hi + off[3], n, so, sx, sl, sh);
+    });
+}
+
+}  // namespace clip_kernels
+}  // namespace npu_emu
+
+// One kernel per dtype (the catalog in npu_emu/kernels/clip.py): the CPU's one body takes
+// 64-bit indices; a GPU's takes 32-bit ones unless the host set WIDE_INDEX (ufunc.cuh's).
+#if defined(NPU_EMU_CPU)
+#define NPU_EMU_CLIP_BODY(T) npu_emu::clip_kernels::clip_body<T, uint64_t>(p, x, lo, hi, out)
+#else
+#define NPU_EMU_CLIP_BODY(T)                                                                   \
+    if (p.flags & npu_emu::ufunc::WIDE_INDEX)                                                  \
+        npu_emu::clip_kernels::clip_body<T, uint64_t>(p, x, lo, hi, out);                      \
+    else                                                                                       \
+        npu_emu::clip_kernels::clip_body<T, uint32_t>(p, x, lo, hi, out)
+#endif
+#define NPU_EMU_CLIP_KERNEL(NAME, T)                                                            \
+    extern "C" __global__ void NAME(const npu_emu::IterParams<4> p, const T* x, const T* lo,   \
+                                    const T* hi, T* out) {                                     \
+        NPU_EMU_CLIP_BODY(T);                                                                  \
+    }                                                                                          \
+    NPU_EMU_EXPORT(NAME)
