@@ -143,3 +143,27 @@ def test_scans_and_vector_norms_match_bit_for_bit(dtype):
 
     for cpu, gpu in zip(_run_on("cpu", there), _run_on("cuda", there)):
         assert cpu == gpu
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int16", "float64"])
+def test_transposed_walks_clip_and_column_reductions_match_bit_for_bit(dtype):
+    """What 7 December changed, on both backends: results in their operands' order, tiled
+    walks of a transposed read (aclnnAdd, a ufunc, select, a cast), clip in one pass, and
+    reductions down 16 to 256 columns."""
+    import npu_emu.array_api as xp
+    rng = np.random.default_rng(11)
+    a = (rng.standard_normal((256, 384)) * 40).astype(dtype)
+    b = (rng.standard_normal((384, 256)) * 40).astype(dtype)
+    c = (rng.standard_normal((4096, 48)) * 40).astype(dtype)
+
+    def there():
+        x, y, z = xp.asarray(a), xp.asarray(b), xp.asarray(c)
+        lo, hi = (-20, 20) if dtype == "int16" else (-20.5, 20.25)
+        outs = [x.T + y, xp.maximum(x.T, y), xp.where(y > 0, x.T, y), xp.astype(x.T, xp.float64),
+                x.T * 2, xp.clip(x.T, lo, hi), xp.clip(y, x.T, hi), xp.sum(z, axis=0),
+                xp.max(z, axis=0), xp.argmin(z, axis=0), xp.cumulative_sum(x.T, axis=0)]
+        return [np.asarray(o).tobytes(order="A") + str(np.asarray(o).strides).encode()
+                for o in outs]
+
+    for cpu, gpu in zip(_run_on("cpu", there), _run_on("cuda", there)):
+        assert cpu == gpu

@@ -31,7 +31,7 @@ def astype(x: Array, dtype: object, /, *, copy: bool = True, device: object = No
     if device is not None:
         x = to_device(x, device)
     if dt == x.dtype:
-        return copy_array(x) if copy else x
+        return copy_array(x, keep_order=True) if copy else x
     if x.dtype.kind == COMPLEX and dt.kind != COMPLEX:
         raise TypeError(f"astype: {x.dtype.name} to {dt.name} would drop the imaginary part; "
                         f"the standard leaves it out (take real(x) first)")

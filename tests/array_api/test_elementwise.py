@@ -642,11 +642,12 @@ def test_a_result_in_its_operands_order_has_the_bits_of_the_row_major_one(cpu_ba
         assert np.asarray(got).tobytes(order="C") == np.asarray(want).tobytes(order="C")
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float16", "bfloat16", "float8_e4m3fn", "hifloat8"])
+@pytest.mark.parametrize("dtype", ["float64", "float16", "bfloat16", "float8_e4m3fn", "hifloat8",
+                                   "float32"])
 def test_astype_keeps_its_sources_order_and_the_row_major_bits(cpu_backend, dtype):
-    """astype(x.T, ...) through aclnnCast (float64, float16, bfloat16) or InplaceCopy's
-    conversion (the 8-bit floats): laid out as x.T, as NumPy's astype (order "K"), with the
-    bits of the row-major source's conversion."""
+    """astype(x.T, ...) through aclnnCast (float64, float16, bfloat16), InplaceCopy's
+    conversion (the 8-bit floats) or a copy (float32, x's own dtype): laid out as x.T, as
+    NumPy's astype (order "K"), with the bits of the row-major source's conversion."""
     a = _RNG.standard_normal((9, 40)).astype(np.float32) * 8
     x = xp.asarray(a)
     got = xp.astype(x.T, getattr(xp, dtype))
