@@ -7,7 +7,8 @@
 Every case writes the WHOLE storage of its outputs (gaps of strided views and layout padding
 included, pre-filled with 0xA5) as raw bytes, so both values and out-of-view writes are
 compared: Expand, InplaceCopy on strided and misaligned views, casts to every narrow float
-with subnormals and NaN payloads, mixed-dtype Add/Mul, ND<->FRACTAL_NZ, aclnnMatmul on ND views
+with subnormals and NaN payloads, mixed-dtype Add/Mul (a transposed operand walked in tiles
+too), ND<->FRACTAL_NZ, aclnnMatmul on ND views
 (every cube operand kind; the GPU's one-output strips against the CPU's rows). BIG=1 adds cases past
 2^31 elements (the 64-bit index path; ~7 GB host and device). Deterministic inputs (fixed
 seeds): both processes build the same bytes. Separate processes, so neither backend's state
@@ -283,6 +284,16 @@ def main_run(backend: str, out: str) -> int:
         o = over(filled(DT.ACL_FLOAT16, 1 << 18), [1 << 17], [2], 0)
         run("aclnnAdd", over(a, [1 << 17], [2], 1), over(b, [1 << 17], [1], 3),
             aclnn.aclCreateScalar(0.3, DT.ACL_FLOAT), o)
+        return [o]
+
+    @case("add_transposed_tiled_f32")   # a transposed read: the elementwise walk in tiles
+    def _():
+        r = np.random.default_rng(12)
+        a = device.from_numpy(r.normal(size=256 * 512).astype(np.float32), DT.ACL_FLOAT)
+        b = device.from_numpy(r.normal(size=256 * 512).astype(np.float32), DT.ACL_FLOAT)
+        o = over(filled(DT.ACL_FLOAT16, 256 * 512), [256, 512])
+        run("aclnnAdd", over(a, [256, 512], [1, 256], 0), over(b, [256, 512]),
+            aclnn.aclCreateScalar(0.75, DT.ACL_FLOAT), o)
         return [o]
 
     # ---------------------------------------------------------------- ND <-> FRACTAL_NZ
