@@ -237,20 +237,27 @@ def test_repeated_all_and_any_skip_to_their_plan_and_read_the_new_values(cpu_bac
              (lambda m: xp.all(m, axis=0), lambda a: a.all(axis=0)),
              (lambda m: xp.any(m, axis=1, keepdims=True), lambda a: a.any(axis=1, keepdims=True)),
              (lambda m: xp.all(m, axis=(0, 1)), lambda a: a.all())]
-    # Copies in the pool: imports of NumPy's memory sit at other offsets, which a plan may
-    # read (ops._bindings.signature), so each import is planned once for itself.
-    for ours, want in calls:
-        ours(xp.asarray(masks[0], copy=True))
-    planned = full["reduce_into"]
-    for a in masks:
+    _repeats_without_the_full_path(full, "reduce_into", calls, masks, np.bool_)
+    with pytest.raises(TypeError):
+        xp.any(xp.asarray(masks[0]), keepdims=1)   # refused every time, remembered or not
+
+
+def _repeats_without_the_full_path(full: dict, counted: str, calls: list, data: list,
+                                   dtype: type) -> None:
+    """Each of `calls` (ours, NumPy's) on arrays of data[0]'s geometry, then on each of `data`
+    in turn: NumPy's values and dtype, and no call of the full path's `counted` after the
+    first round. Copies in the pool: imports of NumPy's memory sit at other offsets, which a
+    plan may read (ops._bindings.signature), so each import is planned once for itself."""
+    for ours, _ in calls:
+        ours(xp.asarray(data[0], copy=True))
+    planned = full[counted]
+    for a in data:
         m = xp.asarray(a, copy=True)
         for ours, want in calls:
             got = np.asarray(ours(m))
-            assert got.dtype == np.bool_ and got.shape == want(a).shape
+            assert got.dtype == dtype and got.shape == want(a).shape
             np.testing.assert_array_equal(got, want(a))
-    assert full["reduce_into"] == planned
-    with pytest.raises(TypeError):
-        xp.any(m, keepdims=1)          # refused every time, the same call remembered or not
+    assert full[counted] == planned
 
 
 def test_repeated_argmax_and_argmin_skip_to_their_plan_and_read_the_new_values(cpu_backend,
@@ -268,16 +275,7 @@ def test_repeated_argmax_and_argmin_skip_to_their_plan_and_read_the_new_values(c
              (lambda m: xp.argmin(m, axis=0), lambda a: np.argmin(a, axis=0)),
              (lambda m: xp.argmax(m, axis=1, keepdims=True),
               lambda a: np.argmax(a, axis=1, keepdims=True))]
-    for ours, _ in calls:
-        ours(xp.asarray(data[0], copy=True))
-    planned = full["arg_reduce"]
-    for a in data:
-        m = xp.asarray(a, copy=True)
-        for ours, want in calls:
-            got = np.asarray(ours(m))
-            assert got.dtype == np.int64 and got.shape == want(a).shape
-            np.testing.assert_array_equal(got, want(a))
-    assert full["arg_reduce"] == planned
+    _repeats_without_the_full_path(full, "arg_reduce", calls, data, np.int64)
     with pytest.raises(ValueError):
         xp.argmax(xp.zeros((0,)))        # refused every time, remembered never
 
