@@ -193,6 +193,28 @@ def _cases() -> Iterator[tuple[str, Callable[[], str]]]:
                     outs.append(np.asarray(fn(m)))
             return _digest(*outs)
         yield f"array_api/{dtype}", array_api
+    # max and min where their flags decide: columns (side by side) and rows (one range each)
+    # with a NaN, only -0 and +0, only -0, or infinities, so a kernel that keeps the NaN and
+    # zero flags another way (reduce.cuh's BestFloat: integer extremes of the bits, or
+    # compare-and-or flags where a 64-bit integer max is slow) must give these bits too.
+    for dtype in ("float32", "float64"):
+        def extremes(dtype=dtype) -> str:
+            m = np.abs(_values(rng, DT.ACL_FLOAT, 64 * 96).astype(dtype)).reshape(64, 96) % 7
+            m[:, 0:8] = -0.0                    # columns of zeros: -0 alone, or with +0 ...
+            m[rng.integers(0, 64, 4), [0, 2, 4, 6]] = 0.0
+            m[:, 8:16] *= -1                    # ... negative columns, max nearest zero
+            m[rng.integers(0, 64, 6), [16, 17, 20, 33, 50, 95]] = np.nan
+            m[5, 40], m[9, 41] = np.inf, -np.inf
+            m[20, :] = np.where(np.arange(96) % 3 == 0, -0.0, 0.0)   # a row of zeros
+            a = xp.asarray(m)
+            outs = []
+            for name in ("max", "min"):
+                fn = getattr(xp, name)
+                outs += [np.asarray(fn(a, axis=0)), np.asarray(fn(a, axis=1)),
+                         np.asarray(fn(xp.asarray(np.ascontiguousarray(m.T)), axis=1)),
+                         np.asarray(fn(a[:, 0:8])), np.asarray(fn(a[20:21, :]))]
+            return _digest(*outs)
+        yield f"array_api/extremes/{dtype}", extremes
     # The complex functions (our math library's complex versions, integer pow aside).
     complex_unary = ["abs", "sqrt", "sign", "reciprocal", "round", "exp", "expm1", "log", "log1p",
                      "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",

@@ -504,6 +504,46 @@ def test_order_free_ops_nan_and_zeros_past_one_chunk(dt):
     assert run("min", -neg) == 0.5 and run("argmin", -neg) == 2000
 
 
+def _extreme_by_the_rule(x: np.ndarray, name: str) -> np.ndarray:
+    """max / min of each row of x by docs/reductions.md's rule, element by element in Python:
+    a NaN wins; otherwise the largest (smallest) value, and a zero result is +0 for max (-0
+    for min) when that zero occurs, else the other zero."""
+    out = []
+    for row in x.tolist():
+        if any(v != v for v in row):
+            out.append(np.nan)
+            continue
+        best = max(row) if name == "max" else min(row)
+        if best == 0:
+            preferred = [v for v in row if v == 0 and math.copysign(1, v) == (1 if name == "max" else -1)]
+            best = (0.0 if name == "max" else -0.0) if preferred else (-0.0 if name == "max" else 0.0)
+        out.append(best)
+    return np.array(out, dtype=x.dtype)
+
+
+@pytest.mark.parametrize("dt", (DT.ACL_FLOAT, DT.ACL_DOUBLE), ids=lambda d: INFO[d].short)
+@pytest.mark.parametrize("rows", (40, 3000))
+def test_max_and_min_keep_nan_and_zero_flags_per_column_and_per_row(dt, rows):
+    """The NaN and zero flags of max and min (reduce.cuh's BestFloat keeps them as integer
+    extremes of the bits), per output: columns side by side (axis 0: each column its own
+    flags) and rows (axis 1: one range each, past a chunk of 32 lanes at 3000), against the
+    rule computed element by element."""
+    f = host(dt)
+    rng = np.random.default_rng(29)
+    m = np.abs(rng.normal(size=(rows, 96))).astype(f) + 1
+    m[:, 0:8] = -0.0                                  # zeros alone: -0 only, or -0 with +0
+    m[rng.integers(0, rows, 4), [0, 2, 4, 6]] = 0.0
+    m[:, 8:16] = -m[:, 8:16]                          # negative: max nearest zero
+    m[:, 16:20] = 0.0                                 # +0 alone
+    m[rng.integers(0, rows, 6), [20, 21, 25, 33, 50, 95]] = np.nan
+    m[5, 40], m[9, 41], m[rows - 1, 42] = np.inf, -np.inf, np.nan
+    for name in ("max", "min"):
+        for x, axis in ((m, 0), (np.ascontiguousarray(m.T), 1), (m[:, 8:16], 0)):
+            want = _extreme_by_the_rule(x.T if axis == 0 else x, name)
+            got = run(name, x, axis)
+            assert np.array_equal(bits(got), bits(want)), (name, axis, x.shape)
+
+
 def test_all_and_any_decide_in_any_chunk():
     for n in (1, 4095, 4096, 4097, 20000):
         for where in sorted({0, n // 2, n - 1}):
