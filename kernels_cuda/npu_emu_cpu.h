@@ -255,6 +255,10 @@ extern "C" void* npu_emu_pool_runner() {
 }
 // The CPUs of this module's pool's workers (the one whose runner the backend hands out).
 extern "C" void npu_emu_pool_cpus(const int* cpus, int n) { npu_emu_cpu::pool::set_cpus(cpus, n); }
+// How long (microseconds) that pool's idle workers spin before they sleep (0: at once), and
+// the value in force.
+extern "C" void npu_emu_pool_set_spin(long long us) { npu_emu_cpu::pool::set_spin(us); }
+extern "C" long long npu_emu_pool_spin() { return npu_emu_cpu::pool::spin(); }
 extern "C" void npu_emu_set_runner(void* runner) {
     npu_emu_cpu::grid_runner.store(reinterpret_cast<npu_emu_cpu::GridRunner>(runner),
                                    std::memory_order_release);

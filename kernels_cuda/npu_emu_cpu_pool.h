@@ -102,6 +102,18 @@ public:
         have_allowed_ = CPU_COUNT(&allowed_) > 0;
     }
 
+    // Between launches a worker spins for spin_us_ (set_spin; the backend's default 200 us)
+    // before it sleeps, when the process has a CPU for each of its threads: a loop of
+    // launches (a client's eager calls, a two-phase reduction) then finds it awake, with no
+    // futex wake on either side, and a worker that is not needed soon gives its CPU back.
+    // Waking a sleeping worker cost the caller 15-20 us and left the worker a late start:
+    // a 1M float32 max at two threads took 165 us with a 20 us spin (the caller's next launch
+    // came after the worker slept), 70 with 200. With fewer CPUs than threads (an affinity
+    // mask, a container's cpuset) it sleeps at once: spinning there takes the CPU from the
+    // thread that has the work (a 1M-float32 add: 0.39 -> 0.56 ms on one CPU with 4 threads).
+    void set_spin(long long us) { spin_us_.store(us < 0 ? 0 : us, std::memory_order_relaxed); }
+    long long spin() const { return spin_us_.load(std::memory_order_relaxed); }
+
     // fork(): the child has none of the parent's workers. Registered once per pool.
     void before_fork() { mutex_.lock(); }
     void after_fork_parent() { mutex_.unlock(); }
@@ -132,14 +144,6 @@ private:
         }
     }
 
-    // Between launches a worker spins for SPIN before it sleeps, when the process has a CPU
-    // for each of its threads: a loop of launches (a client's eager calls, a two-phase
-    // reduction) then finds it awake, with no futex wake on either side, and a worker that
-    // is not needed soon gives its CPU back. With fewer CPUs than threads (an affinity mask,
-    // a container's cpuset) it sleeps at once: spinning there takes the CPU from the thread
-    // that has the work (a 1M-float32 add: 0.39 -> 0.56 ms on one CPU with 4 threads).
-    static constexpr std::chrono::microseconds SPIN{20};
-
     // The mask of the workers started now (the mutex held): the allowed CPUs, less the
     // caller's where it is pinned to some of them (OMP_PROC_BIND: its place), as OpenMP
     // places its team's other threads on the other places. Left unpinned beside a pinned
@@ -166,11 +170,12 @@ private:
         }
         unsigned long long seen = 0;
         for (;;) {
-            if (spins_ && generation_.load(std::memory_order_acquire) == seen) {
+            const std::chrono::microseconds spin{spin_us_.load(std::memory_order_relaxed)};
+            if (spins_ && spin.count() > 0 && generation_.load(std::memory_order_acquire) == seen) {
                 const auto start = std::chrono::steady_clock::now();
                 for (unsigned i = 1; generation_.load(std::memory_order_acquire) == seen; ++i) {
                     cpu_relax();
-                    if (i % 256 == 0 && std::chrono::steady_clock::now() - start > SPIN) break;
+                    if (i % 256 == 0 && std::chrono::steady_clock::now() - start > spin) break;
                 }
             }
             std::shared_ptr<Job> job;
@@ -193,7 +198,8 @@ private:
     std::shared_ptr<Job> job_;
     std::atomic<unsigned long long> generation_{0};   // bumped (under the mutex) per launch
     int sleepers_ = 0;                                 // workers waiting on wake_
-    std::atomic<bool> spins_{false};                   // a CPU for every thread (see SPIN)
+    std::atomic<bool> spins_{false};                   // a CPU for every thread (see set_spin)
+    std::atomic<long long> spin_us_{200};              // set_spin (the backend sets it)
     cpu_set_t allowed_{};                              // set_cpus
     bool have_allowed_ = false;
     cpu_set_t workers_mask_{};                         // worker_cpus
@@ -218,6 +224,8 @@ inline void run_blocks(BlockFn fn, void* ctx, long long total, int threads) {
 }
 
 inline void set_cpus(const int* cpus, int n) { instance().set_cpus(cpus, n); }
+inline void set_spin(long long us) { instance().set_spin(us); }
+inline long long spin() { return instance().spin(); }
 
 }  // namespace pool
 }  // namespace npu_emu_cpu

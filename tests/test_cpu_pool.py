@@ -321,3 +321,30 @@ def test_a_launch_runs_on_the_threads_there_are_when_no_worker_can_be_started(tm
     before, during, after = (int(v) for v in counts.split())
     assert during == before < after, counts      # none started while refused, then some
     assert verdicts.split() == ["True", "True", "True"], r.stdout
+
+
+_SPIN_IN_FORCE = textwrap.dedent("""
+    import numpy as np, npu_emu.array_api as xp
+    from npu_emu import runtime
+    be = runtime.current()
+    float(xp.sum(xp.asarray(np.ones(8, np.float32))))      # a module loads: the pool exists
+    print(be.pool_spin_us, be.info()["worker spin"])
+""")
+
+
+@pytest.mark.parametrize("policy, want", [(None, cpu.WORKER_SPIN_US), ("passive", 0),
+                                          ("PASSIVE", 0), ("active", cpu.WORKER_SPIN_US)])
+def test_idle_workers_spin_unless_openmp_wait_policy_is_passive(policy, want):
+    """An idle worker spins WORKER_SPIN_US before it sleeps (a loop of launches finds it
+    awake); OMP_WAIT_POLICY=passive, OpenMP's switch for it, makes it sleep at once. The
+    value is the one the pool itself has in force, and `npu-emu info` says it."""
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    if policy is not None:
+        env["OMP_WAIT_POLICY"] = policy
+    r = subprocess.run([sys.executable, "-c", _SPIN_IN_FORCE], capture_output=True, text=True,
+                       timeout=300, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    spin, said = r.stdout.strip().splitlines()[-1].split(" ", 1)
+    assert int(spin) == want
+    assert said.startswith(f"{want} us before an idle worker sleeps")
+    assert f"OMP_WAIT_POLICY={policy or '(unset)'}" in said

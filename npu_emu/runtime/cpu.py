@@ -601,6 +601,19 @@ def _moved(launch: Launch, prepared: tuple) -> tuple:
 
 
 _RUNNER: list[int] = []       # the process's pool runner, once one module has given it
+_RUNNER_LIB: list[ctypes.CDLL] = []   # the module whose pool that is
+# How long an idle pool worker spins before it sleeps (npu_emu_cpu_pool.h, set_spin), in
+# microseconds: long enough that a loop of launches with Python between them finds the worker
+# awake (waking it cost 15-20 us and a late start: a 1M float32 max at two threads 165 us
+# with a 20 us spin, 70 with this). OMP_WAIT_POLICY=passive, OpenMP's own switch for it, makes
+# the workers sleep at once (for a host shared with other busy processes).
+WORKER_SPIN_US = 200
+
+
+def worker_spin_us() -> int:
+    """The spin the pool's workers get: 0 under OMP_WAIT_POLICY=passive, else WORKER_SPIN_US."""
+    return 0 if os.environ.get("OMP_WAIT_POLICY", "").strip().lower() == "passive" \
+        else WORKER_SPIN_US
 # The CPUs this process may use, read before any kernel module loads libgomp: with
 # OMP_PROC_BIND set, libgomp pins the thread that loads it to one place, and the pool's
 # workers, started from that thread, would inherit its single CPU (npu_emu_cpu_pool.h).
@@ -622,7 +635,13 @@ def _pool_runner(lib: ctypes.CDLL) -> int | None:
             lib.npu_emu_pool_cpus.restype = None
             lib.npu_emu_pool_cpus((ctypes.c_int * len(_PROCESS_CPUS))(*_PROCESS_CPUS),
                                   len(_PROCESS_CPUS))
+        lib.npu_emu_pool_set_spin.argtypes = (ctypes.c_longlong,)
+        lib.npu_emu_pool_set_spin.restype = None
+        lib.npu_emu_pool_spin.argtypes = ()
+        lib.npu_emu_pool_spin.restype = ctypes.c_longlong
+        lib.npu_emu_pool_set_spin(worker_spin_us())
         _RUNNER.append(runner)
+        _RUNNER_LIB.append(lib)
     return _RUNNER[0]
 
 
@@ -884,5 +903,13 @@ class CpuBackend(Backend):
             "cache_dir": str(cache_dir()),
             "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "(unset)"),
             "OMP_PROC_BIND": os.environ.get("OMP_PROC_BIND", "(unset)"),
+            "worker spin": f"{worker_spin_us()} us before an idle worker sleeps (OMP_WAIT_POLICY="
+                           f"{os.environ.get('OMP_WAIT_POLICY', '') or '(unset)'})",
         })
         return out
+
+    @property
+    def pool_spin_us(self) -> int | None:
+        """The spin the process's worker pool has in force (worker_spin_us(), set when the
+        first module loads), None before any module has loaded."""
+        return int(_RUNNER_LIB[0].npu_emu_pool_spin()) if _RUNNER_LIB else None
