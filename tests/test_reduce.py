@@ -665,9 +665,10 @@ def test_small_reductions_run_inline_and_large_ones_split():
     bands of columns, the split past it; the large cases of the thread test below are past
     it at two workers. Scans keep their rule."""
     leaves = lambda n: -(-n // R.LEAF)
-    assert R.cpu_geometry(2, 1, leaves(500_000), R.weight(4)).threads == 1
-    assert R.cpu_geometry(2, 1, leaves(600_000), R.weight(4)).threads > 1
-    assert R.cpu_geometry(2, 1, leaves(250_000), R.weight(8)).threads == 1
+    assert R.cpu_geometry(2, 1, leaves(250_000), R.weight(4)).threads == 1
+    assert R.cpu_geometry(2, 1, leaves(300_000), R.weight(4)).threads > 1
+    assert R.cpu_geometry(2, 1, leaves(125_000), R.weight(8)).threads == 1
+    assert R.cpu_geometry(2, 1, leaves(150_000), R.weight(8)).threads > 1
     assert R.cpu_geometry(2, 1, leaves(150_000), R.weight(2)).threads > 1
     assert R.cpu_geometry(16, 1, leaves(200_000), R.weight(4)).threads > 1   # more workers
     for name, dt, shape, axis in LARGE_CASES:

@@ -323,11 +323,11 @@ def _pow2_at_least(n: int) -> int:
 # A reduction whose weighed bytes (elements x itemsize, elements x 16 for the types under 4
 # bytes, which convert or widen every element) are at most INLINE_BYTES / parallelism runs as
 # one block on the calling thread where a split would be into groups or narrow bands: handing
-# the work to the pool's workers and combining their groups in a second launch cost about
-# 20 us on the 2-core development machine, more than they saved below 2 MiB of float32 (512K
-# float32 elements: 74 us in one block, 105 us split; 4M: 650 and 513 us). More workers
-# split sooner.
-INLINE_BYTES = 4 << 20
+# the work to the pool's workers and combining their groups in a second launch costs more
+# than it saves below that (float32 on the 2-core development machine, workers awake: max of
+# 256K 27 us in one block, 30 split; 512K 100 and 53, past one core's L2; 1M 70 split). More
+# workers split sooner.
+INLINE_BYTES = 2 << 20
 
 
 def weight(itemsize: int) -> int:
