@@ -231,6 +231,101 @@ def test_from_dlpack_of_numpy_shares():
     assert h[0, 0] == 5
 
 
+class _CapsuleOnly:
+    """A producer that is only DLPack's two methods around a NumPy array: from_dlpack takes
+    the capsule's way, not the ndarray's direct one."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, **kw):
+        return self.a.__dlpack__(**kw)
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+_NUMPY_DLPACK_DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                        np.uint32, np.uint64, np.float16, np.float32, np.float64, np.complex64,
+                        np.complex128]
+
+
+def _described(x):
+    """What an Array is: dtype, shape, the strides and read-only flag NumPy sees, its bytes."""
+    n = np.from_dlpack(x)
+    return x.dtype, x.shape, n.strides, n.flags.writeable, n.tobytes()
+
+
+@pytest.mark.parametrize("dt", _NUMPY_DLPACK_DTYPES, ids=lambda t: np.dtype(t).name)
+def test_from_dlpack_of_a_numpy_array_is_what_its_capsule_gives(dt):
+    """An ndarray is shared directly (no capsule made and parsed): the same Array as through
+    its capsule, for every dtype NumPy's DLPack carries and every kind of view, sharing the
+    memory both ways."""
+    rng = np.random.default_rng(5)
+    base = (rng.standard_normal((6, 7)) * 50).astype(dt) if dt is not np.bool_ \
+        else rng.integers(0, 2, (6, 7)).astype(bool)
+    views = {"whole": base, "steps": base[::2, 1::3], "reversed": base[::-1, ::-2],
+             "transposed": base.T, "0-d": base[2, 3, ...], "broadcast": np.broadcast_to(base[1], (3, 7))}
+    direct = {name: xp.from_dlpack(v) for name, v in views.items()}
+    for name, v in views.items():
+        assert _described(direct[name]) == _described(xp.from_dlpack(_CapsuleOnly(v))), name
+    base[...] = base[::-1, ::-1].copy()                      # NumPy writes, every view sees it
+    for name, v in views.items():
+        assert np.from_dlpack(direct[name]).tobytes() == np.ascontiguousarray(v).tobytes(), name
+    frozen = base.copy()
+    frozen.flags.writeable = False
+    assert _described(xp.from_dlpack(frozen)) == _described(xp.from_dlpack(_CapsuleOnly(frozen)))
+    with pytest.raises(ValueError):
+        xp.from_dlpack(frozen)[0, 0] = base[0, 0]                 # read-only stays read-only
+    x = xp.from_dlpack(base)
+    x[0, 0] = base[1, 1]                                          # we write, NumPy reads
+    assert base[0, 0] == base[1, 1]
+
+
+def test_from_dlpack_of_numpy_arrays_its_capsule_refuses_is_refused_alike():
+    """What NumPy's capsule refuses (non-native byte order, types DLPack lacks), or what
+    cannot be addressed in place, takes the capsule's way and its refusal."""
+    for a in (np.arange(4, dtype=">i4"), np.zeros(3, dtype=ml_dtypes.bfloat16)):
+        with pytest.raises(BufferError) as direct:
+            xp.from_dlpack(a)
+        with pytest.raises(BufferError) as through:
+            xp.from_dlpack(_CapsuleOnly(a))
+        assert str(direct.value) == str(through.value)
+    empty = xp.from_dlpack(np.zeros((0, 3), np.float32))
+    assert empty.shape == (0, 3) and empty.dtype == xp.float32
+    k = xp.from_dlpack(np.arange(3.0), copy=True)                  # a copy: not shared
+    assert np.from_dlpack(k).ctypes.data != 0
+
+
+@pytest.mark.parametrize("dt", [xp.float32, xp.int16, xp.bool, xp.complex128, xp.bfloat16],
+                         ids=lambda d: d.name)
+@pytest.mark.parametrize("max_version", [None, (1, 0), (1, 1)])
+def test_exported_capsule_fields(dt, max_version):
+    """Our capsules of NumPy's own dtypes are NumPy's with our version written over (and the
+    IS_COPIED flag): every field as dlpack.h says, as for a dtype NumPy lacks (bfloat16),
+    whose dtype and device are written in."""
+    import ctypes
+    from npu_emu.array_api._engine import dlpack as dl
+    x = xp.asarray(np.arange(12).reshape(3, 4) % 2, dtype=dt)[1:, ::2]
+    for copy in (None, True):
+        cap = x.__dlpack__(max_version=max_version, copy=copy)
+        versioned = max_version is not None
+        name = dl.VERSIONED if versioned else dl.LEGACY
+        managed = (dl.DLManagedTensorVersioned if versioned else dl.DLManagedTensor).from_address(
+            dl._capsule_get_pointer(cap, name))
+        t = managed.dl_tensor
+        code, bits = dl.DLPACK_DTYPES[dt.acl_dtype]
+        assert (t.dtype.code, t.dtype.bits, t.dtype.lanes) == (int(code), bits, 1)
+        assert (t.device.device_type, t.device.device_id) == (1, 0) and t.byte_offset == 0
+        assert t.ndim == 2 and list(t.shape[:2]) == [2, 2]
+        if copy is None:
+            assert t.data == x._ptr0()                              # the array's own memory
+            assert list(t.strides[:2]) == [4, 2]
+        if versioned:
+            assert (managed.version.major, managed.version.minor) == dl.DLPACK_VERSION
+            assert managed.flags == (dl.DLPACK_FLAG_BITMASK_IS_COPIED if copy else 0)
+
+
 def test_from_dlpack_copy_and_own_arrays():
     x = xp.asarray([1.0, 2.0])
     assert xp.from_dlpack(x) is x

@@ -21,18 +21,7 @@ from .device import backend_for, device_of, numpy_quiet
 from .dtypes import VIA_FLOAT32, DType, to_dtype
 from .interop import import_dlpack
 from .kernel import convert, copy as copy_array
-from .library import acl_of_numpy, adopt
-
-
-def shareable(a: np.ndarray, ptr0: int) -> bool:
-    """Whether a kernel can address a NumPy array's elements in place (`ptr0`: the address
-    of its element 0): element-aligned, strides whole elements, native byte order."""
-    item = a.dtype.itemsize
-    if a.size == 0 or not a.dtype.isnative:
-        return False
-    if ptr0 % min(item, 8):
-        return False
-    return all(s % item == 0 for s in a.strides)
+from .library import acl_of_numpy, adopt, shareable
 
 
 def upload(host: np.ndarray, dtype: DT, be: Backend) -> Array:

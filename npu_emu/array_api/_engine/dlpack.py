@@ -36,7 +36,7 @@ from typing import Sequence
 import numpy as np
 
 from ..._params import as_int, as_pointer, int_sequence, INT64_MAX
-from ...dtypes import aclDataType, as_dtype
+from ...dtypes import INFO, aclDataType, as_dtype
 # AclnnTypeError/AclnnValueError are made in a loop in status.py
 from ...status import (ACLNN_ERR_PARAM_INVALID, AclnnTypeError,  # type: ignore[attr-defined]
                       AclnnValueError)
@@ -283,7 +283,9 @@ def _plain(device: tuple[int, int]) -> tuple[int, int]:
     return int(device[0]), int(device[1])
 
 
-def _wants_versioned(max_version: object) -> bool:
+def wants_versioned(max_version: object) -> bool:
+    """Whether a consumer's max_version asks for a versioned capsule (>= (1, 0)); refusals
+    name the rule."""
     if max_version is None:
         return False
     if not isinstance(max_version, tuple) or len(max_version) != 2:
@@ -339,26 +341,51 @@ def export_capsule(ptr: int, shape: Sequence[int], strides: Sequence[int], dtype
     cannot say read-only: readonly=True with it is refused. The memory is never touched here,
     so a device pointer is fine. Refusals are DLPackTypeError/DLPackValueError (BufferError).
     """
-    code, bits = dlpack_dtype(dtype)
-    itemsize = bits // 8
+    dlpack_dtype(dtype)
     shape = _int_tuple(shape, "shape", 0)
     strides = _int_tuple(strides, "strides", -INT64_MAX)
     if len(shape) != len(strides):
         raise _refuse(AclnnValueError, f"strides={strides} has {len(strides)} entries but "
                                        f"shape={shape} has {len(shape)}: give one per dimension")
     ptr = as_pointer(ptr, "ptr")
-    empty = 0 in shape
-    if ptr == 0 and not empty:
+    if ptr == 0 and 0 not in shape:
         raise _refuse(AclnnValueError, f"ptr=0 (NULL) for shape={shape}: only an empty tensor "
                                        f"may have a NULL data pointer")
-    device = _device(device, "device")
-    versioned = _wants_versioned(max_version)
+    device = _plain(_device(device, "device"))
+    versioned = wants_versioned(max_version)
     if readonly and not versioned:
         raise _refuse(DLPackValueError,
                       "readonly=True needs a versioned capsule (max_version >= (1, 0)): a legacy "
                       "DLPack capsule cannot mark memory read-only, and its consumer could write")
+    return export_checked(ptr, shape, strides, as_dtype(dtype), device, owner, versioned,
+                          readonly, copied)
 
-    view_dtype = _VIEW_DTYPES[itemsize]
+
+# The aclDataTypes that NumPy dtypes of the same DLPack code and bits describe: a capsule of
+# one of these on the host is NumPy's own, dtype and device written by NumPy.
+_NUMPY_NATIVE = {dt: np.dtype(t) for dt, t in (
+    (DT.ACL_BOOL, np.bool_), (DT.ACL_INT8, np.int8), (DT.ACL_INT16, np.int16),
+    (DT.ACL_INT32, np.int32), (DT.ACL_INT64, np.int64), (DT.ACL_UINT8, np.uint8),
+    (DT.ACL_UINT16, np.uint16), (DT.ACL_UINT32, np.uint32), (DT.ACL_UINT64, np.uint64),
+    (DT.ACL_FLOAT16, np.float16), (DT.ACL_FLOAT, np.float32), (DT.ACL_DOUBLE, np.float64),
+    (DT.ACL_COMPLEX64, np.complex64), (DT.ACL_COMPLEX128, np.complex128))}
+_HOST = (int(DLDeviceType.kDLCPU), 0)
+_VERSION_BYTES = bytes(DLPackVersion(*DLPACK_VERSION))
+_COPIED_FLAG = ctypes.c_uint64(DLPACK_FLAG_BITMASK_IS_COPIED)
+_FLAGS_AT = DLManagedTensorVersioned.flags.offset
+
+
+def export_checked(ptr: int, shape: tuple[int, ...], strides: tuple[int, ...],
+                   dtype: aclDataType, device: tuple[int, int], owner: object, versioned: bool,
+                   readonly: bool = False, copied: bool = False) -> object:
+    """export_capsule past its checks, for callers whose arguments are known good: `shape`
+    and `strides` tuples of ints, `device` a plain (type, id) pair, `versioned` decided,
+    readonly only with versioned."""
+    if dtype not in DLPACK_DTYPES:
+        dlpack_dtype(dtype)                  # refused, naming the dtype
+    native = _NUMPY_NATIVE.get(dtype) if device == _HOST else None
+    view_dtype = native if native is not None else _VIEW_DTYPES[INFO[dtype].itemsize]
+    itemsize = view_dtype.itemsize
     interface = {"version": 3, "shape": shape, "typestr": view_dtype.str,
                  "strides": tuple(step * itemsize for step in strides) if shape else None,
                  # NumPy allocates a placeholder for a NULL empty view; `data` is set below
@@ -374,6 +401,15 @@ def export_capsule(ptr: int, shape: Sequence[int], strides: Sequence[int], dtype
     versioned = bool(_capsule_is_valid(capsule, VERSIONED))
 
     address = _capsule_get_pointer(capsule, VERSIONED if versioned else LEGACY)
+    if native is not None and ptr:
+        # NumPy's capsule of NumPy's dtype on the host: its data (byte_offset 0), device and
+        # dtype are what we would write, and its READ_ONLY flag follows the view's; our
+        # version, and IS_COPIED, are written over its own.
+        if versioned:
+            ctypes.memmove(address, _VERSION_BYTES, len(_VERSION_BYTES))
+            if copied:
+                ctypes.memmove(address + _FLAGS_AT, ctypes.addressof(_COPIED_FLAG), 8)
+        return capsule
     if versioned:
         managed = DLManagedTensorVersioned.from_address(address)
         managed.version.major, managed.version.minor = DLPACK_VERSION
@@ -382,9 +418,10 @@ def export_capsule(ptr: int, shape: Sequence[int], strides: Sequence[int], dtype
         tensor = managed.dl_tensor
     else:
         tensor = DLManagedTensor.from_address(address).dl_tensor
+    code, bits = DLPACK_DTYPES[dtype]
     tensor.data = ptr or None
     tensor.byte_offset = 0
-    tensor.device = DLDevice(int(device[0]), device[1])
+    tensor.device = DLDevice(device[0], device[1])
     tensor.dtype = DLDataType(int(code), bits, 1)
     return capsule
 

@@ -18,6 +18,7 @@ from ...dtypes import INFO
 from . import dlpack as _dlpack
 from .array import Array, empty_array, external_array, library_dtype, to_device
 from .kernel import copy as copy_array
+from .library import acl_of_numpy, adopt, shareable
 from .device import DL_CPU, DL_CUDA, backend_for, device_of as dev_of, library_order, synchronize
 
 
@@ -102,7 +103,7 @@ def dlpack(x: Array, stream: object, max_version: tuple[int, int] | None,
            dl_device: tuple[int, int] | None, copy: bool | None) -> object:
     be = x._st.backend
     ours = x.device.dlpack
-    versioned = max_version is not None and tuple(max_version) >= (1, 0)
+    versioned = _dlpack.wants_versioned(max_version)
     if dl_device is not None and tuple(dl_device) != ours:
         if tuple(dl_device) != (DL_CPU, 0):
             raise BufferError(f"__dlpack__(dl_device={dl_device}): an array on {x.device} "
@@ -112,9 +113,9 @@ def dlpack(x: Array, stream: object, max_version: tuple[int, int] | None,
                               f"{x.device}; the host needs a copy")
         with library_order(be):
             host = np.ascontiguousarray(x._raw().get())
-        return _dlpack.export_capsule(array_address(host), host.shape,
-                                      [s // host.itemsize for s in host.strides], x._t.dtype,
-                                      (DL_CPU, 0), host, max_version,
+        return _dlpack.export_checked(array_address(host), host.shape,
+                                      tuple(s // host.itemsize for s in host.strides),
+                                      x._t.dtype, (DL_CPU, 0), host, versioned,
                                       x._st.readonly and versioned, copied=versioned)
     src, copied = x, False
     if copy or x._flip is not None:
@@ -126,8 +127,8 @@ def dlpack(x: Array, stream: object, max_version: tuple[int, int] | None,
     _wait_for_us(be, stream)
     src._st.shared = True
     shape, strides, _ = src._signed()
-    return _dlpack.export_capsule(src._ptr0() if src.size else 0, shape, strides, src._t.dtype,
-                                  ours, src, max_version, src._st.readonly and versioned,
+    return _dlpack.export_checked(src._ptr0() if src.size else 0, shape, strides, src._t.dtype,
+                                  ours, src, versioned, src._st.readonly and versioned,
                                   copied=copied and versioned)
 
 
@@ -141,12 +142,30 @@ def _backend_of_dl(device: tuple[int, int]) -> Any:
                       f"live on kDLCPU (1, 0) or kDLCUDA device 0 (2, 0)")
 
 
+# The NumPy dtypes NumPy's __dlpack__ exports (native byte order: a swapped dtype is another
+# dtype here): an ndarray of these is shared directly (import_dlpack).
+_NUMPY_DLPACK = frozenset(np.dtype(t) for t in (
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+    np.float16, np.float32, np.float64, np.complex64, np.complex128))
+
+
 def import_dlpack(obj: object, device: object, copy: bool | None) -> Array:
     """from_dlpack: share the producer's memory (registered with the allocator while used)."""
     if isinstance(obj, Array):
         x = obj if device is None else to_device(obj, device)
         return copy_array(x) if copy and x is obj else x
     want = None if device is None else backend_for(device)
+    if obj.__class__ is np.ndarray and copy is not True and (want is None or want.is_cpu) \
+            and obj.dtype in _NUMPY_DLPACK and obj.size:
+        # A NumPy array on the host: what its capsule would describe, read from the array
+        # itself (a third of the time: no capsule to make, parse and release). The same
+        # Array: the memory shared and registered, read-only where the array is, kept alive
+        # by it. What NumPy's capsule would refuse or this cannot address in place goes the
+        # capsule's way below.
+        ptr0 = array_address(obj)
+        if shareable(obj, ptr0):
+            return adopt(obj, acl_of_numpy(obj.dtype), runtime.backend("cpu"),
+                         readonly=not obj.flags.writeable, ptr0=ptr0)
     dl_device = None if want is None else dev_of(want).dlpack
     stream = None
     if want is not None and not want.is_cpu:

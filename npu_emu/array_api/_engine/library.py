@@ -100,6 +100,17 @@ def acl_of_numpy(dtype: np.dtype, param: str = "obj") -> DT:
     return acl
 
 
+def shareable(a: np.ndarray, ptr0: int) -> bool:
+    """Whether a kernel can address a NumPy array's elements in place (`ptr0`: the address
+    of its element 0): element-aligned, strides whole elements, native byte order."""
+    item = a.dtype.itemsize
+    if a.size == 0 or not a.dtype.isnative:
+        return False
+    if ptr0 % min(item, 8):
+        return False
+    return all(s % item == 0 for s in a.strides)
+
+
 # The library's own results up to this size are copied into the pool (adopt).
 COPY_RESULTS_UP_TO = 64 << 10
 
