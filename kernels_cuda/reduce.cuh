@@ -488,6 +488,19 @@ template <typename In_, typename Out_> struct Mean : Sum<In_, Out_> {
     }
     static NPU_EMU_HD Out empty(const ReduceParams&) { return npu_emu::convert<Out>(quiet_nan(static_cast<Part*>(nullptr))); }
 };
+// The sum of squares (vector_norm's 2-norm before its square root): element k squared in the
+// accumulation type, then Sum's order and finish, so the bits are those of a multiply kernel
+// (x * x, rounded once) followed by sum, in one pass with no intermediate array.
+template <typename In_, typename Out_> struct SumSq : Sum<In_, Out_> {
+    using Base = Sum<In_, Out_>;
+    using typename Base::Part;
+    using typename Base::Acc;
+    using typename Base::In;
+    static NPU_EMU_HD Part map(In x, int64_t, Acc) {
+        const Acc v = npu_emu::convert<Acc>(x);
+        return mul_(v, v);
+    }
+};
 // Squared deviations from a center (var's first pass: the mean in this same order).
 template <typename In_, typename Out_> struct SqDev {
     using In = In_; using Out = Out_; using Acc = typename AccOf<Out_>::type; using Part = Acc;

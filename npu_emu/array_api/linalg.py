@@ -30,7 +30,7 @@ from ._engine.args import array_arg, axis_arg, same_device
 from ._engine.array import Array, empty_array
 from ._engine.dtypes import complex_of, real_of
 from ._engine.kernel import assign, convert, copy as copy_array
-from ._engine.library import compute_dtype, computing, operand, result
+from ._engine.library import compute_dtype, computing, operand, result, sum_of_squares
 from ._engine.scalars import check_kind, promote, scalar_constant
 from ._creation import zeros
 from ._data_type_functions import astype, finfo
@@ -360,6 +360,10 @@ def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
         raise TypeError(f"vector_norm: ord={ord!r} is not an int or a float")
     axes, keep = _norm_axes(axis, a.ndim), bool(keepdims)
     ct = compute_dtype(a._t.dtype)
+    if ord == 2 and INFO[ct].kind != COMPLEX and a.size:
+        squares = sum_of_squares(a, ct, axes, keep)     # sum(x * x) in one pass
+        if squares is not None:
+            return _rounded(sqrt(squares), a)
     v = a if a._t.dtype == ct else convert(a, ct)
     if ord == 2 and INFO[ct].kind != COMPLEX:      # x * x is |x| * |x|, exactly
         return _rounded(sqrt(_sum(multiply(v, v), axis=axes, keepdims=keep)), a)

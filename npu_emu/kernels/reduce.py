@@ -30,7 +30,7 @@ from .indexing import coalesce
 # reduce_<unit>_<group>.cu, so that a first call builds only the kernels of its input's group
 # (a first float32 sum waited 15-19 s of g++ for the 25 sums of every dtype), each build
 # stays short and the units build in parallel.
-UNITS = {"sum": "sum", "prod": "prod", "stats": "mean, var and std", "extreme": "max, min, argmax, argmin",
+UNITS = {"sum": "sum", "prod": "prod", "stats": "mean, var, std and the sum of squares", "extreme": "max, min, argmax, argmin",
          "bool": "all, any", "scan": "cumulative_sum, cumulative_prod"}
 LEAF = 1024          # L: elements per leaf
 LANES = 16           # W: interleaved accumulators per leaf
@@ -102,6 +102,10 @@ KERNEL_SETS = (
     KernelSet("reduce", "any", "Any", tuple((t, DT.ACL_BOOL) for t in ALL), "bool"),
     KernelSet("reduce", "mean", "Mean", MEAN_TYPES, "stats"),
     KernelSet("reduce", "sqdev", "SqDev", tuple((t, t) for t in REAL_FLOATS), "stats"),
+    # x * x summed, in the accumulation type (fp16 / bf16: squared and summed in float)
+    KernelSet("reduce", "sumsq", "SumSq", ((DT.ACL_FLOAT, DT.ACL_FLOAT), (DT.ACL_DOUBLE, DT.ACL_DOUBLE),
+                                          (DT.ACL_FLOAT16, DT.ACL_FLOAT), (DT.ACL_BF16, DT.ACL_FLOAT)),
+              "stats"),
     KernelSet("scan", "sum", "Sum", SUM_TYPES, "scan"),
     KernelSet("scan", "prod", "Prod", SUM_TYPES, "scan"),
 )
@@ -122,6 +126,7 @@ FUNCTIONS = {f.name: f for f in (
     Function("all", "reduce", "all"), Function("any", "reduce", "any"),
     Function("mean", "reduce", "mean"),
     Function("var", "reduce", "sqdev"), Function("std", "reduce", "sqdev"),
+    Function("sum_of_squares", "reduce", "sumsq"),
     Function("cumulative_sum", "scan", "sum"), Function("cumulative_prod", "scan", "prod"),
 )}
 

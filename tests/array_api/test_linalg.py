@@ -244,6 +244,32 @@ def test_vector_norm_is_the_namespaces_own_arithmetic(dtype):
                                rtol=tol)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_the_2_norm_sums_the_squares_in_one_pass_with_the_bits_of_two(dtype, monkeypatch):
+    """The 2-norm of real x sums x * x in one pass of the reduce kernels (SumSq): the bits of
+    the namespace's multiply then sum, for every kind of view, axis and size (past the size
+    the cpu backend splits between threads), infinities and NaN included."""
+    rng = np.random.default_rng(7)
+    big = rng.standard_normal((700, 900)) * 4
+    big[3, 5], big[10, 11], big[600, 7] = np.inf, -np.inf, np.nan
+    x = xp.asarray(big.astype(np.float32 if dtype != "float64" else np.float64))
+    x = x if dtype in ("float32", "float64") else xp.astype(x, getattr(xp, dtype))
+    wide = x if dtype in ("float32", "float64") else xp.astype(x, xp.float32)
+    views = {"whole": (x, wide), "transposed": (x.T, wide.T), "steps": (x[::3, 1::2], wide[::3, 1::2]),
+             "reversed": (x[::-1, ::-2], wide[::-1, ::-2]), "narrow": (x[:, :9], wide[:, :9]),
+             "3-d": (xp.reshape(x, (70, 10, 900)), xp.reshape(wide, (70, 10, 900)))}
+    for name, (v, w) in views.items():
+        for axis in (None, 0, -1, (0, 1), (1, 0)) if v.ndim == 2 else (None, 1, (0, 2)):
+            for keep in (False, True):
+                got = LA.vector_norm(v, axis=axis, keepdims=keep)
+                want = xp.sqrt(xp.sum(w * w, axis=axis, keepdims=keep))
+                want = want if got.dtype == want.dtype else xp.astype(want, got.dtype)
+                assert got.shape == want.shape, (name, axis, keep)
+                assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (name, axis, keep)
+    monkeypatch.setattr(LA, "multiply", lambda *a: pytest.fail("an array of the squares was made"))
+    LA.vector_norm(x, axis=1)
+
+
 def test_vector_norm_special_values():
     a = np.array([3.0, -4.0, np.inf, -0.0])
     got = lambda o, v=a: float(LA.vector_norm(xp.asarray(v), ord=o))  # noqa: E731

@@ -296,6 +296,7 @@ def elementwise_into(spec: Any, x: Array, other: Array | PyScalar, compute: DT) 
 
 # The library's reduction name -> the reduce family's function.
 _REDUCTIONS = {"sum": "sum", "prod": "prod", "mean": "mean", "std": "std", "var": "var",
+               "sum_of_squares": "sum_of_squares",
                "min": "min", "max": "max", "all": "all", "any": "any", "argmin": "argmin",
                "argmax": "argmax", "cumsum": "cumulative_sum", "cumprod": "cumulative_prod"}
 
@@ -358,6 +359,18 @@ def reduce_into(fname: str, src: Array, out: Array, axes: tuple[int, ...], keepd
     with computing(be) as lib:
         getattr(lib, fname)(src._values(), axis=axes, out=out._values(), keepdims=keepdims,
                             **kw, **extra)
+
+
+def sum_of_squares(x: Array, dtype: DT, axes: tuple[int, ...], keepdims: bool) -> Array | None:
+    """The sum of x * x over `axes` in `dtype` (x real, in dtype or exact in it), in one pass
+    of our reduce kernel: the bits of multiply then sum in dtype, with no array of the squares.
+    None where the family has no kernel for x's dtype (the caller composes the two)."""
+    if own_reduction("sum_of_squares", x._t.dtype, dtype, x.ndim) != x._t.dtype:
+        return None
+    shape = tuple(1 if k in axes else n for k, n in enumerate(x.shape) if keepdims or k not in axes)
+    out = empty_array(shape, dtype, x._st.backend)
+    _reduce("sum_of_squares", x, x._t.dtype, out, axes if keepdims else (), axes)
+    return out
 
 
 def arg_reduce(fname: str, src: Array, out: Array, axis: int | None, keepdims: bool) -> None:
