@@ -454,6 +454,7 @@ def test_signed_zeros():
 
 
 # ------------------------------------------------------------- the order-free ops
+CHUNK = 8192      # reduce.cuh's ArgExtreme::CHUNK: argmax's and argmin's chunks
 # max, min, argmax, argmin, all and any do not depend on the order (docs/reductions.md), so
 # their kernels fold contiguous ranges chunk by chunk (argmax: the chunk's best value, then
 # its first index; all / any: stop at the chunk that decides). These cases put the deciding
@@ -464,13 +465,13 @@ def test_signed_zeros():
                                 DT.ACL_INT64, DT.ACL_FLOAT16), ids=lambda d: INFO[d].short)
 def test_order_free_ops_equal_numpy_wherever_the_best_element_is(dt):
     rng = np.random.default_rng(7 + int(dt))
-    n = 5 * 1024 + 77
+    n = 5 * CHUNK + 77
     base = random(dt, n, rng)
     cases = {"random": base, "ascending": np.sort(base), "descending": np.sort(base)[::-1].copy()}
     tied = base.copy()
     top, low = base.max(), base.min()
-    tied[[3000, 4100]] = top          # the maximum again, in two later chunks
-    tied[[2500, 5000]] = low
+    tied[[3 * CHUNK + 5, 4 * CHUNK + 100]] = top          # the maximum again, in two later chunks
+    tied[[2 * CHUNK + 9, 5 * CHUNK + 3]] = low
     cases["tied"] = tied
     for label, x in cases.items():
         for view in (x, x[::3], x[::-1]):
@@ -489,19 +490,20 @@ def test_order_free_ops_equal_numpy_wherever_the_best_element_is(dt):
 @pytest.mark.parametrize("dt", (DT.ACL_FLOAT, DT.ACL_DOUBLE), ids=lambda d: INFO[d].short)
 def test_order_free_ops_nan_and_zeros_past_one_chunk(dt):
     f = host(dt)
-    x = np.linspace(-3, 3, 9000).astype(f)
-    x[[6000, 8000]] = np.nan                 # NaN in a later chunk wins max, min and both args
+    n = 3 * CHUNK + 500
+    x = np.linspace(-3, 3, n).astype(f)
+    x[[CHUNK + 6000, 2 * CHUNK + 8000]] = np.nan   # NaN in a later chunk wins max, min and both args
     for name in ("max", "min"):
         assert np.isnan(run(name, x)), name
-    assert run("argmax", x) == 6000 and run("argmin", x) == 6000
-    neg = np.full(9000, -0.0, dtype=f)
-    neg[7000] = 0.0                          # +0 in a later chunk: max is +0, min stays -0
+    assert run("argmax", x) == CHUNK + 6000 and run("argmin", x) == CHUNK + 6000
+    neg = np.full(n, -0.0, dtype=f)
+    neg[2 * CHUNK + 7000] = 0.0              # +0 in a later chunk: max is +0, min stays -0
     assert not np.signbit(run("max", neg)) and np.signbit(run("min", neg))
     assert run("argmax", neg) == 0 and run("argmin", neg) == 0
     neg[:] = -1.0
-    neg[[2000, 8500]] = -0.5                 # all negative: the one nearest zero, first
-    assert run("max", neg) == -0.5 and run("argmax", neg) == 2000
-    assert run("min", -neg) == 0.5 and run("argmin", -neg) == 2000
+    neg[[CHUNK + 2000, 3 * CHUNK + 100]] = -0.5   # all negative: the one nearest zero, first
+    assert run("max", neg) == -0.5 and run("argmax", neg) == CHUNK + 2000
+    assert run("min", -neg) == 0.5 and run("argmin", -neg) == CHUNK + 2000
 
 
 def _extreme_by_the_rule(x: np.ndarray, name: str) -> np.ndarray:
@@ -735,3 +737,12 @@ def test_the_host_and_the_kernels_agree_on_the_side_by_side_minimum():
     text = (R.kernels_dir() / "reduce.cuh").read_text()
     found = re.search(r"constexpr int R_MIN = (\d+);", text)
     assert found and int(found.group(1)) == R.SIDE_BY_SIDE_MIN
+
+
+def test_the_chunk_tests_place_their_elements_by_is_the_kernels():
+    """CHUNK above (where the order-free tests put their deciding elements: in later chunks)
+    is reduce.cuh's ArgExtreme::CHUNK."""
+    import re
+    text = (R.kernels_dir() / "reduce.cuh").read_text()
+    found = re.search(r"static constexpr int64_t CHUNK = (\d+);", text)
+    assert found and int(found.group(1)) == CHUNK
