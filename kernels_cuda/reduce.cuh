@@ -356,11 +356,11 @@ template <typename F, typename B, B SIGN, B INF> struct BestFloat {
         static NPU_EMU_HD B zero(B lo) { return lo == 0 ? B(1) : B(0); }
     };
     // Lanes of LW (g++ does not vectorize a float select reduction, but does these lanes;
-    // the tail goes into the first lanes), then the lanes merged (their maxima, their flags)
-    // into one Track: no key per lane, which argmax's chunks of 1024 paid for each chunk. With AVX-512's 32 registers, 32
-    // lanes: two or four independent max chains instead of one or two (a float32 max of 256K
-    // elements about 1.3x faster); AVX2's 16 registers would spill them. The result does not
-    // depend on the lanes (the running max, the NaN and the zero flags are order-free).
+    // the tail goes into the first lanes), then the lanes merged into one Track (below).
+    // With AVX-512's 32 registers, 32 lanes: two or four independent max chains instead of
+    // one or two (a float32 max of 256K elements about 1.3x faster); AVX2's 16 registers
+    // would spill them. The result does not depend on the lanes (the running max, the NaN
+    // and the zero flags are order-free).
     template <bool MAX> static NPU_EMU_HD F of(const F* q, int64_t n) {
 #if defined(NPU_EMU_CPU) && defined(__AVX512F__)
         constexpr int LW = 32;
