@@ -294,7 +294,8 @@ def elementwise_into(spec: Any, x: Array, other: Array | PyScalar, compute: DT) 
 
 # ------------------------------------------------------------------ reductions
 
-# The library's reduction name -> the reduce family's function.
+# The library's reduction name -> the reduce family's function (and sum_of_squares, which
+# the library lacks: our kernels only, sum_of_squares below).
 _REDUCTIONS = {"sum": "sum", "prod": "prod", "mean": "mean", "std": "std", "var": "var",
                "sum_of_squares": "sum_of_squares",
                "min": "min", "max": "max", "all": "all", "any": "any", "argmin": "argmin",
