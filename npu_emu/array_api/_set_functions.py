@@ -78,15 +78,20 @@ def _unique_numpy(flat: np.ndarray, raw: np.ndarray, positions: bool, counts: bo
     own value). positions: also each value's first occurrence (`first`, the least index of
     its group, whatever order the sort left it in; the NaNs, which end the sorted order, in
     their order in x) and `inverse`, and x's bits there (`bits`). Without positions, the
-    values as sorted (`ordered`, at `begin`), whose zero and NaNs take x's own bits after
+    distinct values as sorted (`distinct`), whose zero and NaNs take x's own bits after
     (_patched)."""
     n = flat.size
     perm = np.argsort(flat) if positions else None
     ordered = flat[perm] if positions else np.sort(flat)
     starts = np.ones(n, bool)
     np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
-    begin = np.flatnonzero(starts)
-    found: dict = {"flat": flat, "raw": raw, "ordered": ordered, "begin": begin}
+    found: dict = {"flat": flat, "raw": raw}
+    if not positions:
+        # By the mask: an index array of the starts (8 bytes an element) is made only for
+        # counts and positions (16M float32 unique_values took 195 ms with one, NumPy 153).
+        found["distinct"] = ordered[starts]
+    if counts or positions:
+        begin = np.flatnonzero(starts)
     if counts:
         found["counts"] = np.diff(np.append(begin, n))
     if positions:
@@ -105,7 +110,7 @@ def _patched(found: dict, x: Array, be: object) -> Array:
     """The unique values from the sorted ones (_unique_numpy without positions), in x's
     dtype, the zero (if any) as x's first zero and the NaNs as x's NaNs in x's order: the
     bits of x's first occurrences."""
-    flat, raw, distinct = found["flat"], found["raw"], found["ordered"][found["begin"]]
+    flat, raw, distinct = found["flat"], found["raw"], found["distinct"]
     if flat.dtype.kind not in "fc":
         return raw_result(distinct, x._t.dtype, be)     # a new array (a gather)
     # Sorted: the zero where 0 would go, the NaNs at the end.

@@ -31,7 +31,8 @@ def _stable(lib: Any) -> dict[str, str]:
     return {"kind": "stable"} if lib is np else {}
 
 
-def _restore_runs(lib: Any, out: Any, raw: Any, v: Any, ordered: Any, axis: int) -> None:
+def _restore_runs(lib: Any, out: Any, raw: Any, v: Any, ordered: Any, axis: int,
+                  nans: bool) -> None:
     """After a sort of v (`ordered`, ascending or descending) into `out` (raw storage bits,
     as x's `raw`): the elements equal to others but with other bits, the signed zeros and the
     NaNs (payloads), form one run each per lane whatever the sort; fill those runs with x's
@@ -39,12 +40,17 @@ def _restore_runs(lib: Any, out: Any, raw: Any, v: Any, ordered: Any, axis: int)
     elements have the same bits). NumPy's fast sort (introsort, SIMD where the CPU has it:
     20x its stable timsort on 10M float32) may reorder them, a descending order read off an
     ascending sort reverses them, and a narrow float's NaN payload does not survive its
-    float32 value."""
+    float32 value. Each run is looked for only where it can differ: zeros where x holds a -0
+    (all +0 have one bit pattern; -0's bits, the sign bit alone, are the least of the
+    signed integers of the storage's width, so the integer view's min finds it in one pass
+    with no temporary), NaNs where `nans` (the caller read the ends of the ascending lanes)."""
     def lanes(a: Any) -> Any:
         return lib.moveaxis(a, axis, -1)
-    for run in (_zero, lib.isnan):
-        had = run(v)
-        if had.any():
+    bits = raw.view(np.dtype(f"i{raw.dtype.itemsize}"))
+    minus_zero = bool(bits.min() == np.iinfo(bits.dtype).min)
+    for run, present in ((_zero, minus_zero), (lib.isnan, nans)):
+        if present:
+            had = run(v)
             lanes(out)[lanes(run(ordered))] = lanes(raw)[lanes(had)]
 
 
@@ -86,12 +92,15 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False,
     v = values(x)
     with computing(be) as lib:
         ordered = lib.sort(v, axis=a)          # NumPy's fast sort, CuPy's radix sort
+        # NaNs sort last ascending: a lane holds one iff its last element is one
+        nans = v.dtype.kind == "f" and v.size > 0 and \
+            bool(lib.isnan(lib.take(ordered, -1, axis=a)).any())
         if descending:                         # the values' order, NaNs first
             ordered = lib.ascontiguousarray(lib.flip(ordered, axis=a))
     y = result(ordered, x._t.dtype, be)        # a narrow float from float32: exact, but NaNs
-    if v.dtype.kind == "f":
+    if v.dtype.kind == "f" and v.size:
         with computing(be) as lib:
-            _restore_runs(lib, y._raw(), x._raw(), v, ordered, a)
+            _restore_runs(lib, y._raw(), x._raw(), v, ordered, a, nans)
     return y
 
 

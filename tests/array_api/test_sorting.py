@@ -107,3 +107,31 @@ def test_sort_keeps_zeros_and_nans_in_their_order_on_every_axis(dtype):
         want = np.take_along_axis(bits(x), stable_descending(host, axis), axis)
         np.testing.assert_array_equal(bits(xp.sort(x, axis=axis, descending=True)), want)
 
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_sort_finds_the_runs_to_restore_however_few(dtype):
+    """sort restores the zeros' run only where x holds a -0, and the NaNs' only where a lane
+    ends in a NaN (ascending): one -0 in the whole array, one NaN in one lane, +0 alone with
+    NaN payloads elsewhere, and neither, all give the stable sorts' bits along each axis."""
+    rng = np.random.default_rng(43)
+    base = rng.choice(np.array([0.5, 1.5, -2.0, 3.0, 0.0]), (6, 7, 33))
+    cases = {"one -0": base.copy(), "one NaN": base.copy(), "+0 and NaNs": base.copy(),
+             "neither": np.where(base == 0, 4.0, base)}
+    cases["one -0"][2, 3, 17] = -0.0
+    cases["one NaN"][4, 1, 5] = np.nan
+    cases["+0 and NaNs"][rng.random(base.shape) < 0.05] = np.nan
+    for name, v in cases.items():
+        x = make(v, dtype)
+        raw = x._raw()
+        nan = np.isnan(as_float(values(x)))
+        if raw.itemsize > 1 and nan.sum() > 1:      # NaN payloads of their own
+            word = raw.view(f"u{raw.itemsize}")
+            word[nan] ^= rng.integers(0, 4, nan.sum()).astype(word.dtype)
+        host = as_float(values(x))
+        for axis in (0, 1, 2):
+            want = np.take_along_axis(bits(x), np.argsort(host, axis=axis, kind="stable"), axis)
+            np.testing.assert_array_equal(bits(xp.sort(x, axis=axis)), want, err_msg=f"{name} {axis}")
+            want = np.take_along_axis(bits(x), stable_descending(host, axis), axis)
+            np.testing.assert_array_equal(bits(xp.sort(x, axis=axis, descending=True)), want,
+                                          err_msg=f"{name} {axis} descending")
