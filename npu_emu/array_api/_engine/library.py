@@ -26,7 +26,7 @@ from ...runtime.base import Backend
 from ...status import AclnnError
 from . import dtypes as _dtypes
 from .array import Array, empty_array, external_array, library_dtype, result_array
-from .device import library, library_memory, library_order, numpy_quiet
+from .device import library, library_memory, library_order, numpy_quiet, synchronize
 from .dtypes import VIA_FLOAT32
 from .kernel import convert, copy, family_plan, kernel_view, launch
 from .scalars import PyScalar, scalar_constant, scalar_storage
@@ -74,7 +74,7 @@ class computing:
     def __enter__(self) -> Any:
         be = self._be
         if be.is_cpu:
-            be.default_stream.synchronize()
+            synchronize(be)           # and the results that died since released (library_order)
             self._inner = numpy_quiet()
             self._inner.__enter__()
             return np
