@@ -224,6 +224,14 @@ __device__ __forceinline__ void binary_row(T* __restrict__ o, const T* __restric
     } else if (so == 1 && sa == 0 && sb == 1) {
         const T av = *a;
         for (I j = 0; j < n; ++j) o[j] = Apply<OP, T>::run(av, b[j], alpha, alpha_f);
+    } else if (so == 1 && sb == 0) {          // a strided row and a scalar (x[::2] + 1)
+        const T bv = *b;
+        for (I j = 0; j < n; ++j) o[j] = Apply<OP, T>::run(a[j * sa], bv, alpha, alpha_f);
+    } else if (so == 1 && sa == 0) {
+        const T av = *a;
+        for (I j = 0; j < n; ++j) o[j] = Apply<OP, T>::run(av, b[j * sb], alpha, alpha_f);
+    } else if (so == 1) {
+        for (I j = 0; j < n; ++j) o[j] = Apply<OP, T>::run(a[j * sa], b[j * sb], alpha, alpha_f);
     } else {
         for (I j = 0; j < n; ++j) o[j * so] = Apply<OP, T>::run(a[j * sa], b[j * sb], alpha, alpha_f);
     }

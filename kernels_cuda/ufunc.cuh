@@ -592,7 +592,11 @@ NPU_EMU_HD void load_chunk(C* buf, const TI* p, int m, I s) {
         for (int j = 0; j < m; ++j) buf[j] = v;
         return;
     }
-    for (int j = 0; j < m; ++j) buf[j] = arg<Op>(p[j]);
+    if (s == 1) {
+        for (int j = 0; j < m; ++j) buf[j] = arg<Op>(p[j]);
+        return;
+    }
+    for (int j = 0; j < m; ++j) buf[j] = arg<Op>(p[j * s]);   // a strided row, gathered
 }
 
 template <bool Binary, typename Op, typename C> struct ResultOf { using type = decltype(Op::run(C())); };
@@ -605,10 +609,11 @@ NPU_EMU_HD bool disjoint(const A* a, I n, const B* b, I m) {
     return pa + static_cast<uintptr_t>(n) * sizeof(A) <= pb || pb + static_cast<uintptr_t>(m) * sizeof(B) <= pa;
 }
 
-// A contiguous row (o[j] = Op(a[j]), or Op(a[j], b[j * sb]) with sb 1 or 0) chunk by chunk
-// (o may be a itself: a chunk is read before it is written): the fp16 conversions eight at a
-// time through L1 buffers, and a split function's fast() over the whole chunk with only its
-// rare lanes redone by run().
+// A row with a contiguous output (o[j] = Op(a[j * sa]), or Op(a[j * sa], b[j * sb])) chunk by
+// chunk (o may be a itself: a chunk is read before it is written): the fp16 conversions eight
+// at a time through L1 buffers, and a split function's fast() over the whole chunk with only
+// its rare lanes redone by run(). Strided operands are gathered into the buffers first (a
+// float32 exp(x[::2, ::2]) computed element by element by the full function, 0.5x NumPy).
 // A split function whose operands and result are stored as they are computed (float32,
 // float64), on a row whose output overlaps no operand, reads the operands and writes the
 // output directly ("direct"); otherwise through L1 buffers of compute values (the buffers'
@@ -618,7 +623,7 @@ NPU_EMU_HD bool disjoint(const A* a, I n, const B* b, I m) {
 // which changes nothing), but fast()'s results of a form that declares `canonical` (its only
 // NaN is the canonical one already): the same operations, so the same bits.
 template <bool Binary, typename Op, typename TI, typename TO, typename I>
-NPU_EMU_HD void staged_row(TO* o, const TI* a, const TI* b, I n, I sb) {
+NPU_EMU_HD void staged_row(TO* o, const TI* a, const TI* b, I n, I sa, I sb) {
     using C = compute_of<Op, TI>;
     using R = typename ResultOf<Binary, Op, C>::type;
     constexpr bool split = Binary ? Split2<Op, C>::value : Split1<Op, C>::value;
@@ -626,7 +631,8 @@ NPU_EMU_HD void staged_row(TO* o, const TI* a, const TI* b, I n, I sb) {
                                 && !f16_staged<Op, TI>();
     bool direct = false;
     if constexpr (can_direct)
-        direct = disjoint(o, n, a, n) && (!Binary || disjoint(o, n, b, sb == 1 ? n : I(1)));
+        direct = sa == 1 && (sb == 1 || sb == 0) && disjoint(o, n, a, n) &&
+                 (!Binary || disjoint(o, n, b, sb == 1 ? n : I(1)));
     C A[STAGE_CHUNK], B[Binary ? STAGE_CHUNK : 1];
     R out[STAGE_CHUNK];
     for (I j0 = 0; j0 < n; j0 += STAGE_CHUNK) {
@@ -641,7 +647,7 @@ NPU_EMU_HD void staged_row(TO* o, const TI* a, const TI* b, I n, I sb) {
                 if (sb == 1) y = b + j0;
             }
         }
-        if (!direct) load_chunk<Op>(A, a + j0, m, I(1));
+        if (!direct) load_chunk<Op>(A, a + j0 * sa, m, sa);
         if constexpr (Binary) if (!direct || sb != 1) load_chunk<Op>(B, b + j0 * sb, m, sb);
         if constexpr (split) {
             using S = typename Op::template split<C>;
@@ -748,9 +754,14 @@ __device__ __forceinline__ void unary_row(TO* __restrict__ o, const TI* __restri
 #if defined(NPU_EMU_CPU)   // long runs: loops the compiler vectorizes (a GPU thread takes 1)
     } else if (so == 1 && sx == 1) {
         if constexpr (staged1<Op, TI>())
-            staged_row<false, Op, TI, TO, I>(o, x, x, n, I(0));
+            staged_row<false, Op, TI, TO, I>(o, x, x, n, I(1), I(0));
         else
             for (I j = 0; j < n; ++j) o[j] = apply1<Op, TO>(x[j]);
+    } else if (so == 1) {                         // a strided input: gathered (staged_row)
+        if constexpr (staged1<Op, TI>())
+            staged_row<false, Op, TI, TO, I>(o, x, x, n, sx, I(0));
+        else
+            for (I j = 0; j < n; ++j) o[j] = apply1<Op, TO>(x[j * sx]);
 #endif
     } else {
         for (I j = 0; j < n; ++j) o[j * so] = apply1<Op, TO>(x[j * sx]);
@@ -769,13 +780,18 @@ __device__ __forceinline__ void binary_row(TO* __restrict__ o, const TI* __restr
         for (int j = 0; j < V; ++j) ov[j] = apply2<Op, TO>(av[j], bv[j]);
         store_vec<V>(o, ov);
 #if defined(NPU_EMU_CPU)   // long runs: loops the compiler vectorizes (a GPU thread takes 1)
-    } else if (staged2<Op, TI>() && so == 1 && sa == 1 && sb <= 1) {
-        if constexpr (staged2<Op, TI>()) staged_row<true, Op, TI, TO, I>(o, a, b, n, sb);
+    } else if (staged2<Op, TI>() && so == 1) {   // strided operands gathered (staged_row)
+        if constexpr (staged2<Op, TI>()) staged_row<true, Op, TI, TO, I>(o, a, b, n, sa, sb);
     } else if (so == 1 && sa == 1 && sb == 1) {
         for (I j = 0; j < n; ++j) o[j] = apply2<Op, TO>(a[j], b[j]);
     } else if (so == 1 && sa == 1 && sb == 0) {   // array (op) scalar: the common broadcast
         const TI bs = *b;
         for (I j = 0; j < n; ++j) o[j] = apply2<Op, TO>(a[j], bs);
+    } else if (so == 1 && sb == 0) {              // a strided row (op) scalar
+        const TI bs = *b;
+        for (I j = 0; j < n; ++j) o[j] = apply2<Op, TO>(a[j * sa], bs);
+    } else if (so == 1) {
+        for (I j = 0; j < n; ++j) o[j] = apply2<Op, TO>(a[j * sa], b[j * sb]);
 #endif
     } else {
         for (I j = 0; j < n; ++j) o[j * so] = apply2<Op, TO>(a[j * sa], b[j * sb]);
