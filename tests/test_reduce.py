@@ -746,3 +746,31 @@ def test_the_chunk_tests_place_their_elements_by_is_the_kernels():
     text = (R.kernels_dir() / "reduce.cuh").read_text()
     found = re.search(r"static constexpr int64_t CHUNK = (\d+);", text)
     assert found and int(found.group(1)) == CHUNK
+
+
+def test_any_order_reductions_walk_memory_order_and_give_the_rule():
+    """max, min, all and any (ANY_ORDER: no result of theirs depends on the order, ties
+    included) walk their reduced elements in memory order, so a transposed or permuted view
+    reads its memory in runs; argmax, argmin and the ordered reductions keep the logical C
+    order. The results are the rule's on permuted 3-d views over every set of axes, NaN and
+    signed zeros included."""
+    sizes, strides = R.reduced_dims((4, 5, 6), (1, 24, 4), (0, 1, 2), by_memory=True)
+    assert (sizes, strides) == ((120,), (1,))            # x.transpose(2, 0, 1) of a (5, 6, 4): one run
+    assert R.reduced_dims((4, 5, 6), (1, 24, 4), (0, 1, 2)) == ((30, 4), (4, 1))   # C order: two runs
+    assert R.ANY_ORDER == {"max", "min", "all", "any"}
+    rng = np.random.default_rng(31)
+    base = rng.standard_normal((5, 6, 40)).astype(np.float32)
+    base[1, 2, 3], base[3, 0, 7] = np.nan, np.nan
+    base[2] = -0.0
+    base[2, 4, 9] = 0.0
+    for perm in ((2, 0, 1), (1, 2, 0), (2, 1, 0)):
+        v = np.transpose(base, perm)
+        for axes in ((0,), (1,), (2,), (0, 1), (1, 2), (0, 2), (0, 1, 2)):
+            moved = np.moveaxis(v, axes, range(-len(axes), 0))
+            rows = moved.reshape(moved.shape[:v.ndim - len(axes)] + (-1,)).reshape(-1, math.prod(v.shape[a] for a in axes))
+            for name in ("max", "min"):
+                want = _extreme_by_the_rule(rows, name).reshape(moved.shape[:v.ndim - len(axes)])
+                assert np.array_equal(bits(run(name, v, axes)), bits(want)), (perm, axes, name)
+            np.testing.assert_array_equal(run("any", v > 1.5, axes), (v > 1.5).any(axis=axes))
+            np.testing.assert_array_equal(run("all", v > -3, axes), (v > -3).all(axis=axes))
+            np.testing.assert_array_equal(run("argmax", v, axes[0]), np.argmax(v, axis=axes[0]))

@@ -259,12 +259,21 @@ def pack(space: Space, group: int, phase: int, *, correction: float = 0.0, flags
     return np.frombuffer(raw, dtype=params_dtype())[0]
 
 
-def reduced_dims(shape: Sequence[int], strides: Sequence[int],
-                 axes: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+# The reductions whose result does not depend on the order of the elements, ties included
+# (argmax and argmin return the first index of a tie: theirs does): their reduced elements are
+# walked in memory order (reduced_dims' by_memory), so max(x.T) reads x row by row.
+ANY_ORDER = frozenset({"max", "min", "all", "any"})
+
+
+def reduced_dims(shape: Sequence[int], strides: Sequence[int], axes: Sequence[int],
+                 by_memory: bool = False) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The reduced space in its logical C order (ascending axes, the last fastest), innermost
     first: size-1 axes dropped, neighbours merged where memory is contiguous across them (the
-    logical order is unchanged by both)."""
+    logical order is unchanged by both). `by_memory` (an ANY_ORDER reduction): the axes in the
+    order of their strides instead, the smallest fastest, so neighbours in memory merge."""
     dims = [(shape[a], strides[a]) for a in sorted(axes) if shape[a] != 1]
+    if by_memory:
+        dims.sort(key=lambda d: -abs(d[1]))         # stable: equal strides keep their order
     if any(n == 0 for n, _ in dims):
         return (0,), (0,)
     merged: list[list[int]] = []            # innermost first
@@ -281,9 +290,11 @@ def reduced_dims(shape: Sequence[int], strides: Sequence[int],
     return tuple(n for n, _ in merged), tuple(s for _, s in merged)
 
 
-def make_space(x: View, out: View, axes: Sequence[int], initial: "int | None" = None) -> Space:
+def make_space(x: View, out: View, axes: Sequence[int], initial: "int | None" = None,
+               by_memory: bool = False) -> Space:
     """The spaces of a reduction over `axes`, or of a scan along axes[0] (`initial`: how many
-    leading outputs the scan writes before its first element, 0 or 1)."""
+    leading outputs the scan writes before its first element, 0 or 1); `by_memory`: the
+    reduced elements in memory order (reduced_dims)."""
     scan = initial is not None
     kept = [a for a in range(len(x.shape)) if a not in set(axes)]
     kept_shape = tuple(x.shape[a] for a in kept)
@@ -297,7 +308,7 @@ def make_space(x: View, out: View, axes: Sequence[int], initial: "int | None" = 
     if kspace.ndim > MAX_DIMS:
         raise ValueError(f"the kept dims coalesce to {kspace.ndim} dims; the kernels take at "
                          f"most {MAX_DIMS}")
-    red_sizes, red_strides = reduced_dims(x.shape, x.strides, axes)
+    red_sizes, red_strides = reduced_dims(x.shape, x.strides, axes, by_memory)
     if scan:   # one axis, never merged
         red_sizes, red_strides = (x.shape[axes[0]],), (x.strides[axes[0]],)
     return Space(kspace.sizes, kspace.strides[1], kspace.strides[0], red_sizes, red_strides)
@@ -461,7 +472,7 @@ def _skeleton(be: Backend, device: tuple, geometry: Callable[[int, int], Geometr
     x = View(X, x_shape, x_strides, 0)     # type: ignore[arg-type]  (the pointers are slots)
     out = View(Y, out_shape, out_strides, 0)  # type: ignore[arg-type]
     scan = f.kind == "scan"
-    space = make_space(x, out, axes, int(include_initial) if scan else None)
+    space = make_space(x, out, axes, int(include_initial) if scan else None, name in ANY_ORDER)
     if space.nout == 0 or out.numel == 0:
         return (), 0
     side_by_side = bool(space.out_sizes) and abs(space.out_xstrides[0]) == 1 \
