@@ -774,3 +774,25 @@ def test_any_order_reductions_walk_memory_order_and_give_the_rule():
             np.testing.assert_array_equal(run("any", v > 1.5, axes), (v > 1.5).any(axis=axes))
             np.testing.assert_array_equal(run("all", v > -3, axes), (v > -3).all(axis=axes))
             np.testing.assert_array_equal(run("argmax", v, axes[0]), np.argmax(v, axis=axes[0]))
+
+
+@pytest.mark.parametrize("dt", (DT.ACL_FLOAT, DT.ACL_DOUBLE, DT.ACL_FLOAT16, DT.ACL_COMPLEX64),
+                         ids=lambda d: INFO[d].short)
+def test_lines_side_by_side_give_the_order(dt):
+    """A full reduction of a transposed view (each line of the reduced space a column of the
+    memory, the lines side by side) reads the leaves of several lines at once: the bits are
+    the order's (the reference's, and the contiguous copy's), for whole and partial blocks of
+    lines, leaf groups that start inside a line (every geometry), and inputs past the kernel's
+    leaf buffer (long lines take the plain path)."""
+    rng = np.random.default_rng(37)
+    for rows, cols in ((2048, 70), (1024, 33), (3072, 16), (2048, 5), (70 * 1024, 17)):
+        a = random(dt, (rows, cols), rng)
+        v = a.T                                      # lines of `rows` elements, `cols` apart
+        for name in ("sum", "mean", "var") if INFO[dt].kind != "complex" else ("sum", "prod"):
+            want = bits(run(name, np.ascontiguousarray(v)))
+            assert np.array_equal(bits(run(name, v)), want), (name, rows, cols)
+            if name in ("sum", "mean", "var"):
+                assert np.array_equal(want, bits(reference(name, np.ascontiguousarray(v), dt, None)))
+            if rows * cols <= 2048 * 70:
+                for geo in GEOMETRIES:
+                    assert np.array_equal(bits(run(name, v, geometry=geo)), want), (name, geo)
