@@ -711,10 +711,15 @@ template <class Op>
 NPU_EMU_HD typename Op::Part leaf(const ReduceParams& p, const typename Op::In* x, int64_t k0,
                                   int64_t n, typename Op::Acc c) {
     using Part = typename Op::Part;
-    if (p.red_ndim == 1) return leaf_line<Op>(x + k0 * p.red_stride[0], p.red_stride[0], k0, n, c);
     RedCursor cur;
-    cur.seek(p, k0);
-    if (k0 % p.red_size[0] + n <= p.red_size[0]) return leaf_line<Op>(x + cur.off, p.red_stride[0], k0, n, c);
+    const typename Op::In* line = nullptr;      // one call of leaf_line: one copy of its loops
+    if (p.red_ndim == 1) {
+        line = x + k0 * p.red_stride[0];
+    } else {
+        cur.seek(p, k0);
+        if (k0 % p.red_size[0] + n <= p.red_size[0]) line = x + cur.off;
+    }
+    if (line) return leaf_line<Op>(line, p.red_stride[0], k0, n, c);
     Part lane[W];
     const int used = n < W ? static_cast<int>(n) : W;
     for (int64_t i = 0; i < n; ++i) {
@@ -741,6 +746,9 @@ template <class Op> constexpr int line_block() {
 }
 template <class Op>
 NPU_EMU_HD bool lines_side_by_side(const ReduceParams& p) {
+    // Real accumulators only (float, double): the complex sums keep the plain path, and
+    // their modules the build time this path's unrolled loops would add.
+    if constexpr (!std::is_floating_point<typename Op::Part>::value) return false;
     return p.red_ndim == 2 && p.red_stride[1] == 1 && p.red_stride[0] > line_block<Op>() &&
            p.red_size[0] % L == 0 && p.red_size[0] / L <= LINES_MAX_LEAVES &&
            p.red_size[1] >= line_block<Op>();
@@ -1065,6 +1073,7 @@ __device__ __forceinline__ void ordered_body(const ReduceParams& p, const typena
         const int64_t l1 = p.phase == 1 && l0 + p.group < p.nleaves ? l0 + p.group : p.nleaves;
         int64_t l = l0;
 #if defined(NPU_EMU_CPU)
+        if constexpr (std::is_floating_point<typename Op::Part>::value)
         if (lines_side_by_side<Op>(p)) {     // whole blocks of K lines: their leaves together
             constexpr int K = line_block<Op>();
             const int64_t H = p.red_size[0] / L;

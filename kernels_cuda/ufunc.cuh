@@ -752,14 +752,11 @@ __device__ __forceinline__ void unary_row(TO* __restrict__ o, const TI* __restri
         for (int j = 0; j < V; ++j) ov[j] = apply1<Op, TO>(xv[j]);
         store_vec<V>(o, ov);
 #if defined(NPU_EMU_CPU)   // long runs: loops the compiler vectorizes (a GPU thread takes 1)
-    } else if (so == 1 && sx == 1) {
-        if constexpr (staged1<Op, TI>())
-            staged_row<false, Op, TI, TO, I>(o, x, x, n, I(1), I(0));
-        else
-            for (I j = 0; j < n; ++j) o[j] = apply1<Op, TO>(x[j]);
-    } else if (so == 1) {                         // a strided input: gathered (staged_row)
-        if constexpr (staged1<Op, TI>())
+    } else if (so == 1) {             // a strided input is gathered by staged_row (one call:
+        if constexpr (staged1<Op, TI>())   // one copy of its loops in the module)
             staged_row<false, Op, TI, TO, I>(o, x, x, n, sx, I(0));
+        else if (sx == 1)
+            for (I j = 0; j < n; ++j) o[j] = apply1<Op, TO>(x[j]);
         else
             for (I j = 0; j < n; ++j) o[j] = apply1<Op, TO>(x[j * sx]);
 #endif
