@@ -30,8 +30,9 @@ from .indexing import coalesce
 # reduce_<unit>_<group>.cu, so that a first call builds only the kernels of its input's group
 # (a first float32 sum waited 15-19 s of g++ for the 25 sums of every dtype), each build
 # stays short and the units build in parallel.
-UNITS = {"sum": "sum", "prod": "prod", "stats": "mean, var, std and the sum of squares", "extreme": "max, min, argmax, argmin",
-         "bool": "all, any", "scan": "cumulative_sum, cumulative_prod"}
+UNITS = {"sum": "sum", "prod": "prod", "stats": "mean, var, std and the sum of squares",
+         "extreme": "max, min, argmax, argmin", "bool": "all, any",
+         "scan": "cumulative_sum, cumulative_prod"}
 LEAF = 1024          # L: elements per leaf
 LANES = 16           # W: interleaved accumulators per leaf
 MAX_DIMS = 8         # kept dims and reduced dims, each after merging
