@@ -47,20 +47,13 @@ __device__ __forceinline__ void clip_body(const IterParams<4>& p, const T* x, co
 }  // namespace clip_kernels
 }  // namespace npu_emu
 
-// One kernel per dtype (the catalog in npu_emu/kernels/clip.py): the CPU's one body takes
-// 64-bit indices; a GPU's takes 32-bit ones unless the host set WIDE_INDEX (ufunc.cuh's).
-#if defined(NPU_EMU_CPU)
-#define NPU_EMU_CLIP_BODY(T) npu_emu::clip_kernels::clip_body<T, uint64_t>(p, x, lo, hi, out)
-#else
-#define NPU_EMU_CLIP_BODY(T)                                                                   \
-    if (p.flags & npu_emu::ufunc::WIDE_INDEX)                                                  \
-        npu_emu::clip_kernels::clip_body<T, uint64_t>(p, x, lo, hi, out);                      \
-    else                                                                                       \
-        npu_emu::clip_kernels::clip_body<T, uint32_t>(p, x, lo, hi, out)
-#endif
+// One kernel per dtype (the catalog in npu_emu/kernels/clip.py), at its launch's index width
+// (npu_emu_index.cuh's with_index_width).
 #define NPU_EMU_CLIP_KERNEL(NAME, T)                                                            \
     extern "C" __global__ void NAME(const npu_emu::IterParams<4> p, const T* x, const T* lo,   \
                                     const T* hi, T* out) {                                     \
-        NPU_EMU_CLIP_BODY(T);                                                                  \
+        npu_emu::with_index_width(p.flags, [&](auto i) {                                       \
+            npu_emu::clip_kernels::clip_body<T, decltype(i)>(p, x, lo, hi, out);               \
+        });                                                                                    \
     }                                                                                          \
     NPU_EMU_EXPORT(NAME)

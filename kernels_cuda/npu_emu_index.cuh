@@ -124,6 +124,26 @@ NPU_EMU_HD bool vec_dest(const T* p, I n, I s) {
     return n == static_cast<I>(N) && s == 1 && vec_aligned<N>(p);
 }
 
+// IterParams::flags: the launch's offsets need 64 bits (spaces past 2^31 elements, negative
+// strides), set by the host (npu_emu/kernels/ufunc.py row_launch, WIDE_INDEX there too).
+constexpr int32_t WIDE_INDEX = 1;
+
+// A kernel's body at its launch's index width: body(I()) with I the index type. The CPU's one
+// body takes 64-bit indices (its index division is paid once a row); a GPU's takes 32-bit ones
+// unless the host set WIDE_INDEX. One choice for every family (ufunc, select, clip).
+template <typename Body>
+__device__ __forceinline__ void with_index_width(int32_t flags, Body&& body) {
+#if defined(NPU_EMU_CPU)
+    (void)flags;
+    body(uint64_t());
+#else
+    if (flags & WIDE_INDEX)
+        body(uint64_t());
+    else
+        body(uint32_t());
+#endif
+}
+
 // Walk the `run` consecutive elements of the iteration space that belong to this thread, one
 // row segment (a stretch along dim 0) at a time: row(off, n) gets each operand's element
 // offset of the segment's first element and the segment's length (its elements step by

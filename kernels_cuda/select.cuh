@@ -30,8 +30,6 @@ __device__ __forceinline__ b16 blend(bool k, b16 a, b16 b) {
     return {blend<uint64_t>(k, a.lo, b.lo), blend<uint64_t>(k, a.hi, b.hi)};
 }
 
-constexpr int WIDE_INDEX = 1;   // IterParams::flags: take the 64-bit body (kernels/ufunc.py row_launch)
-
 template <typename T, typename I>
 __device__ __forceinline__ void select_row(T* __restrict__ o, const uint8_t* __restrict__ c,
                                            const T* __restrict__ a, const T* __restrict__ b,
@@ -68,20 +66,13 @@ __device__ __forceinline__ void select_body(const IterParams<4>& p, const uint8_
 }  // namespace select_kernels
 }  // namespace npu_emu
 
-// One kernel per element width (the catalog in npu_emu/kernels/select.py): the CPU's one
-// body takes 64-bit indices; a GPU's takes 32-bit ones unless the host set WIDE_INDEX.
-#if defined(NPU_EMU_CPU)
-#define NPU_EMU_SELECT_BODY(T) npu_emu::select_kernels::select_body<T, uint64_t>(p, c, a, b, out)
-#else
-#define NPU_EMU_SELECT_BODY(T)                                                                 \
-    if (p.flags & npu_emu::select_kernels::WIDE_INDEX)                                         \
-        npu_emu::select_kernels::select_body<T, uint64_t>(p, c, a, b, out);                    \
-    else                                                                                       \
-        npu_emu::select_kernels::select_body<T, uint32_t>(p, c, a, b, out)
-#endif
+// One kernel per element width (the catalog in npu_emu/kernels/select.py), at its launch's
+// index width (npu_emu_index.cuh's with_index_width).
 #define NPU_EMU_SELECT_KERNEL(NAME, T)                                                          \
     extern "C" __global__ void NAME(const npu_emu::IterParams<4> p, const uint8_t* c,          \
                                     const T* a, const T* b, T* out) {                          \
-        NPU_EMU_SELECT_BODY(T);                                                                \
+        npu_emu::with_index_width(p.flags, [&](auto i) {                                       \
+            npu_emu::select_kernels::select_body<T, decltype(i)>(p, c, a, b, out);             \
+        });                                                                                    \
     }                                                                                          \
     NPU_EMU_EXPORT(NAME)

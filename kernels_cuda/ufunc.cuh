@@ -17,8 +17,9 @@
 // unsigned) are not kernels: the host plans them as copies, which keep every bit.
 //
 // Indexing: on the GPU each kernel holds a 32-bit and a 64-bit body and IterParams::flags
-// (WIDE_INDEX) picks one; the CPU always takes the 64-bit body (its index division is paid
-// once per run of >= 16 KiB, so the 32-bit one would only double the build).
+// (WIDE_INDEX) picks one (npu_emu_index.cuh's with_index_width); the CPU always takes the
+// 64-bit body (its index division is paid once per run of >= 16 KiB, so the 32-bit one would
+// only double the build).
 //
 // Adding a function: one entry in the catalog; either with a C expression of `x` (or `a`, `b`)
 // that the generator wraps in a functor (a transcendental: `npu_emu::math::exp(x)`, whose
@@ -45,7 +46,6 @@ namespace ufunc {
 #define NPU_EMU_UFUNC_OUTLINE __device__ __noinline__
 #endif
 
-constexpr int32_t WIDE_INDEX = 1;   // IterParams::flags: offsets need 64 bits (or go negative)
 
 // ------------------------------------------------------------------ type traits
 template <typename T> struct Traits {                         // integers
@@ -813,14 +813,10 @@ __device__ __forceinline__ void binary_body(const IterParams<3>& p, const TI* a,
 }  // namespace ufunc
 }  // namespace npu_emu
 
-#if defined(NPU_EMU_CPU)
-#define NPU_EMU_UFUNC_DISPATCH(BODY, OP, TI, TO, ...) \
-    npu_emu::ufunc::BODY<OP, TI, TO, uint64_t>(__VA_ARGS__)
-#else
 #define NPU_EMU_UFUNC_DISPATCH(BODY, OP, TI, TO, ...)                                          \
-    if (p.flags & npu_emu::ufunc::WIDE_INDEX) npu_emu::ufunc::BODY<OP, TI, TO, uint64_t>(__VA_ARGS__); \
-    else npu_emu::ufunc::BODY<OP, TI, TO, uint32_t>(__VA_ARGS__)
-#endif
+    npu_emu::with_index_width(p.flags, [&](auto i) {                                           \
+        npu_emu::ufunc::BODY<OP, TI, TO, decltype(i)>(__VA_ARGS__);                            \
+    })
 
 // One kernel per catalog line (the generated ufunc_<family>_<group>.cu units): NAME is the kernel's exported
 // name, OP its functor, TI / TO the input and output storage types.
