@@ -58,9 +58,9 @@ def pow(x1: object, x2: object, /) -> Array:
 
 
 def atan2(x1: object, x2: object, /) -> Array:
-    """Elementwise arctan2 of x1 and x2, broadcast; real floating-point dtypes, promoted by
-    the array_api rule set (on our kernels; narrow floats in float32,
-    rounded back by our conversion)."""
+    """Elementwise arctan2 of x1 and x2, broadcast; real floating-point dtypes, promoted by the
+    array_api rule set, and integer dtypes in the default real floating dtype (on our kernels;
+    narrow floats in float32, rounded back by our conversion)."""
     return binary("atan2", x1, x2)
 
 
@@ -72,16 +72,16 @@ def copysign(x1: object, x2: object, /) -> Array:
 
 
 def hypot(x1: object, x2: object, /) -> Array:
-    """Elementwise hypot of x1 and x2, broadcast; real floating-point dtypes, promoted by
-    the array_api rule set (on our kernels; narrow floats in float32,
-    rounded back by our conversion)."""
+    """Elementwise hypot of x1 and x2, broadcast; real floating-point dtypes, promoted by the
+    array_api rule set, and integer dtypes in the default real floating dtype (on our kernels;
+    narrow floats in float32, rounded back by our conversion)."""
     return binary("hypot", x1, x2)
 
 
 def logaddexp(x1: object, x2: object, /) -> Array:
-    """Elementwise logaddexp of x1 and x2, broadcast; real floating-point dtypes, promoted
-    by the array_api rule set (on our kernels; narrow floats in float32,
-    rounded back by our conversion)."""
+    """Elementwise logaddexp of x1 and x2, broadcast; real floating-point dtypes, promoted by
+    the array_api rule set, and integer dtypes in the default real floating dtype (on our
+    kernels; narrow floats in float32, rounded back by our conversion)."""
     return binary("logaddexp", x1, x2)
 
 
@@ -235,116 +235,116 @@ def logical_not(x: Array, /) -> Array:
 
 
 def acos(x: Array, /) -> Array:
-    """Elementwise arccos of x; floating-point dtypes (narrow floats in float32, rounded
-    back by our conversion)."""
+    """Elementwise arccos of x; floating-point dtypes, and integer dtypes in the default real
+    floating dtype (narrow floats in float32, rounded back by our conversion)."""
     return unary("acos", x)
 
 
 def acosh(x: Array, /) -> Array:
-    """Elementwise arccosh of x; floating-point dtypes (narrow floats in float32, rounded
-    back by our conversion)."""
+    """Elementwise arccosh of x; floating-point dtypes, and integer dtypes in the default real
+    floating dtype (narrow floats in float32, rounded back by our conversion)."""
     return unary("acosh", x)
 
 
 def asin(x: Array, /) -> Array:
-    """Elementwise arcsin of x; floating-point dtypes (narrow floats in float32, rounded
-    back by our conversion)."""
+    """Elementwise arcsin of x; floating-point dtypes, and integer dtypes in the default real
+    floating dtype (narrow floats in float32, rounded back by our conversion)."""
     return unary("asin", x)
 
 
 def asinh(x: Array, /) -> Array:
-    """Elementwise arcsinh of x; floating-point dtypes (narrow floats in float32, rounded
-    back by our conversion)."""
+    """Elementwise arcsinh of x; floating-point dtypes, and integer dtypes in the default real
+    floating dtype (narrow floats in float32, rounded back by our conversion)."""
     return unary("asinh", x)
 
 
 def atan(x: Array, /) -> Array:
-    """Elementwise arctan of x; floating-point dtypes (narrow floats in float32, rounded
-    back by our conversion)."""
+    """Elementwise arctan of x; floating-point dtypes, and integer dtypes in the default real
+    floating dtype (narrow floats in float32, rounded back by our conversion)."""
     return unary("atan", x)
 
 
 def atanh(x: Array, /) -> Array:
-    """Elementwise arctanh of x; floating-point dtypes (narrow floats in float32, rounded
-    back by our conversion)."""
+    """Elementwise arctanh of x; floating-point dtypes, and integer dtypes in the default real
+    floating dtype (narrow floats in float32, rounded back by our conversion)."""
     return unary("atanh", x)
 
 
 def cos(x: Array, /) -> Array:
-    """Elementwise cos of x; floating-point dtypes (narrow floats in float32, rounded back
-    by our conversion)."""
+    """Elementwise cos of x; floating-point dtypes, and integer dtypes in the default real
+    floating dtype (narrow floats in float32, rounded back by our conversion)."""
     return unary("cos", x)
 
 
 def cosh(x: Array, /) -> Array:
-    """Elementwise cosh of x; floating-point dtypes (narrow floats in float32, rounded back
-    by our conversion)."""
+    """Elementwise cosh of x; floating-point dtypes, and integer dtypes in the default real
+    floating dtype (narrow floats in float32, rounded back by our conversion)."""
     return unary("cosh", x)
 
 
 def sin(x: Array, /) -> Array:
-    """Elementwise sin of x; floating-point dtypes (narrow floats in float32, rounded back
-    by our conversion)."""
+    """Elementwise sin of x; floating-point dtypes, and integer dtypes in the default real
+    floating dtype (narrow floats in float32, rounded back by our conversion)."""
     return unary("sin", x)
 
 
 def sinh(x: Array, /) -> Array:
-    """Elementwise sinh of x; floating-point dtypes (narrow floats in float32, rounded back
-    by our conversion)."""
+    """Elementwise sinh of x; floating-point dtypes, and integer dtypes in the default real
+    floating dtype (narrow floats in float32, rounded back by our conversion)."""
     return unary("sinh", x)
 
 
 def tan(x: Array, /) -> Array:
-    """Elementwise tan of x; floating-point dtypes (narrow floats in float32, rounded back
-    by our conversion)."""
+    """Elementwise tan of x; floating-point dtypes, and integer dtypes in the default real
+    floating dtype (narrow floats in float32, rounded back by our conversion)."""
     return unary("tan", x)
 
 
 def tanh(x: Array, /) -> Array:
-    """Elementwise tanh of x; floating-point dtypes (narrow floats in float32, rounded back
-    by our conversion)."""
+    """Elementwise tanh of x; floating-point dtypes, and integer dtypes in the default real
+    floating dtype (narrow floats in float32, rounded back by our conversion)."""
     return unary("tanh", x)
 
 
 def exp(x: Array, /) -> Array:
-    """Elementwise exp of x; floating-point dtypes (narrow floats in float32, rounded back
-    by our conversion)."""
+    """Elementwise exp of x; floating-point dtypes, and integer dtypes in the default real
+    floating dtype (narrow floats in float32, rounded back by our conversion)."""
     return unary("exp", x)
 
 
 def expm1(x: Array, /) -> Array:
-    """Elementwise expm1 of x; floating-point dtypes (narrow floats in float32, rounded back
-    by our conversion)."""
+    """Elementwise expm1 of x; floating-point dtypes, and integer dtypes in the default real
+    floating dtype (narrow floats in float32, rounded back by our conversion)."""
     return unary("expm1", x)
 
 
 def log(x: Array, /) -> Array:
-    """Elementwise log of x; floating-point dtypes (narrow floats in float32, rounded back
-    by our conversion)."""
+    """Elementwise log of x; floating-point dtypes, and integer dtypes in the default real
+    floating dtype (narrow floats in float32, rounded back by our conversion)."""
     return unary("log", x)
 
 
 def log1p(x: Array, /) -> Array:
-    """Elementwise log1p of x; floating-point dtypes (narrow floats in float32, rounded back
-    by our conversion)."""
+    """Elementwise log1p of x; floating-point dtypes, and integer dtypes in the default real
+    floating dtype (narrow floats in float32, rounded back by our conversion)."""
     return unary("log1p", x)
 
 
 def log2(x: Array, /) -> Array:
-    """Elementwise log2 of x; floating-point dtypes (narrow floats in float32, rounded back
-    by our conversion)."""
+    """Elementwise log2 of x; floating-point dtypes, and integer dtypes in the default real
+    floating dtype (narrow floats in float32, rounded back by our conversion)."""
     return unary("log2", x)
 
 
 def log10(x: Array, /) -> Array:
-    """Elementwise log10 of x; floating-point dtypes (narrow floats in float32, rounded back
-    by our conversion)."""
+    """Elementwise log10 of x; floating-point dtypes, and integer dtypes in the default real
+    floating dtype (narrow floats in float32, rounded back by our conversion)."""
     return unary("log10", x)
 
 
 def sqrt(x: Array, /) -> Array:
-    """Elementwise sqrt of x; floating-point dtypes (narrow floats in float32, rounded back
-    by our conversion)."""
+    """Elementwise sqrt of x; floating-point dtypes, and integer dtypes in the default real
+    floating dtype (narrow floats in float32, rounded back by our conversion)."""
     return unary("sqrt", x)
 
 
@@ -355,8 +355,8 @@ def square(x: Array, /) -> Array:
 
 
 def reciprocal(x: Array, /) -> Array:
-    """Elementwise reciprocal of x; floating-point dtypes (narrow floats in float32, rounded
-    back by our conversion)."""
+    """Elementwise reciprocal of x; floating-point dtypes, and integer dtypes in the default
+    real floating dtype (narrow floats in float32, rounded back by our conversion)."""
     return unary("reciprocal", x)
 
 

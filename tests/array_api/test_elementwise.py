@@ -329,6 +329,58 @@ def test_bool_functions():
             getattr(xp, name)(x, y) if name in ("add", "less") else getattr(xp, name)(x)
 
 
+# The math functions the standard defines on floating dtypes; integer arrays compute in the
+# default real floating dtype (ufunc.py's note).
+INT_TO_FLOAT_UNARY = ["acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "sin",
+                      "sinh", "tan", "tanh", "exp", "expm1", "log", "log1p", "log2", "log10",
+                      "sqrt", "reciprocal"]
+INT_TO_FLOAT_BINARY = ["atan2", "hypot", "logaddexp"]
+
+
+@pytest.mark.parametrize("default", ["float64", "float32"])
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "int64"])
+def test_math_functions_take_integers_in_the_default_float(dtype, default):
+    # The same bytes as the function of the array converted by astype (our conversion), in
+    # the default real floating dtype of the moment; and NumPy's values within its ulps.
+    before = xp.set_default_dtypes(real_floating=getattr(xp, default))
+    try:
+        lo = 0 if dtype.startswith("u") else -100
+        ints = np.arange(lo, lo + 200, dtype=np.int64).astype(dtype)
+        if dtype == "int64":
+            ints[:3] = [2**53 + 1, -2**62 - 1, 2**63 - 1]     # not exact in either float
+        x = xp.asarray(ints)
+        fx = xp.astype(x, getattr(xp, default))
+        for name in INT_TO_FLOAT_UNARY:
+            got = getattr(xp, name)(x)
+            assert got.dtype == getattr(xp, default), name
+            same(host(got), host(getattr(xp, name)(fx)))
+            with np.errstate(all="ignore"):
+                want = numpy_fn(name)(ints.astype(default))
+            np.testing.assert_allclose(host(got), want, rtol=4 * np.finfo(default).eps,
+                                       err_msg=name)
+        y = xp.asarray(ints[::-1].copy())
+        fy = xp.astype(y, getattr(xp, default))
+        for name in INT_TO_FLOAT_BINARY:
+            got = getattr(xp, name)(x, y)
+            assert got.dtype == getattr(xp, default), name
+            same(host(got), host(getattr(xp, name)(fx, fy)))
+            same(host(getattr(xp, name)(x, 3)), host(getattr(xp, name)(fx, 3.0)))
+        # beside a float array the NPU's promotion decides, as for the other functions
+        f32 = xp.asarray(np.linspace(-1, 1, ints.size, dtype=np.float32))
+        assert xp.atan2(x, f32).dtype == xp.float32
+    finally:
+        xp.set_default_dtypes(real_floating=before["real floating"])
+
+
+def test_math_functions_keep_refusing_bool():
+    b = xp.asarray([True, False])
+    for name in ("exp", "sqrt", "sin"):
+        with pytest.raises(TypeError, match=f"{name} takes numeric dtypes, not bool"):
+            getattr(xp, name)(b)
+    with pytest.raises(TypeError, match="atan2 takes real numeric dtypes, not bool"):
+        xp.atan2(b, b)
+
+
 def test_logical_functions_take_any_dtype_by_its_truth():
     # beyond the standard (bool only), as NumPy / PyTorch / CuPy: non-zero and NaN are true
     a = np.array([0.0, -0.0, np.nan, 2.5, 0.0, np.inf])
@@ -356,13 +408,16 @@ def test_result_dtypes_and_categories():
     same(host(xp.conj(c)), np.array([3 - 4j, complex(0, 1)], np.complex64))
     f = xp.asarray([1.5, -2.0])
     assert xp.isnan(f).dtype == xp.bool and xp.signbit(f).dtype == xp.bool
-    for name, arg in (("sin", xp.asarray([1, 2])), ("imag", f), ("signbit", c),
+    for name, arg in (("sin", xp.asarray([True])), ("imag", f), ("signbit", c),
                       ("bitwise_invert", f), ("ceil", c)):
         with pytest.raises(TypeError, match=name):
             getattr(xp, name)(arg)
-    for name in ("atan2", "copysign", "hypot", "logaddexp", "nextafter"):
+    for name in ("copysign", "nextafter"):
         with pytest.raises(TypeError, match="real floating-point"):
             getattr(xp, name)(xp.asarray([1, 2]), xp.asarray([3, 4]))
+    for name in ("atan2", "hypot", "logaddexp"):
+        with pytest.raises(TypeError, match="real numeric"):
+            getattr(xp, name)(c, c)
     with pytest.raises(TypeError, match="integer"):
         xp.bitwise_left_shift(f, f)
     with pytest.raises(TypeError, match="real numeric"):

@@ -73,7 +73,8 @@ class Binary:
 
 @dataclass(frozen=True)
 class Unary:
-    """A unary elementwise function. result: "same", "real" (complex inputs give the real
+    """A unary elementwise function. result: "same", "float" (the input's dtype; integer
+    inputs compute in the default real floating dtype), "real" (complex inputs give the real
     dtype of their precision) or "bool". identity: the dtype kinds on which the function
     returns its input's values (ceil of an integer, conj of a real), as a copy."""
     name: str
@@ -181,10 +182,10 @@ BINARY = {f.name: f for f in [
            fix=_fix_floor_divide),
     Binary("remainder", "real numeric", "remainder", symbol="%", dunder="mod"),
     Binary("pow", "numeric", "power", symbol="**", dunder="pow"),
-    Binary("atan2", "real floating-point", "arctan2"),
+    Binary("atan2", "real numeric", "arctan2", "float"),
     Binary("copysign", "real floating-point", "copysign"),
-    Binary("hypot", "real floating-point", "hypot"),
-    Binary("logaddexp", "real floating-point", "logaddexp"),
+    Binary("hypot", "real numeric", "hypot", "float"),
+    Binary("logaddexp", "real numeric", "logaddexp", "float"),
     Binary("nextafter", "real floating-point", _write_nextafter),
     Binary("maximum", "real numeric", "maximum"),
     Binary("minimum", "real numeric", "minimum"),
@@ -208,33 +209,38 @@ BINARY = {f.name: f for f in [
     Binary("bitwise_left_shift", "integer", "left_shift", symbol="<<", dunder="lshift"),
     Binary("bitwise_right_shift", "integer", "right_shift", symbol=">>", dunder="rshift"),
 ]}
+# Note: the standard's math functions (the "float" results here and above: sqrt, exp, sin,
+# atan2, ...) take floating dtypes. Integer arrays compute in the default real floating
+# dtype, as PyTorch does (NumPy and CuPy too, in their own float) and clients rely on
+# (SciPy's softmax of an int array); CANN's Exp takes INT64 into a floating out. bool stays
+# refused, as for divide: not numeric.
 UNARY = {f.name: f for f in [
     Unary("abs", "numeric", "absolute", "real", dunder="abs"),
     Unary("negative", "numeric", "negative", dunder="neg"),
     Unary("positive", "numeric", "positive", identity=_dtypes.KINDS["numeric"], dunder="pos"),
     Unary("bitwise_invert", "integer or boolean", "invert", dunder="invert"),
     Unary("logical_not", "all", "logical_not", "bool"),
-    Unary("acos", "floating-point", "arccos"),
-    Unary("acosh", "floating-point", "arccosh"),
-    Unary("asin", "floating-point", "arcsin"),
-    Unary("asinh", "floating-point", "arcsinh"),
-    Unary("atan", "floating-point", "arctan"),
-    Unary("atanh", "floating-point", "arctanh"),
-    Unary("cos", "floating-point", "cos"),
-    Unary("cosh", "floating-point", "cosh"),
-    Unary("sin", "floating-point", "sin"),
-    Unary("sinh", "floating-point", "sinh"),
-    Unary("tan", "floating-point", "tan"),
-    Unary("tanh", "floating-point", "tanh", fix=_fix_tanh),
-    Unary("exp", "floating-point", "exp"),
-    Unary("expm1", "floating-point", "expm1", fix=_fix_expm1),
-    Unary("log", "floating-point", "log"),
-    Unary("log1p", "floating-point", "log1p"),
-    Unary("log2", "floating-point", "log2"),
-    Unary("log10", "floating-point", "log10"),
-    Unary("sqrt", "floating-point", "sqrt"),
+    Unary("acos", "numeric", "arccos", "float"),
+    Unary("acosh", "numeric", "arccosh", "float"),
+    Unary("asin", "numeric", "arcsin", "float"),
+    Unary("asinh", "numeric", "arcsinh", "float"),
+    Unary("atan", "numeric", "arctan", "float"),
+    Unary("atanh", "numeric", "arctanh", "float"),
+    Unary("cos", "numeric", "cos", "float"),
+    Unary("cosh", "numeric", "cosh", "float"),
+    Unary("sin", "numeric", "sin", "float"),
+    Unary("sinh", "numeric", "sinh", "float"),
+    Unary("tan", "numeric", "tan", "float"),
+    Unary("tanh", "numeric", "tanh", "float", fix=_fix_tanh),
+    Unary("exp", "numeric", "exp", "float"),
+    Unary("expm1", "numeric", "expm1", "float", fix=_fix_expm1),
+    Unary("log", "numeric", "log", "float"),
+    Unary("log1p", "numeric", "log1p", "float"),
+    Unary("log2", "numeric", "log2", "float"),
+    Unary("log10", "numeric", "log10", "float"),
+    Unary("sqrt", "numeric", "sqrt", "float"),
     Unary("square", "numeric", "square"),
-    Unary("reciprocal", "floating-point", "reciprocal"),
+    Unary("reciprocal", "numeric", "reciprocal", "float"),
     Unary("sign", "numeric", "sign"),
     Unary("ceil", "real numeric", "ceil", identity=_INTEGERS),
     Unary("floor", "real numeric", "floor", identity=_INTEGERS),
@@ -284,11 +290,19 @@ def operands(name: str, x1: object, x2: object) -> tuple[Array | PyScalar, Array
                                                else " (at least one operand must be an array)"))
 
 
+def float_of(dt: DT) -> DT:
+    """The dtype a "float" result takes for an input (or promoted) dtype `dt`: dt itself for
+    the floating dtypes, the default real floating dtype for integers and bool."""
+    if INFO[dt].kind in (BOOL, SIGNED, UNSIGNED):
+        return _dtypes.default_float().acl_dtype
+    return dt
+
+
 def result_dtype(spec: Binary, compute: DT) -> DT:
     if spec.result in ("bool", "logical"):
         return DT.ACL_BOOL
-    if spec.result == "float" and INFO[compute].kind in (BOOL, SIGNED, UNSIGNED):
-        return _dtypes.default_float().acl_dtype
+    if spec.result == "float":
+        return float_of(compute)
     return compute
 
 
@@ -427,9 +441,11 @@ def unary(name: str, x: object) -> Array:
     check_kind(name, spec.category, dt)
     if INFO[dt].kind in spec.identity:
         return convert(x, dt, keep_order=True)     # a copy, laid out as any result of x
-    result = {"same": dt, "real": real_of(dt), "bool": DT.ACL_BOOL}[spec.result]
+    result = {"same": dt, "real": real_of(dt), "bool": DT.ACL_BOOL,
+              "float": float_of(dt)}[spec.result]
     be = x._st.backend
-    out = library.elementwise(spec, [x], x.shape, dt, result, be)
+    out = library.elementwise(spec, [x], x.shape, result if spec.result == "float" else dt,
+                              result, be)
     if key is not None:
         _remember_ufunc(key, context(be), name, dt, (x,), out, be)
     return out
