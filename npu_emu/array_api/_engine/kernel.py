@@ -30,7 +30,7 @@ from ...runtime.base import Backend, Launch
 from ...tensor import Scalar, Tensor, make_scalar
 from .array import Array, empty_array, result_array
 from .device import library_order, synchronize
-from .views import aligned, basic_view, broadcast_view
+from .views import aligned, basic_view, broadcast_view, flip_axes
 
 RULES = RULE_SETS["array_api"]
 
@@ -243,7 +243,12 @@ def assign(dst: Array, src: Array) -> None:
 
 def convert(x: Array, dtype: DT, keep_order: bool = False) -> Array:
     """x in `dtype`, a new contiguous array (InplaceCopy converts any pair of its list):
-    row-major, or with `keep_order` in x's own order of axes (result_array)."""
+    row-major, or with `keep_order` in x's own order of axes (result_array) and with its
+    reversed axes kept as a view (the elements converted in their memory order: InplaceCopy
+    takes no reversed view, which would be copied first)."""
+    if keep_order and x._flip is not None:
+        axes = [k for k, f in enumerate(x._flip) if f]
+        return flip_axes(convert(flip_axes(x, axes), dtype, keep_order=True), axes)
     be = x._st.backend
     out = result_array(x.shape, dtype, be, (x,)) if keep_order else empty_array(x.shape, dtype, be)
     assign(out, x)

@@ -209,7 +209,10 @@ def kernel_operand(x: Array | PyScalar, dtype: DT, be: Backend) -> Array:
     array of its own dtype first, then is converted, as the NPU would)."""
     if isinstance(x, PyScalar):
         x = scalar_constant(x.value, x.dtype, be)
-    return x if x._t.dtype == dtype else convert(x, dtype)
+    if x._t.dtype == dtype:
+        return x
+    # a reversed view stays one (the kernel reads it in place): no copy of x first
+    return convert(x, dtype, keep_order=x._flip is not None)
 
 
 def _refuse_negative_exponent(exponent: Array | PyScalar) -> None:

@@ -318,6 +318,15 @@ def _shape(x: Array | PyScalar) -> tuple[int, ...]:
     return x.shape if isinstance(x, Array) else ()
 
 
+def _reversed(a: Array | PyScalar, b: Array | PyScalar) -> bool:
+    """Whether an operand is a view with a reversed axis. Our operators (aclnnAdd, aclnnMul)
+    take aclTensors, whose strides are never negative, so such an operand would be copied
+    first; our ufunc kernel, which gives the same bits wherever the operator is chosen (a
+    correctly rounded + - x in the promoted dtype; integers wrap), reads it in place."""
+    return (a.__class__ is Array and a._flip is not None) or \
+        (b.__class__ is Array and b._flip is not None)
+
+
 # What a binary function decides from its operands' dtypes alone (the promoted dtype, its
 # category checked, our operator or None), by the function, the dtypes and the context's id
 # (the context kept with the answer: a reused id does not match). Refusals are not kept:
@@ -379,6 +388,9 @@ def binary(name: str, x1: object, x2: object) -> Array:
         shape = broadcast_shapes(_shape(a), _shape(b), "x1", "x2")
         return library.elementwise(spec, [a, b], shape, DT.ACL_BOOL, DT.ACL_BOOL, be)
     ctx, compute, chosen = _decision(name, spec, da, db, be)
+    if chosen is not None and _reversed(a, b) and library.own_elementwise(
+            name, compute, max(len(_shape(a)), len(_shape(b)))) is not None:
+        chosen = None   # our ufunc kernel reads the reversed axes in place (no copy first)
     if chosen is not None:
         arrays = [_as_array(a, be), _as_array(b, be)]
         out = call_new(chosen[0], arrays, chosen[1], ctx, elementwise=True)
