@@ -478,6 +478,34 @@ def test_plans_pick_the_64_bit_body_for_negative_strides(cpu_backend):
     assert launch.args[0]["flags"] == 0 and launch.kernel.name == U.kernel_name("less", "f32")
 
 
+def test_identity_entries_copy_views_with_negative_strides(cpu_backend):
+    # abs of an unsigned integer, positive, floor/ceil/trunc/round of an integer, conj and
+    # real of a real number are planned as copies (strided_copy.cu). A view with negative
+    # strides used to take the copy's 32-bit body, whose unsigned offsets then pointed 4 GiB
+    # past the view (a crash, found by a random test of the array API: abs(x[:, ::-1]) of
+    # uint8). Every width, reversed in each way, gives the input's bits.
+    base = np.arange(5 * 7 * 9).reshape(5, 7, 9)
+    views = [lambda a: a[::-1], lambda a: a[:, :, ::-1], lambda a: a[::-2, 1:, ::-3],
+             lambda a: a[1, ::-1].T, lambda a: a[::-1, ::-1, ::-1].transpose(2, 0, 1)]
+    cases = [("abs", t) for t in (np.uint8, np.uint16, np.uint32, np.uint64)] + \
+        [("positive", np.int8), ("floor", np.int16), ("round", np.int64), ("conj", np.float64),
+         ("real", np.float32), ("trunc", np.uint8)]
+    for name, t in cases:
+        with np.errstate(over="ignore"):
+            a = base.astype(t)
+        for make in views:
+            v = make(a)
+            np.testing.assert_array_equal(U.apply_numpy(name, v).view(np.uint8),
+                                          np.ascontiguousarray(v).view(np.uint8), err_msg=name)
+    # the plan: the copy's 64-bit body for a negative stride, the 32-bit one otherwise
+    src = View(1 << 20, (4, 8), (8, -1), 1)
+    (launch,) = U.plan(cpu_backend, "abs", View(1 << 22, (4, 8), (8, 1), 1), [src], DT.ACL_UINT8)
+    assert launch.kernel.name.endswith("_i64")
+    (launch,) = U.plan(cpu_backend, "abs", View(1 << 22, (4, 8), (8, 1), 1),
+                       [View(1 << 20, (4, 8), (8, 1), 1)], DT.ACL_UINT8)
+    assert launch.kernel.name.endswith("_i32")
+
+
 # -------------------------------------------------------------------------- bad input
 def test_bad_input_is_refused_with_the_rule():
     with pytest.raises(ValueError, match="name='exp2' is not an elementwise function"):

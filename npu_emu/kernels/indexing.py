@@ -59,7 +59,12 @@ class IterSpace:
         return sum((n - 1) * s for n, s in zip(self.sizes, self.strides[operand])) + 1
 
     def fits_32bit(self) -> bool:
+        """Whether the kernels' 32-bit index body can walk this space: fewer than 2^31
+        elements, every offset below 2^31 and none negative (the bodies' index types are
+        unsigned; a negative stride takes the 64-bit body, whose offsets wrap to the same
+        addresses)."""
         return self.numel < INT32_LIMIT and all(
+            s >= 0 for st in self.strides for s in st) and all(
             self.extent(k) < INT32_LIMIT for k in range(len(self.strides)))
 
     def permuted(self, order: Sequence[int]) -> "IterSpace":

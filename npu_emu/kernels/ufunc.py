@@ -334,7 +334,7 @@ def row_launch(be: Backend, module: str, name: str, out: View, ins: Sequence[Vie
     shape = out.shape
     space = tiled(coalesce(shape, [out.strides] + [broadcast_strides(shape, v.shape, v.strides)
                                                  for v in ins]))
-    wide = not space.fits_32bit() or any(s < 0 for st in space.strides for s in st)
+    wide = not space.fits_32bit()
     pointers = [(0, out.ptr, out.itemsize)] + [(k + 1, v.ptr, v.itemsize) for k, v in enumerate(ins)]
     grid, block, run = be.space_geometry(space, itemsize, pointers=pointers)
     kernel = be.function(module, name)
