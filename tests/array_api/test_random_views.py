@@ -56,18 +56,28 @@ def _values(rng: np.random.Generator, dtype: str, shape: tuple[int, ...]) -> np.
         return v.astype(dtype).reshape(shape)
 
 
-def _view(rng: np.random.Generator, a: np.ndarray) -> np.ndarray:
-    """A random basic view of a: per axis a start, a step of either sign; perhaps a
-    transpose, perhaps a broadcast of a new leading axis."""
+def _view_of(rng: np.random.Generator, shape: tuple[int, ...]) -> tuple[tuple, list | None]:
+    """A random basic view of an array of `shape`: per axis a start and a step of either
+    sign (the index), perhaps a transpose (the axes' order)."""
     key = []
-    for n in a.shape:
+    for n in shape:
         step = int(rng.choice([1, 1, 2, 3, -1, -1, -2]))
         start = int(rng.integers(0, max(1, n // 3)))
         key.append(slice(start, None, step) if step > 0 else slice(n - 1 - start, None, step))
-    v = a[tuple(key)]
-    if v.ndim >= 2 and rng.random() < 0.4:
-        v = v.transpose(rng.permutation(v.ndim))
-    return v
+    perm = rng.permutation(len(shape)).tolist() if len(shape) >= 2 and rng.random() < 0.4 else None
+    return tuple(key), perm
+
+
+def _apply(a, key: tuple, perm: list | None):
+    """The view (key, perm) of a NumPy array or of ours."""
+    v = a[key]
+    if perm is None:
+        return v
+    return v.transpose(perm) if isinstance(v, np.ndarray) else xp.permute_dims(v, tuple(perm))
+
+
+def _view(rng: np.random.Generator, a: np.ndarray) -> np.ndarray:
+    return _apply(a, *_view_of(rng, a.shape))
 
 
 def _shape(rng: np.random.Generator) -> tuple[int, ...]:
@@ -173,3 +183,52 @@ def test_views_give_the_bits_of_contiguous_copies(block):
     kinds = [_one_case(rng, *combo) for _ in range(ROUNDS) for combo in COMBOS[block::4]]
     # the slice exercises more than refusals
     assert sum(k != "refused" for k in kinds) > len(kinds) // 2
+
+
+
+# ---------------------------------------------------------------- in place, into views
+INPLACE = {"__iadd__": "add", "__isub__": "subtract", "__imul__": "multiply",
+           "__itruediv__": "divide", "__iand__": "bitwise_and", "__imod__": "remainder",
+           "__setitem__": None}
+
+
+def _inplace_case(rng: np.random.Generator, op: str, dt: str) -> str:
+    """x_view op= y (and x_view[...] = y) with x_view a random view of a base array shared
+    with NumPy: the view's elements become the out-of-place result's bytes, and no other
+    byte of the base changes (the destination is written in place, reversed axes and all)."""
+    base = _values(rng, dt, tuple(n + 3 for n in _shape(rng)))
+    key, perm = _view_of(rng, base.shape)
+    where = _apply(np.arange(base.size).reshape(base.shape), key, perm).reshape(-1)
+    x = xp.asarray(base)                               # base's own memory
+    xv = _apply(x, key, perm)
+    y = _values(rng, dt if rng.random() < 0.7 else str(rng.choice(DTYPES)), xv.shape)
+    if rng.random() < 0.3 and y.ndim:
+        y = y[..., ::-1]
+    before = base.copy()
+    rows = base.reshape(-1).view(np.uint8).reshape(base.size, -1)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            if op == "__setitem__":
+                want = _bytes(xp.astype(xp.asarray(y), xv.dtype))
+                xv[...] = xp.asarray(y)
+            else:
+                want = _bytes(getattr(xp, INPLACE[op])(_copy(np.asarray(xv)), xp.asarray(y)))
+                getattr(xv, op)(xp.asarray(y))
+    except (TypeError, ValueError, OverflowError):
+        assert rows.tobytes() == before.tobytes(), f"a refused {op} wrote"
+        return "refused"
+    what = f"{op} {dt} view {xv.shape} of {base.shape} ({key}, {perm})"
+    assert want[0] == str(xv.dtype), what               # in place keeps x's dtype
+    assert rows[where].tobytes() == want[2], what
+    outside = np.setdiff1d(np.arange(base.size), where)
+    old = before.reshape(-1).view(np.uint8).reshape(base.size, -1)
+    assert rows[outside].tobytes() == old[outside].tobytes(), f"{what}: wrote outside the view"
+    return dt
+
+
+@pytest.mark.parametrize("op", sorted(INPLACE))
+def test_in_place_into_views_writes_the_view_alone(op):
+    rng = np.random.default_rng([SEED, len(op), ord(op[3])])
+    kinds = [_inplace_case(rng, op, dt) for _ in range(ROUNDS * 4) for dt in DTYPES]
+    assert sum(k != "refused" for k in kinds) >= len(kinds) // 4
