@@ -232,3 +232,64 @@ def test_in_place_into_views_writes_the_view_alone(op):
     rng = np.random.default_rng([SEED, len(op), ord(op[3])])
     kinds = [_inplace_case(rng, op, dt) for _ in range(ROUNDS * 4) for dt in DTYPES]
     assert sum(k != "refused" for k in kinds) >= len(kinds) // 4
+
+
+# --------------------------------------------------- the other chapters, on views
+def _other_calls(rng: np.random.Generator, a: np.ndarray, b: np.ndarray) -> dict:
+    """name -> a call on (our a, our b) made the same way for the views and the copies."""
+    axis = int(rng.integers(0, a.ndim))
+    shift = int(rng.integers(-3, 4))
+    k = min(a.shape[-1], b.shape[0] if b.ndim else 1)
+    return {
+        # (float64 and complex matmuls are the library's BLAS, whose sums depend on the
+        # layout: docs/array-api.md lists them with linalg)
+        "matmul": lambda x, y: xp.matmul(x[..., :k], y[:k]) if y.ndim and x.dtype not in (
+            xp.float64, xp.complex64) else None,
+        "matrix_transpose": lambda x, y: xp.matrix_transpose(x) + 0 if x.ndim >= 2 else None,
+        "concat": lambda x, y: xp.concat([x, x], axis=axis),
+        "stack": lambda x, y: xp.stack([x, x], axis=axis),
+        "sort": lambda x, y: xp.sort(x, axis=axis),
+        "argsort": lambda x, y: xp.argsort(x, axis=axis, stable=True),
+        "take": lambda x, y: xp.take(x, xp.asarray([0, x.shape[axis] - 1, 0]), axis=axis),
+        "roll": lambda x, y: xp.roll(x, shift, axis=axis),
+        "flip+1": lambda x, y: xp.flip(x, axis=axis) * 1,
+        "reshape": lambda x, y: xp.reshape(x, (-1,)),
+        "moveaxis": lambda x, y: xp.moveaxis(x, 0, -1) + 0,
+        "std": lambda x, y: xp.std(x, axis=axis, correction=1),
+        "cumulative_prod": lambda x, y: xp.cumulative_prod(x, axis=axis),
+        "vector_norm": lambda x, y: xp.linalg.vector_norm(x, axis=axis),
+        "count_nonzero": lambda x, y: xp.count_nonzero(x, axis=axis),
+        "nonzero": lambda x, y: xp.stack(xp.nonzero(x)) if x.ndim else None,
+        "unique_values": lambda x, y: xp.unique_values(x),
+        "diff": lambda x, y: xp.diff(x, axis=axis),
+        "tril": lambda x, y: xp.tril(x) if x.ndim >= 2 else None,
+        "clip(array bounds)": lambda x, y: xp.clip(x, x[..., :1], None),
+        "where(scalar)": lambda x, y: xp.where(x > 0, x, 0) if x.dtype != xp.bool else None,
+    }
+
+
+OTHERS = sorted(_other_calls(np.random.default_rng(0), np.zeros((2, 2)), np.zeros(2)))
+
+
+def _other_case(rng: np.random.Generator, name: str, dt: str) -> str:
+    a = _view(rng, _values(rng, dt, tuple(n + 3 for n in _shape(rng))))
+    b = _view(rng, _values(rng, dt, (a.shape[-1] + 3, 4)))
+    call = _other_calls(rng, a, b)[name]
+    outcome = []
+    for make in (_ours, _copy):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                got = call(make(a), make(b))
+            outcome.append(_bytes(got) if got is not None else ("none",))
+        except (TypeError, ValueError, OverflowError) as err:
+            outcome.append(("refused", type(err).__name__, str(err)))
+    assert outcome[0] == outcome[1], f"{name} of {dt} {a.shape} strides {a.strides}"
+    return outcome[0][0]
+
+
+@pytest.mark.parametrize("name", OTHERS)
+def test_the_other_chapters_on_views_give_the_bits_of_copies(name):
+    rng = np.random.default_rng([SEED, sum(map(ord, name))])
+    kinds = [_other_case(rng, name, dt) for _ in range(ROUNDS * 2) for dt in DTYPES]
+    assert sum(k not in ("refused", "none") for k in kinds) >= len(kinds) // 3
