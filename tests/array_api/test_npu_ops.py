@@ -203,6 +203,17 @@ def test_reversed_operands_run_on_our_ufunc_kernel_with_the_operators_bits(
                 assert got.dtype == want.dtype and got.shape == want.shape
                 np.testing.assert_array_equal(bits(got).view(np.uint8),
                                               bits(want).view(np.uint8), err_msg=op)
+    # in place: a reversed operand or destination, the same way (the ufunc kernel writes
+    # x's view; bytes checked by tests/array_api/test_random_views.py)
+    if da == db and da not in ("float16", "bfloat16", "complex64", "bool"):
+        x = xp.asarray(np.array(np.asarray(a)))
+        want = bits(x + b[::-1])
+        with xp.soc(soc), core_calls(monkeypatch) as calls, np.errstate(all="ignore"):
+            x += b[::-1]
+            x[::-1] *= 1
+        # (the scalar 1 becomes a 0-d array of x's dtype: an InplaceCopy of one element)
+        assert not {"InplaceAdd", "InplaceMul"} & set(calls) and materialized == [], calls
+        np.testing.assert_array_equal(bits(x).view(np.uint8), want.view(np.uint8))
     # the operator still runs where nothing is reversed, as for the references above
     if da == db != "complex64":
         with core_calls(monkeypatch) as calls:

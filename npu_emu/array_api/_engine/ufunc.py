@@ -498,6 +498,9 @@ def inplace(name: str, x: Array, other: object) -> None:
                          f"{x.shape} to {shape}; an in-place result keeps x's shape")
     be = x._st.backend
     chosen = binary_operator(spec.kernel, (da, db), compute, be, inplace=True)
+    if chosen is not None and _reversed(x, b) and \
+            library.own_elementwise(name, compute, x.ndim) == compute:
+        chosen = None   # our ufunc kernel writes x in place, reversed axes and all (below)
     if chosen is not None:
         bb = _as_array(b, be)
         d, s = aligned(x, bb)
