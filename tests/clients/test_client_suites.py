@@ -52,6 +52,9 @@ SLICE = {
         "scipy/special/tests/test_logsumexp.py::TestLogSumExp::test_logsumexp_b",
         "scipy/special/tests/test_logsumexp.py::TestLogSumExp::test_logsumexp_sign",
         "scipy/special/tests/test_logsumexp.py::TestLogSoftmax::test_log_softmax_2d_axis1",
+        # int arrays through exp and log (the math functions take them in the default float)
+        "scipy/special/tests/test_logsumexp.py::TestSoftmax::test_softmax_int_array",
+        "scipy/special/tests/test_logsumexp.py::TestLogSoftmax::test_log_softmax_int_array",
         *(f"scipy/special/tests/test_support_alternative_backends.py::"
           f"test_support_alternative_backends[npu_emu-{case}]"
           for case in ("erfcx-float64-shapes2", "j1-float64-shapes2", "logit-float32-shapes0",
