@@ -742,10 +742,11 @@ def array_api_build(b: "Bench", s: CaseSpec) -> Built:
 # Functions that read a whole array or axis at a time (their cost is not one pass of
 # elementwise work): sorting, sets, a scan down the columns, a dot product per row, a norm
 # per row, clip; and elementwise work on a transposed view (x.T + 1, where(x.T > 0, x.T, 0):
-# the result in x.T's order, as NumPy's and PyTorch's). Each on float32 (M, N) arrays,
-# against NumPy's and PyTorch's own.
+# the result in x.T's order, as NumPy's and PyTorch's) and on a reversed one (x[::-1] + 1:
+# PyTorch has no negative strides, its peer is flip(t, 0) + 1). Each on float32 (M, N)
+# arrays, against NumPy's and PyTorch's own.
 WHOLE_CASES = ("sort", "unique_values", "cumulative_sum_axis0", "vecdot", "vector_norm", "clip",
-               "add_transposed", "where_transposed")
+               "add_transposed", "where_transposed", "add_reversed")
 
 
 def _whole_out(variant: str, rows: int, cols: int) -> tuple[int, ...]:
@@ -786,7 +787,8 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
             "vector_norm": lambda: xp.linalg.vector_norm(args[0], axis=-1),
             "clip": lambda: xp.clip(args[0], -1.0, 1.0),
             "add_transposed": lambda: args[0].T + 1.0,
-            "where_transposed": lambda: xp.where(args[0].T > 0.0, args[0].T, 0.0)}[variant]
+            "where_transposed": lambda: xp.where(args[0].T > 0.0, args[0].T, 0.0),
+            "add_reversed": lambda: args[0][::-1] + 1.0}[variant]
     v64 = [v.astype(np.float64) for v in values]
     with np.errstate(all="ignore"):
         ref = {"sort": lambda: np.sort(values[0], axis=-1),
@@ -797,7 +799,8 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
                "clip": lambda: np.clip(values[0], -1.0, 1.0),
                "add_transposed": lambda: values[0].T + np.float32(1),
                "where_transposed": lambda: np.where(values[0].T > 0, values[0].T,
-                                                    np.float32(0))}[variant]().reshape(-1)
+                                                    np.float32(0)),
+               "add_reversed": lambda: values[0][::-1] + np.float32(1)}[variant]().reshape(-1)
     bounded = variant in ("vecdot", "vector_norm")
     # The sums' bound: their fixed orders' error, in float32 units, times the sum of the
     # magnitudes (the cube's: one rounding a K0 step, docs/operators.md), with room.
@@ -832,6 +835,9 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
         if variant == "where_transposed":
             zero = np.float32(0)
             return lambda: xp_lib.where(a[0].T > 0, a[0].T, zero)
+        if variant == "add_reversed":
+            one = np.float32(1)
+            return lambda: a[0][::-1] + one
         if variant == "vecdot":
             f = getattr(xp_lib, "vecdot", None)
             return (lambda: f(a[0], a[1])) if f is not None else \
@@ -851,11 +857,13 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
                 "vector_norm": lambda: torch.linalg.vector_norm(t[0], dim=-1),
                 "clip": lambda: torch.clip(t[0], -1.0, 1.0),
                 "add_transposed": lambda: t[0].T + 1.0,
-                "where_transposed": lambda: torch.where(t[0].T > 0, t[0].T, 0.0)}[variant]
+                "where_transposed": lambda: torch.where(t[0].T > 0, t[0].T, 0.0),
+                "add_reversed": lambda: torch.flip(t[0], (0,)) + 1.0}[variant]
     built.xp_work, built.torch_work = xp_work, torch_work
     built.peer_notes = {"numpy": {"clip": "np.clip(..., out=out)", "vecdot": "np.vecdot",
                                   "add_transposed": "np.add(a.T, 1, out=empty_like(a.T))",
                                   "where_transposed": "np.where(a.T > 0, a.T, 0)",
+                                  "add_reversed": "a[::-1] + 1",
                                   "vector_norm": "np.linalg.norm(axis=-1)",
                                   "unique_values": "np.unique",
                                   "cumulative_sum_axis0": "np.cumsum(axis=0)"}.get(variant, f"np.{variant}"),
@@ -864,7 +872,8 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
                                   "unique_values": "torch.unique",
                                   "cumulative_sum_axis0": "torch.cumsum(dim=0)",
                                   "add_transposed": "t.T + 1",
-                                  "where_transposed": "torch.where(t.T > 0, t.T, 0)"
+                                  "where_transposed": "torch.where(t.T > 0, t.T, 0)",
+                                  "add_reversed": "torch.flip(t, (0,)) + 1"
                                   }.get(variant, f"torch.{variant}")}
     return built
 
@@ -915,7 +924,8 @@ OPS: dict[str, Op] = {op.name: op for op in [
        array_api_build),
     Op("array_api_whole", "npu_emu.array_api functions that read a whole array or axis at a "
        "time, on (M, N) arrays: sort and cumulative_sum along an axis, unique_values, vecdot "
-       "and vector_norm per row, clip; add and where on x.T", "inputs + result", WHOLE_CASES,
+       "and vector_norm per row, clip; add and where on x.T, add on x[::-1]", "inputs + result",
+       WHOLE_CASES,
        ("f32",), ("f32",),
        whole_spec, whole_build),
 ]}
