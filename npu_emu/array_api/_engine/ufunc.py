@@ -456,10 +456,10 @@ def unary(name: str, x: object) -> Array:
     result = {"same": dt, "real": real_of(dt), "bool": DT.ACL_BOOL,
               "float": float_of(dt)}[spec.result]
     be = x._st.backend
-    out = library.elementwise(spec, [x], x.shape, result if spec.result == "float" else dt,
-                              result, be)
+    computing = result if spec.result == "float" else dt
+    out = library.elementwise(spec, [x], x.shape, computing, result, be)
     if key is not None:
-        _remember_ufunc(key, context(be), name, dt, (x,), out, be)
+        _remember_ufunc(key, context(be), name, computing, (x,), out, be)
     return out
 
 
