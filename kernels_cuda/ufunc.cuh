@@ -314,6 +314,25 @@ struct op_reciprocal {   // complex: divide's 1 / z
         if constexpr (is_complex_v<T>) return complex_divide(make_complex<T>(1, 0), x); else return T(1) / x;
     }
 };
+// x ** c for the exponents CANN's aclnnPowTensorScalar hands to its Pows kernel on the SoCs
+// that have one (aclnn_pow.cpp, pows_base.h): that kernel's composites, computed in float for
+// float16 and bfloat16 and rounded once: 0.5 sqrt x, -0.5 1 / sqrt x, 3 x (x x), -2 1 / (x x)
+// (-1 is reciprocal's 1 / x, 2 multiply's x x). Where sqrt's special values are not the array
+// API standard's pow, the standard's: (-0) ** 0.5 = +0 and (-0) ** -0.5 = +inf (x + 0 turns
+// -0 into +0 and nothing else), (-inf) ** 0.5 = +inf and (-inf) ** -0.5 = +0 (sqrt gives NaN).
+struct op_pows_sqrt {
+    template <typename T> static NPU_EMU_HD T run(T x) {
+        const T inf = Bits<T>::from(Bits<T>::inf);
+        return is_inf(x) && sign_bit(x) ? inf : sqrt_rn(x + T(0));
+    }
+};
+struct op_pows_rsqrt {
+    template <typename T> static NPU_EMU_HD T run(T x) {
+        return is_inf(x) && sign_bit(x) ? T(0) : T(1) / sqrt_rn(x + T(0));
+    }
+};
+struct op_pows_cube { template <typename T> static NPU_EMU_HD T run(T x) { return x * (x * x); } };
+struct op_pows_inv_square { template <typename T> static NPU_EMU_HD T run(T x) { return T(1) / (x * x); } };
 struct op_signbit { template <typename T> static NPU_EMU_HD bool run(T x) { return sign_bit(x); } };
 struct op_isnan {
     template <typename T> static NPU_EMU_HD bool run(T x) {

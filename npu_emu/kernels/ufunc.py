@@ -38,6 +38,7 @@ UNSIGNED = frozenset({DT.ACL_UINT8, DT.ACL_UINT16, DT.ACL_UINT32, DT.ACL_UINT64}
 INTS = SIGNED | UNSIGNED
 # f16 / bf16 compute in float32 and round back once (kernels_cuda/ufunc.cuh).
 FLOATS = frozenset({DT.ACL_FLOAT16, DT.ACL_BF16, DT.ACL_FLOAT, DT.ACL_DOUBLE})
+POWS = frozenset({DT.ACL_FLOAT16, DT.ACL_BF16, DT.ACL_FLOAT})   # CANN's Pows kernel's dtypes
 COMPLEX = frozenset({DT.ACL_COMPLEX64, DT.ACL_COMPLEX128})
 REAL = INTS | FLOATS
 NUMERIC = REAL | COMPLEX
@@ -145,6 +146,9 @@ UFUNCS: tuple[Ufunc, ...] = (
     Ufunc("trunc", 1, FLOATS, copy=INTS),
     Ufunc("round", 1, FLOATS | COMPLEX, copy=INTS),
     Ufunc("reciprocal", 1, FLOATS | COMPLEX),
+    # x ** c by the composites of CANN's Pows kernel (ufunc.cuh op_pows_*; the array API's
+    # pow with a Python exponent on the SoCs that have Pows), float16, bfloat16 and float32
+    *(Ufunc(n, 1, POWS) for n in ("pows_sqrt", "pows_rsqrt", "pows_cube", "pows_inv_square")),
     Ufunc("signbit", 1, FLOATS, TO_BOOL),
     Ufunc("isnan", 1, NUMERIC, TO_BOOL, by_width=True),
     Ufunc("isinf", 1, NUMERIC, TO_BOOL, by_width=True),

@@ -731,3 +731,56 @@ def test_a_function_that_returns_its_input_copies_it_in_its_order(cpu_backend, n
     got = getattr(xp, name)(xp.asarray(a).T)
     assert np.array_equal(np.asarray(got), a.T)
     assert _element_strides(got) == _element_strides(np.array(a.T, order="K"))
+
+
+def _pows_reference(c, v: np.ndarray) -> np.ndarray:
+    """CANN's Pows composites on float32 values (IEEE operations one at a time, as NumPy's
+    float32 ufuncs do them), with the standard's values at -0 and -inf for +-0.5."""
+    one, zero = np.float32(1), np.float32(0)
+    with np.errstate(all="ignore"):
+        r = {0.5: lambda: np.sqrt(v + zero), -0.5: lambda: one / np.sqrt(v + zero),
+             3: lambda: v * (v * v), -1: lambda: one / v, -2: lambda: one / (v * v)}[c]()
+        if c in (0.5, -0.5):
+            r = np.where(v == -np.inf, np.float32(np.inf if c > 0 else 0), r)
+    return r.astype(np.float32)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_x_to_a_pows_exponent_is_canns_composite(dtype):
+    # x ** c with c in {0.5, -0.5, 3, -1, -2}: on the SoCs with CANN's Pows kernel (Ascend910B,
+    # the default, Ascend910_93, Ascend310P) that kernel's composite in float32, rounded once
+    # to the dtype; elsewhere our pow, the same bits as an array of c.
+    from npu_emu.array_api._engine.ufunc import POWS_SOCS
+    rng = np.random.default_rng(8)
+    v = (rng.standard_normal(600) * 10.0 ** rng.integers(-12, 12, 600)).astype(np.float32)
+    v[:10] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 4.0, 1e-40, -3.0]
+    host = v.astype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
+    v = host.astype(np.float32)                 # the values the dtype holds
+    x = xp.asarray(host)
+    for soc in ["Ascend910B", "Ascend910_93", "Ascend310P", "Ascend910", "Ascend950"]:
+        with xp.soc(soc):
+            for c in (0.5, -0.5, 3, -1, -2, -1.0, 3.0):
+                got = x ** c
+                assert got.dtype == x.dtype
+                if soc in POWS_SOCS:
+                    want = _pows_reference(c, v).astype(host.dtype)
+                    g = np.asarray(got)
+                    nan = np.isnan(want.astype(np.float32))
+                    assert (np.isnan(g.astype(np.float32)) == nan).all(), (soc, c)
+                    np.testing.assert_array_equal(g[~nan].view(np.uint16 if dtype != "float32" else np.uint32),
+                                                  want[~nan].view(np.uint16 if dtype != "float32" else np.uint32),
+                                                  err_msg=f"{soc} x ** {c}")
+                else:
+                    same(host_bits(got), host_bits(xp.pow(x, xp.full_like(x, c))))
+                same(host_bits(xp.pow(x, c)), host_bits(got))
+                y = xp.asarray(host.copy())
+                y **= c
+                same(host_bits(y), host_bits(got))
+    # float64 has no Pows: our pow, whatever the SoC
+    d = xp.asarray(v.astype(np.float64))
+    same(host_bits(d ** 3), host_bits(xp.pow(d, xp.full_like(d, 3.0))))
+    assert POWS_SOCS == {"Ascend910B", "Ascend910_93", "Ascend310P"}
+
+
+def host_bits(x: xp.Array) -> np.ndarray:
+    return np.asarray(x).view(np.uint8)

@@ -28,8 +28,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ...arch import current_soc
 from ...dtypes import BOOL, FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT
-from ...kernels import clip as clip_family
+from ...kernels import clip as clip_family, ufunc as ufunc_family
 from ...kernels.indexing import MAX_DIMS
 from ...ops._checks import broadcast_shapes
 from ...ops._core import Context
@@ -373,9 +374,47 @@ def _is_square(name: str, x1: object, x2: object) -> bool:
             and x1.__class__ is Array and x1._t.dtype in _SQUARED)
 
 
+# x ** c with a Python exponent c, as CANN's aclnnPowTensorScalar computes it (aclnn_pow.cpp):
+# on the SoCs with its Pows kernel, for float16, bfloat16 and float32, the exponents below
+# are that kernel's composites (our kernels op_pows_* in ufunc.cuh and reciprocal's 1 / x:
+# sqrt x, 1 / sqrt x, x (x x), 1 / x, 1 / (x x), in float, rounded once), with the standard's
+# values where sqrt's differ ((-0) ** 0.5 is +0, (-inf) ** 0.5 is +inf). 2 is x x on every SoC
+# (_is_square); the rest is our pow. The Pows SoCs and exponents: CANN's CheckSupportPows.
+POWS_SOCS = frozenset({"Ascend310P", "Ascend910B", "Ascend910_93"})
+_POWS = {0.5: "pows_sqrt", -0.5: "pows_rsqrt", 3: "pows_cube", -1: "reciprocal",
+         -2: "pows_inv_square"}
+
+
+def _no_library(lib: Any, inputs: list, out: Any, dtype: DT) -> None:
+    raise RuntimeError("the Pows composites run on our kernels only")
+
+
+_POWS_SPECS = {k: UNARY.get(k) or Unary(k, "floating-point", _no_library) for k in _POWS.values()}
+
+
+def _pows(x1: object, x2: object) -> tuple[str, DT] | None:
+    """(kernel, dtype) of x1 ** x2 where CANN's Pows composite computes it, else None."""
+    if x1.__class__ is not Array or x2.__class__ not in (int, float):
+        return None
+    kernel = _POWS.get(x2)
+    if kernel is None or current_soc().name not in POWS_SOCS:
+        return None
+    compute = promote("pow", x1._t.dtype, scalar_dtype(x2, x1._t.dtype))
+    if compute not in ufunc_family.POWS or \
+            library.own_elementwise(kernel, compute, x1.ndim) != compute:
+        return None
+    return kernel, compute
+
+
 def binary(name: str, x1: object, x2: object) -> Array:
-    if name == "pow" and _is_square(name, x1, x2):
-        return binary("multiply", x1, x1)
+    if name == "pow":
+        if _is_square(name, x1, x2):
+            return binary("multiply", x1, x1)
+        pows = _pows(x1, x2)
+        if pows is not None:
+            kernel, compute = pows
+            return library.elementwise(_POWS_SPECS[kernel], [x1], x1.shape, compute, compute,
+                                       x1._st.backend)
     out, key = repeat.short_way(name, x1, x2)
     if out is not None:
         return out
@@ -469,6 +508,13 @@ def inplace(name: str, x: Array, other: object) -> None:
     check_writable(x, "x")
     if _is_square(name, x, other):
         name, other = "multiply", x
+    elif name == "pow" and _pows(x, other) is not None:
+        result = binary(name, x, other)
+        if result.dtype != x.dtype:
+            raise TypeError(f"x **= y: the result would be {result.dtype.name}, but an in-place "
+                            f"operation keeps x's dtype {x.dtype.name}; write x = x ** y")
+        assign(x, result)
+        return
     if name == "matmul":
         result = matmul(x, other)
         if result.shape != x.shape:
