@@ -23,7 +23,8 @@ SEED = int(os.environ.get("NPU_EMU_FUZZ_SEED", "20261207"))
 DTYPES = ["float32", "float64", "float16", "int8", "uint8", "int32", "int64", "uint16",
           "bool", "complex64"]
 UNARY = ["abs", "negative", "positive", "square", "sign", "floor", "round", "exp", "log1p",
-         "sqrt", "tanh", "sin", "isnan", "isfinite", "logical_not", "bitwise_invert", "conj"]
+         "sqrt", "tanh", "sin", "isnan", "isfinite", "logical_not", "bitwise_invert", "conj",
+         "** c"]
 BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "less", "equal",
           "not_equal", "greater_equal", "logical_or", "bitwise_and", "atan2", "pow",
           "floor_divide", "remainder", "hypot", "copysign"]
@@ -106,6 +107,9 @@ def _bytes(x: object) -> tuple:
 
 def _call(rng: np.random.Generator, kind: str, name: str, a: np.ndarray, b: object):
     """(ours on the views, ours on contiguous copies, NumPy's or None)."""
+    if kind == "unary" and name == "** c":    # a Python exponent (CANN's Pows composites)
+        c = [0.5, -0.5, 3, -1, -2, 2, 1.5][int(rng.integers(0, 7))]
+        return lambda m: m(a) ** c, None
     if kind == "unary":
         f = getattr(xp, name)
         return lambda m: f(m(a)), None
