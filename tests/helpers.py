@@ -229,3 +229,19 @@ def run_built_as(script: str, module: "str | list[str] | None" = None,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     return ast.literal_eval(done.stdout.strip().splitlines()[-1])
+
+
+def pows_reference(c: float, x: np.ndarray) -> np.ndarray:
+    """x ** c as CANN's Pows kernel computes it for c in {0.5, -0.5, 3, -1, -2} (pows_base.h):
+    IEEE operations one at a time in float32 (NumPy's float32 ufuncs), a float16 argument
+    computed in float32 and rounded once to float16; with the array API standard's values at
+    -0 and -inf for +-0.5 (kernels_cuda/ufunc.cuh op_pows_*)."""
+    if x.dtype == np.float16:
+        return pows_reference(c, x.astype(np.float32)).astype(np.float16)
+    t = x.dtype.type
+    with np.errstate(all="ignore"):
+        r = {0.5: lambda: np.sqrt(x + t(0)), -0.5: lambda: t(1) / np.sqrt(x + t(0)),
+             3: lambda: x * (x * x), -1: lambda: t(1) / x, -2: lambda: t(1) / (x * x)}[c]()
+    if c in (0.5, -0.5):
+        r = np.where(x == -np.inf, t(np.inf if c > 0 else 0), r)
+    return r.astype(x.dtype)

@@ -6,6 +6,7 @@ generated unit sources fresh; the modules built by NVRTC with no flush-to-zero, 
 fused multiply-add."""
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -23,32 +24,18 @@ from npu_emu.kernels import ufunc as U
 from npu_emu.kernels.copy import View
 from npu_emu.runtime.base import kernels_dir, module_sources
 
+from helpers import pows_reference
 from test_gpu_geometry import gpu_shaped  # noqa: F401  (fixture)
 from test_kernels_compile import FMA, FTZ, built, needs_nvrtc  # noqa: F401  (fixture)
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 # NumPy names where the array API's differ.
-def _in_float(f):
-    """f computed in float32 and rounded once, for a float16 argument (CANN's Pows kernel,
-    and ours, compute f16 in float; NumPy's float16 ufuncs round after each step)."""
-    return lambda x: f(x.astype(np.float32)).astype(x.dtype) if x.dtype == np.float16 else f(x)
-
-
-def _pows_sqrt(x):   # sqrt(x + 0): +0 at -0; +inf at -inf (the standard's pow(x, 0.5))
-    return np.where(x == -np.inf, x.dtype.type(np.inf), np.sqrt(x + x.dtype.type(0)))
-
-
-def _pows_rsqrt(x):
-    one = x.dtype.type(1)
-    return np.where(x == -np.inf, x.dtype.type(0), one / np.sqrt(x + x.dtype.type(0)))
-
-
 NUMPY_NAMES = {"bitwise_invert": np.invert, "bitwise_left_shift": np.left_shift,
                "bitwise_right_shift": np.right_shift,
                # CANN's Pows composites (x ** 0.5, -0.5, 3, -2)
-               "pows_sqrt": _in_float(_pows_sqrt), "pows_rsqrt": _in_float(_pows_rsqrt),
-               "pows_cube": _in_float(lambda x: x * (x * x)),
-               "pows_inv_square": _in_float(lambda x: x.dtype.type(1) / (x * x))}
+               **{name: functools.partial(pows_reference, c) for name, c in (
+                   ("pows_sqrt", 0.5), ("pows_rsqrt", -0.5), ("pows_cube", 3),
+                   ("pows_inv_square", -2))}}
 ZERO_PAIRS = {"maximum", "minimum"}   # our documented rule at (+-0, -+0); NumPy's varies
 CASES = [(u.name, dt) for u in U.UFUNCS for dt in sorted(u.dtypes | u.copy)]
 # Our math library's functions (within 1 ulp, not NumPy's bits): tested apart.
