@@ -86,6 +86,10 @@ def _forked_child(queue) -> None:
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="fork")
+# The fork is the point of the test. Where another test of the same worker imported JAX
+# (the clients' suites, interop), JAX warns that forking its threads may deadlock: its
+# threads are not used in the child.
+@pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")
 def test_a_forked_child_runs_grids_without_the_parents_workers(threads):
     threads(2)
     x = xp.asarray(_data(1 << 20), copy=True)
