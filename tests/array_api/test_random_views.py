@@ -297,3 +297,69 @@ def test_the_other_chapters_on_views_give_the_bits_of_copies(name):
     rng = np.random.default_rng([SEED, sum(map(ord, name))])
     kinds = [_other_case(rng, name, dt) for _ in range(ROUNDS * 2) for dt in DTYPES]
     assert sum(k not in ("refused", "none") for k in kinds) >= len(kinds) // 3
+
+
+# ------------------------------------------------ indexing and searching, on views
+def _index_calls(rng: np.random.Generator, a: np.ndarray) -> dict:
+    """name -> a call on our a (the same for the view and the copy): advanced indexing,
+    masks, assignment through them into a copy, searching and sorting helpers."""
+    n0 = a.shape[0]
+    rows = rng.integers(-n0, n0, int(rng.integers(1, 7))).tolist()
+    mask = rng.random(a.shape) < 0.5
+    axis = int(rng.integers(0, a.ndim))
+
+    def set_mask(x):   # the selected elements get the first element's value (a 0-d array)
+        y = xp.asarray(x, copy=True)
+        y[xp.asarray(mask)] = x[(0,) * x.ndim]
+        return y
+
+    def set_rows(x):
+        y = xp.asarray(x, copy=True)
+        y[xp.asarray(rows[:1])] = x[-1:] if x.ndim else x
+        return y
+
+    return {
+        "x[int array]": lambda x: x[xp.asarray(rows)],
+        "x[mask]": lambda x: x[xp.asarray(mask)],
+        "x[mask] = ...": set_mask,
+        "x[rows] = ...": set_rows,
+        "take_along_axis": lambda x: xp.take_along_axis(
+            x, xp.argsort(x, axis=axis, stable=True), axis=axis),
+        "argmin": lambda x: xp.argmin(x, axis=axis),
+        "searchsorted": lambda x: xp.searchsorted(xp.sort(xp.reshape(x, (-1,))), x)
+        if x.dtype != xp.bool else None,
+        "unique_counts": lambda x: xp.stack(list(xp.unique_counts(x)[1:])),
+        "unique_inverse": lambda x: xp.unique_inverse(x)[1],
+        "count_nonzero(axis)": lambda x: xp.count_nonzero(x, axis=axis),
+        "repeat": lambda x: xp.repeat(x, 2, axis=axis),
+        "tile": lambda x: xp.tile(x, (2,) * x.ndim),
+        "expand_dims+broadcast": lambda x: xp.broadcast_to(xp.expand_dims(x, axis=0),
+                                                            (2, *x.shape)) * 1
+        if x.dtype != xp.bool else None,
+    }
+
+
+INDEXING = sorted(_index_calls(np.random.default_rng(0), np.zeros((3, 3))))
+
+
+def _index_case(rng: np.random.Generator, name: str, dt: str) -> str:
+    a = _view(rng, _values(rng, dt, tuple(n + 3 for n in _shape(rng))))
+    call = _index_calls(rng, a)[name]
+    outcome = []
+    for make in (_ours, _copy):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                got = call(make(a))
+            outcome.append(_bytes(got) if got is not None else ("none",))
+        except (TypeError, ValueError, OverflowError, IndexError) as err:
+            outcome.append(("refused", type(err).__name__, str(err)))
+    assert outcome[0] == outcome[1], f"{name} of {dt} {a.shape} strides {a.strides}"
+    return outcome[0][0]
+
+
+@pytest.mark.parametrize("name", INDEXING)
+def test_indexing_and_searching_on_views_give_the_bits_of_copies(name):
+    rng = np.random.default_rng([SEED, 7, sum(map(ord, name))])
+    kinds = [_index_case(rng, name, dt) for _ in range(ROUNDS * 2) for dt in DTYPES]
+    assert sum(k not in ("refused", "none") for k in kinds) >= len(kinds) // 4
