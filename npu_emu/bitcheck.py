@@ -185,6 +185,8 @@ def _cases() -> Iterator[tuple[str, Callable[[], str]]]:
             outs = [np.asarray(getattr(xp, name)(a)) for name in unary]
             outs += [np.asarray(getattr(xp, name)(a, b)) for name in binary]
             outs.append(np.asarray(xp.where(a < b, a, b)))        # the select kernel
+            with xp.soc("Ascend910B"):     # x ** c: CANN's Pows composites (float32 there)
+                outs += [np.asarray(a ** c) for c in (0.5, -0.5, 3, -1, -2)]
             m = xp.reshape(a, (256, -1))
             for name in reductions:
                 fn = getattr(xp, name)
