@@ -245,3 +245,12 @@ def pows_reference(c: float, x: np.ndarray) -> np.ndarray:
     if c in (0.5, -0.5):
         r = np.where(x == -np.inf, t(np.inf if c > 0 else 0), r)
     return r.astype(x.dtype)
+
+
+def bf16_bits(x: np.ndarray) -> np.ndarray:
+    """float32 values rounded to bfloat16 (to nearest, ties to even; NaN the quiet 0x7FC0), as
+    their uint16 bits: the rule stated here, not taken from ml_dtypes."""
+    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    nan = (u & 0x7FFFFFFF) > 0x7F800000
+    return np.where(nan, np.uint16(0x7FC0) | ((u >> 16) & 0x8000).astype(np.uint16), rounded)

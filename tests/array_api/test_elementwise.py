@@ -18,9 +18,9 @@ from npu_emu.array_api import _elementwise
 from npu_emu.array_api._engine import kernel as _calls, ufunc
 from npu_emu.kernels import ufunc as ufunc_family
 
-from helpers import pows_reference
+from helpers import bf16_bits, pows_reference
 
-from ._support import float32_defaults  # noqa: F401 (the fixture)
+from ._support import bits, float32_defaults  # noqa: F401 (the fixture)
 
 # These tests were written against the NPU's float32 defaults: they run with that setting
 # of the switch (test_defaults.py checks the namespace's own, float64).
@@ -745,8 +745,9 @@ def test_x_to_a_pows_exponent_is_canns_composite(dtype):
     v = (rng.standard_normal(600) * 10.0 ** rng.integers(-12, 12, 600)).astype(np.float32)
     v[:10] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 4.0, 1e-40, -3.0]
     with np.errstate(over="ignore"):            # float16 overflows to inf: meant
-        host = v.astype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
-    v = host.astype(np.float32)                 # the values the dtype holds
+        host = bf16_bits(v).view(ml_dtypes.bfloat16) if dtype == "bfloat16" else v.astype(dtype)
+    v = host.astype(np.float32)                 # the values the dtype holds (exactly)
+    width = np.uint32 if dtype == "float32" else np.uint16
     x = xp.asarray(host)
     for soc in ["Ascend910B", "Ascend910_93", "Ascend310P", "Ascend910", "Ascend950"]:
         with xp.soc(soc):
@@ -754,25 +755,21 @@ def test_x_to_a_pows_exponent_is_canns_composite(dtype):
                 got = x ** c
                 assert got.dtype == x.dtype
                 if soc in POWS_SOCS:
-                    with np.errstate(over="ignore"):
-                        want = pows_reference(c, v).astype(host.dtype)
-                    g = np.asarray(got)
-                    nan = np.isnan(want.astype(np.float32))
-                    assert (np.isnan(g.astype(np.float32)) == nan).all(), (soc, c)
-                    np.testing.assert_array_equal(g[~nan].view(np.uint16 if dtype != "float32" else np.uint32),
-                                                  want[~nan].view(np.uint16 if dtype != "float32" else np.uint32),
+                    with np.errstate(over="ignore"):   # the composite, rounded once
+                        ref = pows_reference(c, v if dtype != "float16" else host)
+                    want = bf16_bits(ref) if dtype == "bfloat16" else ref.view(width)
+                    nan = np.isnan(ref.astype(np.float32))
+                    g = np.asarray(got).astype(np.float32)      # exact: a widening
+                    assert (np.isnan(g) == nan).all(), (soc, c)
+                    np.testing.assert_array_equal(bits(got).view(width)[~nan], want[~nan],
                                                   err_msg=f"{soc} x ** {c}")
                 else:
-                    same(host_bits(got), host_bits(xp.pow(x, xp.full_like(x, c))))
-                same(host_bits(xp.pow(x, c)), host_bits(got))
+                    same(bits(got), bits(xp.pow(x, xp.full_like(x, c))))
+                same(bits(xp.pow(x, c)), bits(got))
                 y = xp.asarray(host.copy())
                 y **= c
-                same(host_bits(y), host_bits(got))
+                same(bits(y), bits(got))
     # float64 has no Pows: our pow, whatever the SoC
     d = xp.asarray(v.astype(np.float64))
-    same(host_bits(d ** 3), host_bits(xp.pow(d, xp.full_like(d, 3.0))))
+    same(bits(d ** 3), bits(xp.pow(d, xp.full_like(d, 3.0))))
     assert POWS_SOCS == {"Ascend910B", "Ascend910_93", "Ascend310P"}
-
-
-def host_bits(x: xp.Array) -> np.ndarray:
-    return np.asarray(x).view(np.uint8)
