@@ -8,6 +8,7 @@
 #include "npu_emu_common.cuh"
 #include "npu_emu_convert.cuh"
 #include "npu_emu_math_float.cuh"
+#include "npu_emu_lanes.cuh"
 #include "npu_emu_math_split.cuh"
 
 namespace npu_emu {
@@ -1714,7 +1715,7 @@ NPU_EMU_HD float atanh(float x) {
 }
 
 // Normal x > 0 and finite y: 2^w, w = y log2 x, in double with glibc's powf scheme (two short
-// tables, gathers on the CPU; no division): x = 2^k z with z in [0.699, 1.398) split off in
+// tables, read by permutations on AVX-512 hosts, npu_emu_lanes.cuh; no division): x = 2^k z with z in [0.699, 1.398) split off in
 // float bits, z in one of 16 intervals of its top mantissa bits with centre c (c = 1 on the
 // interval holding 1), log2 x = k + log2 c + log2(1 + r), r = z / c - 1 = z POWF_INVC - 1
 // (rounded by 2^-53 absolute; exact where c = 1) and log2(1 + r) = r P(r) (degree 6, relative
@@ -1727,35 +1728,44 @@ NPU_EMU_HD float atanh(float x) {
 // subnormal x, infinities, NaN) is the double version's (C99 Annex F's special cases; float
 // values convert exactly). (Until 6 December 2026: log1p_core_f's double division and exp_f's
 // polynomials, 1.3x slower.)
+namespace expdetail {
+template <typename F> NPU_EMU_HD F pow_lanes(F x, F y) {
+    using namespace lanes;
+    using D = decltype(to_double(x));
+    const auto b = bits(x);
+    const auto t = b - 0x3F330000u;
+    const auto i = index_of((t >> 19) & 15u);
+    const D k = i32_to_double(as_signed(t) >> 23);
+    const D z = to_double(float_from_bits(b - (t & 0xFF800000u)));  // exact
+    const D r = z * lookup16(POWF_INVC, i) - 1.0, r2 = r * r;
+    const double* P = POWF_LOG2_P;
+    const D l2 = ((P[5] * r + (lookup16(POWF_LOGC, i) + k)) + r2 * (P[3] * r + P[4])) + (r2 * r2) * ((P[0] * r + P[1]) * r + P[2]);
+    const D w0 = to_double(y) * l2;
+    const D w = select(w0 < -160.0, splat<D>(-160.0), select(w0 > 129.0, splat<D>(129.0), w0));  // clamp
+    const D shifted = w + 0x1.8p47;  // n = round(32 w) in its low bits
+    const auto n = bits(shifted);
+    const D f = w - (shifted - 0x1.8p47);  // exact, |f| <= 1/64
+    // The table's index from the unclamped w0 (the same n mod 32 where w0 is in range): from
+    // the clamped w, GCC folds the clamped lanes' entry and masks the load, which then stops
+    // the vectorizer in loops over pointers that may alias (staged_row's). Out of range the
+    // entry is any 2^(i/32) and the result still within a factor 4 of 2^w: inf at 129, 0 at
+    // -160.
+    const D s = double_from_bits(lookup32(POWF_EXP2_T, index_of(bits(w0 + 0x1.8p47))) + (n << 47));
+    const double* Q = POWF_EXP2_Q;
+    return to_float((((Q[0] * f + Q[1]) * (f * f)) + (Q[2] * f + 1.0)) * s);
+}
+}  // namespace expdetail
+
 template <> struct Split<fn::pow, float> {
     static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float x, float y) {
         return !(x >= 0x1p-126f && x < expdetail::inf_f()) || expdetail::abs_bits_f(y) >= 0x7F800000u;
     }
-    static NPU_EMU_HD float fast(float x, float y) {
-        using namespace expdetail;
-        const uint32_t b = float_as_bits(x);
-        const uint32_t t = b - 0x3F330000u;
-        const int32_t i = static_cast<int32_t>(t >> 19) & 15;  // signed: GCC gathers with it
-        const double k = static_cast<double>(static_cast<int32_t>(t) >> 23);
-        const double z = bits_as_float(b - (t & 0xFF800000u));  // exact
-        const double r = z * POWF_INVC[i] - 1.0, r2 = r * r;
-        const double* P = POWF_LOG2_P;
-        const double l2 = ((P[5] * r + (POWF_LOGC[i] + k)) + r2 * (P[3] * r + P[4])) + (r2 * r2) * ((P[0] * r + P[1]) * r + P[2]);
-        const double w0 = static_cast<double>(y) * l2, w = clamp(w0, -160.0, 129.0);
-        const double shifted = w + 0x1.8p47;  // n = round(32 w) in its low bits
-        const uint64_t n = double_as_bits(shifted);
-        const double f = w - (shifted - 0x1.8p47);  // exact, |f| <= 1/64
-        // The table's index from the unclamped w0 (the same n mod 32 where w0 is in range): from
-        // the clamped w, GCC folds the clamped lanes' entry and masks the load, which then stops
-        // the vectorizer in loops over pointers that may alias (staged_row's). Out of range the
-        // entry is any 2^(i/32) and the result still within a factor 4 of 2^w: inf at 129, 0 at
-        // -160.
-        const int32_t j = static_cast<int32_t>(double_as_bits(w0 + 0x1.8p47)) & 31;
-        const double s = bits_as_double(POWF_EXP2_T[j] + (n << 47));
-        const double* Q = POWF_EXP2_Q;
-        return static_cast<float>((((Q[0] * f + Q[1]) * (f * f)) + (Q[2] * f + 1.0)) * s);
-    }
+    static constexpr int lanes = 8;   // fast() on 8 lanes too (npu_emu_lanes.cuh)
+    static NPU_EMU_HD float fast(float x, float y) { return expdetail::pow_lanes(x, y); }
+#if defined(NPU_EMU_LANES8)
+    static lanes::F8 fast(lanes::F8 x, lanes::F8 y) { return expdetail::pow_lanes(x, y); }
+#endif
 };
 NPU_EMU_HD float pow(float x, float y) {
     using S = Split<fn::pow, float>;

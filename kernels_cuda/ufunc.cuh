@@ -28,6 +28,7 @@
 #include "npu_emu_common.cuh"
 #include "npu_emu_index.cuh"
 #include "npu_emu_convert.cuh"
+#include "npu_emu_lanes.cuh"
 #include "npu_emu_math_split.cuh"  // the math headers themselves: only the units that call them
 #if defined(NPU_EMU_CPU) && defined(__SSE2__) && !defined(__NO_MATH_ERRNO__)
 #include <immintrin.h>   // sqrt_rn
@@ -688,7 +689,29 @@ NPU_EMU_HD void staged_row(TO* o, const TI* a, const TI* b, I n, I sa, I sb) {
             constexpr bool canon = npu_emu::math::CanonicalFast<S>::value;
             F is_rare[STAGE_CHUNK];
             int rare = 0;   // a count, not a bool: g++ does not vectorize a loop that ORs bools
-            for (int j = 0; j < m; ++j) {
+            int jv = 0;     // lanes [0, jv) computed 8 at a time (npu_emu_lanes.cuh)
+#if defined(NPU_EMU_LANES8)
+            // A form with an 8-lane fast() (the same operations per lane as its one-lane fast(),
+            // so the same bits: pow's table reads as permutations, not gathers) runs it over the
+            // chunk's full groups of 8, the one-lane fast() over the rest; canonical forms on
+            // float rows. The flags first: r may be x as far as g++ knows.
+            if constexpr (canon && detail::is_same<C, float>::value && detail::is_same<R, float>::value &&
+                          lanes::LanesOf<S>::value == 8) {
+                jv = m & ~7;
+                for (int j = 0; j < jv; ++j) {
+                    F f;
+                    if constexpr (Binary) f = S::rare(x[j], y[j]);
+                    else f = S::rare(x[j]);
+                    if constexpr (keep_flags) is_rare[j] = f;
+                    rare += f;
+                }
+                for (int j = 0; j < jv; j += 8) {
+                    if constexpr (Binary) lanes::store8(r + j, S::fast(lanes::load8(x + j), lanes::load8(y + j)));
+                    else lanes::store8(r + j, S::fast(lanes::load8(x + j)));
+                }
+            }
+#endif
+            for (int j = jv; j < m; ++j) {
                 R v;
                 F f;
                 if constexpr (Binary) { v = S::fast(x[j], y[j]); f = S::rare(x[j], y[j]); }

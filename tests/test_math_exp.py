@@ -855,6 +855,25 @@ def test_the_same_bits_at_another_isa_level(shim, tmp_path):
             assert a.tobytes() == b.tobytes(), name
 
 
+@pytest.mark.parametrize("dtype", list(DTYPES), ids=list(DTYPES))
+@pytest.mark.parametrize("name", [n for n in FUNCTIONS if n != "exp2"])
+def test_the_kernels_rows_give_the_functions_own_bits(shim, name, dtype):
+    """The ufunc kernels' rows (ufunc.cuh staged_row: a split form's fast() over each chunk,
+    float32 pow's 8-lane form on an AVX-512 host, the rare lanes redone; a row that ends
+    inside a group of 8, and every third element gathered) give the bytes of the function
+    itself, computed one lane at a time by the shim (built without AVX-512)."""
+    import npu_emu.array_api as xp
+    dt = DTYPES[dtype]
+    rng = np.random.default_rng(SEED + 1)
+    args = [np.concatenate([a, b])[:-3] for a, b in zip(special_args(name, dt), sample(name, dt, rng))]
+    fn = getattr(xp, name)
+    want = run(shim, name, dt, *args)
+    got = np.asarray(fn(*(xp.asarray(a) for a in args)))
+    assert got.tobytes() == want.tobytes(), np.nonzero(got.view(np.uint8) != want.view(np.uint8))[0][:5]
+    got = np.asarray(fn(*(xp.asarray(a)[1::3] for a in args)))
+    assert got.tobytes() == want[1::3].tobytes()
+
+
 def test_the_gpu_build_has_no_approximate_flushing_or_fused_instruction_and_no_libdevice_call():
     cuda = pytest.importorskip("npu_emu.runtime.cuda")
     try:

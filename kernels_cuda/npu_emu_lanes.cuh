@@ -1,0 +1,106 @@
+// Lanes: a float function written once over its lane type, for one lane (the GPU's threads, the
+// CPU's scalar code and the tails of its rows) and for 8 lanes at a time (the CPU's rows where
+// the compiler targets AVX-512F), with the same operations in the same order on each lane, so
+// the same bits.
+//
+// Lane types: float and double (one lane), or F8 / D8, GCC vectors of 8 floats and 8 doubles
+// (with U8 / I8 their uint32 / int32 bits and U8L their uint64 bits). A function over lanes
+// uses + - * / (each lane rounded as IEEE rounds the scalar operation), comparisons (a bool,
+// or a mask of lanes), select(m, a, b) (m ? a : b per lane), splat<D>(c) (c on every lane), the bit casts below, the
+// conversions to_double / to_float / i32_to_double (one rounding each, as the scalar casts),
+// and lookups of short tables at each lane's own index: one load on one lane, vpermt2pd /
+// vpermt2q on 8 (a permutation of registers: bits moved, not computed), where the compiler's
+// own vectorization of t[i] gathers, and a gather of 8 lanes costs about as much as 12 double
+// operations on the cores measured.
+//
+// A split form (npu_emu_math_split.cuh) offers its 8-lane version as overloads of fast() and
+// declares `static constexpr int lanes = 8;` (LanesOf below); ufunc.cuh's staged_row runs it
+// over a chunk's full groups of 8 and the one-lane fast() over the rest.
+#pragma once
+#include "npu_emu_common.cuh"
+#include "npu_emu_convert.cuh"
+
+#if defined(NPU_EMU_CPU) && defined(__AVX512F__) && defined(__GNUC__)
+#define NPU_EMU_LANES8 1
+#include <immintrin.h>
+#endif
+
+namespace npu_emu {
+namespace lanes {
+
+// One lane.
+NPU_EMU_HD uint32_t bits(float x) { return float_as_bits(x); }
+NPU_EMU_HD uint64_t bits(double x) { return double_as_bits(x); }
+NPU_EMU_HD float float_from_bits(uint32_t u) { return bits_as_float(u); }
+NPU_EMU_HD double double_from_bits(uint64_t u) { return bits_as_double(u); }
+NPU_EMU_HD int32_t as_signed(uint32_t u) { return static_cast<int32_t>(u); }
+NPU_EMU_HD double to_double(float x) { return static_cast<double>(x); }
+NPU_EMU_HD double i32_to_double(int32_t i) { return static_cast<double>(i); }
+NPU_EMU_HD float to_float(double x) { return static_cast<float>(x); }
+// Table indices: signed 32-bit on one lane (GCC's vectorizer of the one-lane form gathers
+// with them, not with unsigned or 64-bit ones), 64-bit on 8 (vpermt2pd's).
+NPU_EMU_HD int32_t index_of(uint32_t u) { return static_cast<int32_t>(u); }
+NPU_EMU_HD int32_t index_of(uint64_t u) { return static_cast<int32_t>(u); }
+NPU_EMU_HD double select(bool m, double a, double b) { return m ? a : b; }
+template <typename D> NPU_EMU_HD D splat(double c);
+template <> NPU_EMU_HD double splat<double>(double c) { return c; }
+// (the tables by reference: GCC vectorizes a gather from the array itself, not through a
+// pointer it cannot tell from the loop's output)
+NPU_EMU_HD double lookup16(const double (&t)[16], int32_t i) { return t[i & 15]; }
+NPU_EMU_HD uint64_t lookup32(const uint64_t (&t)[32], int32_t i) { return t[i & 31]; }
+
+#if defined(NPU_EMU_LANES8)
+// Eight lanes.
+typedef float F8 __attribute__((vector_size(32)));
+typedef uint32_t U8 __attribute__((vector_size(32)));
+typedef int32_t I8 __attribute__((vector_size(32)));
+typedef double D8 __attribute__((vector_size(64)));
+typedef uint64_t U8L __attribute__((vector_size(64)));
+typedef int64_t I8L __attribute__((vector_size(64)));
+NPU_EMU_HD U8 bits(F8 x) { return reinterpret_cast<U8>(x); }
+NPU_EMU_HD U8L bits(D8 x) { return reinterpret_cast<U8L>(x); }
+NPU_EMU_HD F8 float_from_bits(U8 u) { return reinterpret_cast<F8>(u); }
+NPU_EMU_HD D8 double_from_bits(U8L u) { return reinterpret_cast<D8>(u); }
+NPU_EMU_HD I8 as_signed(U8 u) { return reinterpret_cast<I8>(u); }
+// The conversions by their instructions (GCC 12 splits __builtin_convertvector's 8-lane forms
+// in two); each rounds or converts exactly as the scalar cast does.
+NPU_EMU_HD D8 to_double(F8 x) { return reinterpret_cast<D8>(_mm512_cvtps_pd(reinterpret_cast<__m256>(x))); }
+NPU_EMU_HD D8 i32_to_double(I8 i) { return reinterpret_cast<D8>(_mm512_cvtepi32_pd(reinterpret_cast<__m256i>(i))); }
+NPU_EMU_HD F8 to_float(D8 x) { return reinterpret_cast<F8>(_mm512_cvtpd_ps(reinterpret_cast<__m512d>(x))); }
+NPU_EMU_HD I8L index_of(U8 u) { return reinterpret_cast<I8L>(_mm512_cvtepu32_epi64(reinterpret_cast<__m256i>(u))); }
+NPU_EMU_HD I8L index_of(U8L u) { return reinterpret_cast<I8L>(u); }
+NPU_EMU_HD D8 select(I8L m, D8 a, D8 b) { return m ? a : b; }
+template <> NPU_EMU_HD D8 splat<D8>(double c) { return D8{} + c; }
+NPU_EMU_HD D8 lookup16(const double (&t)[16], I8L i) {
+    D8 lo, hi;
+    __builtin_memcpy(&lo, t, sizeof lo);
+    __builtin_memcpy(&hi, t + 8, sizeof hi);
+    return __builtin_shuffle(lo, hi, i & 15);
+}
+NPU_EMU_HD U8L lookup32(const uint64_t (&t)[32], I8L i) {
+    U8L a, b, c, d;
+    __builtin_memcpy(&a, t, sizeof a);
+    __builtin_memcpy(&b, t + 8, sizeof b);
+    __builtin_memcpy(&c, t + 16, sizeof c);
+    __builtin_memcpy(&d, t + 24, sizeof d);
+    const I8L k = i & 15;
+    const U8L lo = __builtin_shuffle(a, b, k), hi = __builtin_shuffle(c, d, k);
+    return (i & 16) != 0 ? hi : lo;
+}
+NPU_EMU_HD F8 load8(const float* p) {
+    F8 v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+}
+NPU_EMU_HD void store8(float* p, F8 v) { __builtin_memcpy(p, &v, sizeof v); }
+#endif
+
+// LanesOf<S>::value: the lanes S's fast() takes at a time on this target besides one (8 where S
+// declares `lanes = 8` and the target has AVX-512F; else 1).
+template <typename S, typename = void> struct LanesOf { static constexpr int value = 1; };
+#if defined(NPU_EMU_LANES8)
+template <typename S> struct LanesOf<S, decltype(void(S::lanes))> { static constexpr int value = S::lanes; };
+#endif
+
+}  // namespace lanes
+}  // namespace npu_emu
