@@ -4,7 +4,7 @@
 // time, so `for (i = threadIdx.x; i < n; i += blockDim.x)` becomes a plain unit-stride loop
 // the compiler vectorizes, __syncthreads() is a legal no-op, and __shared__ arrays are
 // per-thread statics. The grid's blocks run on the calling thread and the workers of
-// npu_emu_cpu_pool.h (blocks handed out in order). Every kernel must therefore be correct for
+// npu_emu_cpu_pool.h (blocks handed out one at a time). Every kernel must therefore be correct for
 // any block size, including 1.
 #pragma once
 
@@ -84,9 +84,10 @@ template <typename... A> struct Grid {
     }
 };
 
-// Run a grid: blocks handed out one at a time in order, to the calling thread and the pool's
-// workers (npu_emu_cpu_pool.h), so a thread that shares its core with another process takes
-// fewer blocks instead of holding the others at the end, and the launch ends when its blocks
+// Run a grid: blocks handed out one at a time, to the calling thread and the pool's workers
+// (npu_emu_cpu_pool.h: each its own contiguous part first, then the others'), so a thread
+// that shares its core with another process takes fewer blocks instead of holding the others
+// at the end, and the launch ends when its blocks
 // are done, not when every worker has been scheduled. A block is at least ~16 KiB of work
 // (elementwise_geometry) or a 32x32 tile, so taking one costs a few hundredths of its time.
 // Blocks never depend on which thread runs them, so the results are those of any schedule.
