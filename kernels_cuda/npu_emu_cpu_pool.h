@@ -50,15 +50,15 @@ using BlockFn = void (*)(void* ctx, long long block);
 // thief's from the back never both get the last block. `done` counts the finished blocks.
 // Shared by the caller and the workers that took it (a worker may still hold it after the
 // caller returned: it then only finds every part empty).
-constexpr int MAX_PARTS = 64;
 struct Job {
     BlockFn fn;
     void* ctx;
     long long total;
     int parts;
-    std::atomic<unsigned long long> range[MAX_PARTS];
+    std::unique_ptr<std::atomic<unsigned long long>[]> range;
     std::atomic<long long> done{0};
-    Job(BlockFn f, void* c, long long t, int p) : fn(f), ctx(c), total(t), parts(p) {
+    Job(BlockFn f, void* c, long long t, int p)
+        : fn(f), ctx(c), total(t), parts(p), range(new std::atomic<unsigned long long>[p]) {
         for (int i = 0; i < p; ++i) {
             const unsigned long long front = static_cast<unsigned long long>(t * i / p);
             const unsigned long long back = static_cast<unsigned long long>(t * (i + 1) / p);
@@ -97,8 +97,7 @@ public:
             for (long long b = 0; b < total; ++b) fn(ctx, b);
             return;
         }
-        int helpers = static_cast<int>(std::min<long long>(threads - 1, total - 1));
-        if (helpers > MAX_PARTS - 1) helpers = MAX_PARTS - 1;
+        const int helpers = static_cast<int>(std::min<long long>(threads - 1, total - 1));
         auto job = std::make_shared<Job>(fn, ctx, total, helpers + 1);
         {
             std::lock_guard<std::mutex> lock(mutex_);
