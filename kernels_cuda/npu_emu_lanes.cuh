@@ -1,7 +1,7 @@
 // Lanes: a float function written once over its lane type, for one lane (the GPU's threads, the
 // CPU's scalar code and the tails of its rows) and for 8 lanes at a time (the CPU's rows where
-// the compiler targets AVX-512F), with the same operations in the same order on each lane, so
-// the same bits.
+// GCC targets AVX-512F: its vector extensions; another compiler takes the one-lane form), with
+// the same operations in the same order on each lane, so the same bits.
 //
 // Lane types: float and double (one lane), or F8 / D8, GCC vectors of 8 floats and 8 doubles
 // (with U8 / I8 their uint32 / int32 bits and U8L their uint64 bits). A function over lanes
@@ -20,7 +20,7 @@
 #include "npu_emu_common.cuh"
 #include "npu_emu_convert.cuh"
 
-#if defined(NPU_EMU_CPU) && defined(__AVX512F__) && defined(__GNUC__)
+#if defined(NPU_EMU_CPU) && defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
 #define NPU_EMU_LANES8 1
 #include <immintrin.h>
 #endif
