@@ -369,15 +369,21 @@ struct op_bitwise_invert {
 // ------------------------------------------------------------------ binary functors
 // add / multiply: for the dtypes aclnnAdd / aclnnMul lack (uint16/32/64, the float8 types
 // through float); integers wrap.
+// complex add and multiply: aclnnAdd's and aclnnMul's formulas (elementwise.cuh
+// ComplexArith), part by part and the textbook product, so a call the array API gives the
+// ufunc kernel instead of the operator (a reversed view) has the operator's bits.
 struct op_add {
     template <typename T> static NPU_EMU_HD T run(T a, T b) {
         if constexpr (is_float_v<T>) return a + b;
+        else if constexpr (is_complex_v<T>) return make_complex<T>(a.re + b.re, a.im + b.im);
         else return static_cast<T>(typename Wide<T>::type(a) + typename Wide<T>::type(b));
     }
 };
 struct op_multiply {
     template <typename T> static NPU_EMU_HD T run(T a, T b) {
         if constexpr (is_float_v<T>) return a * b;
+        else if constexpr (is_complex_v<T>)
+            return make_complex<T>(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
         else return static_cast<T>(typename Wide<T>::type(a) * typename Wide<T>::type(b));
     }
 };

@@ -104,6 +104,14 @@ def textbook_square(x):
     return out
 
 
+def textbook_multiply(x, y):
+    x, y = np.broadcast_arrays(x, y)
+    out = np.empty(x.shape, x.dtype)
+    out.real = x.real * y.real - x.imag * y.imag
+    out.imag = x.real * y.imag + x.imag * y.real
+    return out
+
+
 def reference(name: str, dt: DT, *args: np.ndarray) -> np.ndarray:
     """NumPy's result (bf16: float32 NumPy rounded to bf16 by ml_dtypes), with the rules we
     document where we differ from it."""
@@ -112,6 +120,8 @@ def reference(name: str, dt: DT, *args: np.ndarray) -> np.ndarray:
         warnings.simplefilter("ignore")
         if name == "square" and dt in U.COMPLEX:
             return textbook_square(args[0])   # NumPy's own loop may fuse; ours does not
+        if name == "multiply" and dt in U.COMPLEX:   # (and aclnnMul's, elementwise.cuh)
+            return textbook_multiply(*args)           # the same: NumPy's may fuse
         if name == "nextafter":
             want = fn(*args)   # ml_dtypes steps bf16 itself; NumPy float16 below
             if dt == DT.ACL_FLOAT16:   # IEEE / C: nextafter(x, y) == y when x == y (+0 vs -0

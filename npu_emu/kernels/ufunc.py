@@ -158,9 +158,10 @@ UFUNCS: tuple[Ufunc, ...] = (
     Ufunc("imag", 1, COMPLEX, TO_REAL),
     Ufunc("logical_not", 1, BOOL),
     Ufunc("bitwise_invert", 1, INTS | BOOL, by_width=True),
-    # add / multiply: what aclnnAdd / aclnnMul lack (the array API calls them first).
-    Ufunc("add", 2, INTS | FLOATS, by_width=True),
-    Ufunc("multiply", 2, INTS | FLOATS, by_width=True),
+    # add / multiply: what aclnnAdd / aclnnMul lack (the array API calls them first), and
+    # complex with the operators' formulas (a reversed view, which the operators would copy).
+    Ufunc("add", 2, INTS | FLOATS | COMPLEX, by_width=True),
+    Ufunc("multiply", 2, INTS | FLOATS | COMPLEX, by_width=True),
     Ufunc("subtract", 2, INTS | FLOATS | COMPLEX, by_width=True),
     Ufunc("divide", 2, FLOATS | COMPLEX),
     Ufunc("floor_divide", 2, INTS | FLOATS),

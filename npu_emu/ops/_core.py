@@ -96,6 +96,8 @@ class OpDef:
     summary: str = ""
     # (dtypes, attrs, ctx) -> bool: the operator's own answer to `supports`.
     accepts: Callable[..., bool] | None = None
+    # (dtypes, attrs, ctx) -> bool: the operator's own answer to `plain`; None: never plain.
+    plain_rule: Callable[..., bool] | None = None
 
     def supports(self, dtypes: Sequence[Any], ctx: "Context",
                  attrs: dict[str, Any] | None = None) -> bool:
@@ -103,6 +105,14 @@ class OpDef:
         and rule set and computes them as its contract says, so that a front end may choose
         it over another path. An operator without a rule of its own answers False."""
         return self.accepts is not None and bool(self.accepts(tuple(dtypes), attrs or {}, ctx))
+
+    def plain(self, dtypes: Sequence[Any], ctx: "Context",
+              attrs: dict[str, Any] | None = None) -> bool:
+        """Whether this elementwise operator computes, for these supported dtypes and attrs,
+        its plain formula on the promoted operands: each result one correctly rounded
+        operation of the promoted type (complex: the textbook formulas part by part), so that
+        a front end's own kernel of that formula gives the operator's bits."""
+        return self.plain_rule is not None and bool(self.plain_rule(tuple(dtypes), attrs or {}, ctx))
 
     @functools.cached_property
     def input_names(self) -> tuple[str, ...]:

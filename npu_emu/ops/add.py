@@ -149,11 +149,24 @@ def supports(dtypes: tuple, attrs: dict, ctx: Context) -> bool:
                        and compute in AXPY[_is_950(ctx.soc)])
 
 
+def plain(dtypes: tuple, attrs: dict, ctx: Context) -> bool:
+    """self + alpha * other with alpha 1 or -1 is the plain sum or difference of the promoted
+    operands (a real product by -1 is exact; Axpy's wider sum rounds once to the same value),
+    but for complex where alpha is not one (Ascend950: never): there alpha multiplies other as
+    a complex number, and inf * (1 + 0j) makes a NaN part that the sum has not."""
+    compute = supported_compute(OP, dtypes, ctx)
+    if compute is None:
+        return False
+    alpha = attrs.get("alpha", 1)
+    one = alpha_is_one(alpha, compute, ctx.soc) if isinstance(alpha, Scalar) else alpha == 1
+    return one or INFO[compute].kind != COMPLEX
+
+
 ADD = OpDef(OP, (Param("self", IN), Param("other", IN), Param("alpha", ATTR, "aclScalar"),
                  Param("out", OUT)), check, plan, infer,
             summary="out = self + alpha * other, broadcast, computed in the promoted type.",
-            accepts=supports)
+            accepts=supports, plain_rule=plain)
 INPLACE_ADD = OpDef("InplaceAdd", (Param("selfRef", INOUT), Param("other", IN),
                                    Param("alpha", ATTR, "aclScalar")), check_inplace, plan_inplace,
                     summary="selfRef += alpha * other, computed in the promoted type.",
-                    accepts=supports)
+                    accepts=supports, plain_rule=plain)

@@ -93,7 +93,7 @@ def supports(dtypes: tuple, attrs: dict, ctx: Context) -> bool:
 
 MUL = OpDef(OP, (Param("self", IN), Param("other", IN), Param("out", OUT)), check, plan, infer,
             summary="out = self * other, broadcast, computed in the promoted type.",
-            accepts=supports)
+            accepts=supports, plain_rule=supports)
 INPLACE_MUL = OpDef("InplaceMul", (Param("selfRef", INOUT), Param("other", IN)), check_inplace,
                     plan_inplace, summary="selfRef *= other, computed in the promoted type.",
-                    accepts=supports)
+                    accepts=supports, plain_rule=supports)

@@ -322,8 +322,9 @@ def _shape(x: Array | PyScalar) -> tuple[int, ...]:
 def _reversed(a: Array | PyScalar, b: Array | PyScalar) -> bool:
     """Whether an operand is a view with a reversed axis. Our operators (aclnnAdd, aclnnMul)
     take aclTensors, whose strides are never negative, so such an operand would be copied
-    first; our ufunc kernel, which gives the same bits wherever the operator is chosen (a
-    correctly rounded + - x in the promoted dtype; integers wrap), reads it in place."""
+    first; our ufunc kernel, which gives the same bits wherever the operator computes its
+    plain formula (OpDef.plain: a correctly rounded + - x in the promoted dtype, complex by
+    the textbook formulas; integers wrap), reads it in place."""
     return (a.__class__ is Array and a._flip is not None) or \
         (b.__class__ is Array and b._flip is not None)
 
@@ -427,8 +428,8 @@ def binary(name: str, x1: object, x2: object) -> Array:
         shape = broadcast_shapes(_shape(a), _shape(b), "x1", "x2")
         return library.elementwise(spec, [a, b], shape, DT.ACL_BOOL, DT.ACL_BOOL, be)
     ctx, compute, chosen = _decision(name, spec, da, db, be)
-    if chosen is not None and _reversed(a, b) and library.own_elementwise(
-            name, compute, max(len(_shape(a)), len(_shape(b)))) is not None:
+    if chosen is not None and _reversed(a, b) and chosen[0].plain((da, db), ctx, chosen[1]) and \
+            library.own_elementwise(name, compute, max(len(_shape(a)), len(_shape(b)))) is not None:
         chosen = None   # our ufunc kernel reads the reversed axes in place (no copy first)
     if chosen is not None:
         arrays = [_as_array(a, be), _as_array(b, be)]
@@ -545,6 +546,7 @@ def inplace(name: str, x: Array, other: object) -> None:
     be = x._st.backend
     chosen = binary_operator(spec.kernel, (da, db), compute, be, inplace=True)
     if chosen is not None and _reversed(x, b) and \
+            chosen[0].plain((da, db), context(be), chosen[1]) and \
             library.own_elementwise(name, compute, x.ndim) == compute:
         chosen = None   # our ufunc kernel writes x in place, reversed axes and all (below)
     if chosen is not None:
