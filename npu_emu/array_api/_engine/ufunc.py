@@ -556,10 +556,13 @@ def inplace(name: str, x: Array, other: object) -> None:
         if key is not None:
             repeat.remember_operator(key, context(be), chosen, (a, b), [x, bb], x)
         return
-    if da == compute and da not in VIA_FLOAT32 and spec.fix is None:
-        # The library writes x's memory directly: x's dtype is the one computed in (a fix
-        # would read x1 after the function overwrote it; the narrow floats round back through
-        # our conversion).
+    if da == compute and spec.fix is None and (
+            da not in VIA_FLOAT32 or library.own_elementwise(name, compute, x.ndim) == compute):
+        # Our ufunc kernel or the library writes x's memory directly: x's dtype is the one
+        # computed in (a fix would read x1 after the function overwrote it). A narrow float
+        # only through our kernel, which computes it in float32 and rounds once (the library
+        # would compute in its own type; otherwise the result is made apart and rounded back
+        # through our conversion, below).
         check_library_destination(x)
         library.elementwise_into(spec, x, b, compute)
         if key is not None:
