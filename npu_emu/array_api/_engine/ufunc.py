@@ -329,6 +329,17 @@ def _reversed(a: Array | PyScalar, b: Array | PyScalar) -> bool:
         (b.__class__ is Array and b._flip is not None)
 
 
+def _ufunc_for_reversed(chosen: tuple | None, a: Array | PyScalar, b: Array | PyScalar,
+                        dtypes: tuple[DT, DT], ctx: Context, name: str, compute: DT,
+                        ndim: int) -> DT | None:
+    """Where the operator `chosen` would copy a reversed operand (_reversed) and computes its
+    plain formula (OpDef.plain): the dtype our ufunc kernel computes the call in
+    (library.own_elementwise); else None: the operator runs."""
+    if chosen is None or not _reversed(a, b) or not chosen[0].plain(dtypes, ctx, chosen[1]):
+        return None
+    return library.own_elementwise(name, compute, ndim)
+
+
 # What a binary function decides from its operands' dtypes alone (the promoted dtype, its
 # category checked, our operator or None), by the function, the dtypes and the context's id
 # (the context kept with the answer: a reused id does not match). Refusals are not kept:
@@ -428,8 +439,8 @@ def binary(name: str, x1: object, x2: object) -> Array:
         shape = broadcast_shapes(_shape(a), _shape(b), "x1", "x2")
         return library.elementwise(spec, [a, b], shape, DT.ACL_BOOL, DT.ACL_BOOL, be)
     ctx, compute, chosen = _decision(name, spec, da, db, be)
-    if chosen is not None and _reversed(a, b) and chosen[0].plain((da, db), ctx, chosen[1]) and \
-            library.own_elementwise(name, compute, max(len(_shape(a)), len(_shape(b)))) is not None:
+    if _ufunc_for_reversed(chosen, a, b, (da, db), ctx, name, compute,
+                           max(len(_shape(a)), len(_shape(b)))) is not None:
         chosen = None   # our ufunc kernel reads the reversed axes in place (no copy first)
     if chosen is not None:
         arrays = [_as_array(a, be), _as_array(b, be)]
@@ -545,9 +556,7 @@ def inplace(name: str, x: Array, other: object) -> None:
                          f"{x.shape} to {shape}; an in-place result keeps x's shape")
     be = x._st.backend
     chosen = binary_operator(spec.kernel, (da, db), compute, be, inplace=True)
-    if chosen is not None and _reversed(x, b) and \
-            chosen[0].plain((da, db), context(be), chosen[1]) and \
-            library.own_elementwise(name, compute, x.ndim) == compute:
+    if _ufunc_for_reversed(chosen, x, b, (da, db), context(be), name, compute, x.ndim) == compute:
         chosen = None   # our ufunc kernel writes x in place, reversed axes and all (below)
     if chosen is not None:
         bb = _as_array(b, be)
