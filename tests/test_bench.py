@@ -3,6 +3,7 @@ writes JSON whose ratios are positive numbers, the checks can fail, sizes that d
 are a message, RESULTS.md is what its JSON gives, and `npu-emu info` / `--version` work."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
@@ -169,13 +170,21 @@ def test_the_client_benchmark_compares_with_numpy_in_the_same_run(quick):
     assert "skipped" not in c, c
     assert [k["what"] for k in c["cases"]] == ["StandardScaler().fit_transform",
                                                "LogisticRegression().fit"]
+    # The other array libraries go through the same dispatch when they are installed.
+    peers = {name for name in ("torch", "array_api_strict") if importlib.util.find_spec(name)}
+    assert {k for k, v in c["peers"].items() if v is not None} == peers
     for case in c["cases"]:
         ms = case["cpu_ms"]
-        assert set(ms) == set(case["wall_ms"]) == {"numpy", "numpy_dispatch", "npu_emu"}
+        assert set(ms) == set(case["wall_ms"]) == {"numpy", "numpy_dispatch", "npu_emu", *peers}
         assert all(_positive(v) for v in [*ms.values(), *case["wall_ms"].values()])
         assert case["ratio"] == pytest.approx(ms["npu_emu"] / ms["numpy"])
         assert case["met"] == (case["ratio"] <= c["goal"] == 2.0)
-        assert f"client: {case['what']} on 300 x 8 float64" in r.stdout
+        line = next(ln for ln in r.stdout.splitlines()
+                    if ln.startswith(f"client: {case['what']} on 300 x 8 float64"))
+        if "torch" in peers:
+            assert f"PyTorch {ms['torch']:.2f} ms" in line
+        if "array_api_strict" in peers:
+            assert f"array_api_strict {ms['array_api_strict']:.2f} ms" in line
 
 
 def test_the_client_benchmark_without_scikit_learn_says_so(cpu_backend, monkeypatch):

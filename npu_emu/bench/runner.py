@@ -9,6 +9,7 @@ import math
 import statistics
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
@@ -457,11 +458,12 @@ class Bench:
     def clients(self) -> dict:
         """A small client benchmark: scikit-learn's StandardScaler().fit_transform and
         LogisticRegression().fit on 300 x 8 float64 (seeded; two classes), with
-        array_api_dispatch on npu_emu.array_api, against plain NumPy (no dispatch) and NumPy
-        through the same dispatch, in turns, medians of the wall and of the process's CPU
-        time; the goal: within CLIENT_GOAL x plain NumPy's CPU time. Skipped with the reason
-        when scikit-learn is not installed or cannot dispatch (SciPy imported before
-        SCIPY_ARRAY_API=1 was set)."""
+        array_api_dispatch on npu_emu.array_api, against plain NumPy (no dispatch), NumPy
+        through the same dispatch, and the other array libraries through it when they are
+        installed (PyTorch's CPU tensors, one thread; array_api_strict), in turns, medians of
+        the wall and of the process's CPU time; the goal: within CLIENT_GOAL x plain NumPy's
+        CPU time. Skipped with the reason when scikit-learn is not installed or cannot
+        dispatch (SciPy imported before SCIPY_ARRAY_API=1 was set)."""
         import os
         os.environ.setdefault("SCIPY_ARRAY_API", "1")     # before SciPy's first import
         try:
@@ -484,21 +486,42 @@ class Bench:
         # One BLAS thread on both sides (scikit-learn's threadpoolctl): an idle BLAS thread
         # spins, and on a shared machine its CPU time would count against whichever side
         # called BLAS last; the kernels of a 300 x 8 array run on one thread too.
+        sides = [("numpy", X, y, False), ("numpy_dispatch", X, y, True),
+                 ("npu_emu", X_ours, y_ours, True)]
+        # The other array libraries a user could pass instead: how far a library that is
+        # not NumPy gets through the same dispatch (a peer's Python-level cost per call).
+        torch = optional_import("torch")
+        if torch is not None:
+            sides.append(("torch", torch.asarray(X), torch.asarray(y), True))
+        strict = optional_import("array_api_strict")
+        if strict is not None:
+            sides.append(("array_api_strict", strict.asarray(X), strict.asarray(y), True))
+        out["peers"] = {"torch": None if torch is None else torch.__version__,
+                        "array_api_strict": None if strict is None else strict.__version__}
         limits = optional_import("threadpoolctl")
-        with (limits.threadpool_limits(1) if limits is not None else contextlib.nullcontext()):
-            return self._clients(sklearn, work, reps, out, X, y, X_ours, y_ours)
+        torch_before = None if torch is None else torch.get_num_threads()
+        try:
+            if torch is not None:
+                torch.set_num_threads(1)
+            with (limits.threadpool_limits(1) if limits is not None else contextlib.nullcontext()):
+                return self._clients(sklearn, work, reps, out, sides)
+        finally:
+            if torch is not None:
+                torch.set_num_threads(torch_before)
 
-    def _clients(self, sklearn: Any, work: dict, reps: int, out: dict, X: np.ndarray,
-                 y: np.ndarray, X_ours: Any, y_ours: Any) -> dict:
-        sides = (("numpy", X, y, False), ("numpy_dispatch", X, y, True),
-                 ("npu_emu", X_ours, y_ours, True))
+    def _clients(self, sklearn: Any, work: dict, reps: int, out: dict,
+                 sides: list[tuple[str, Any, Any, bool]]) -> dict:
         for name, fn in work.items():
             wall: dict[str, list[float]] = {k: [] for k, *_ in sides}
             cpu: dict[str, list[float]] = {k: [] for k, *_ in sides}
             try:
                 for i in range(reps + 1):
                     for key, X_, y_, dispatch in sides:     # in turns: load falls on all alike
-                        with sklearn.config_context(array_api_dispatch=dispatch):
+                        # (array_api_strict lets NumPy's RuntimeWarnings of its divisions
+                        # through: not ours to show.)
+                        with sklearn.config_context(array_api_dispatch=dispatch), \
+                                warnings.catch_warnings():
+                            warnings.simplefilter("ignore", RuntimeWarning)
                             t0, c0 = time.perf_counter(), time.process_time()
                             fn(X_, y_)
                             t1, c1 = time.perf_counter(), time.process_time()
