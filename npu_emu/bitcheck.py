@@ -217,6 +217,22 @@ def _cases() -> Iterator[tuple[str, Callable[[], str]]]:
                          np.asarray(fn(a[:, 0:8])), np.asarray(fn(a[20:21, :]))]
             return _digest(*outs)
         yield f"array_api/extremes/{dtype}", extremes
+    # matmul of float64 and complex128 (the gemm kernels): a K across two of their chunks,
+    # tiles cut at the edges, a transposed operand, a batch broadcast, a matrix times a
+    # vector, vecdot (conjugating), NaN, infinities and -0 among the values.
+    for dtype in ("float64", "complex128"):
+        def array_api_matmul(dtype=dtype) -> str:
+            src = DT.ACL_COMPLEX128 if dtype == "complex128" else DT.ACL_DOUBLE
+            x = _values(rng, src, 70 * 300).astype(dtype).reshape(70, 300)
+            y = _values(rng, src, 300 * 67).astype(dtype).reshape(300, 67)
+            x[3, 5], x[4, :] = np.inf, -0.0
+            y[7, 9] = np.nan
+            a, b = xp.asarray(x), xp.asarray(y)
+            outs = [np.asarray(a @ b), np.asarray(b.mT @ a.mT),
+                    np.asarray(xp.reshape(a[:60], (3, 20, 300)) @ b[:, :5]),
+                    np.asarray(a @ b[:, 0]), np.asarray(xp.vecdot(a[:67], b.mT))]
+            return _digest(*outs)
+        yield f"array_api/matmul/{dtype}", array_api_matmul
     # The complex functions (our math library's complex versions, integer pow aside).
     complex_unary = ["abs", "sqrt", "sign", "reciprocal", "round", "exp", "expm1", "log", "log1p",
                      "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",

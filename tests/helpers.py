@@ -20,8 +20,8 @@ from npu_emu.tensor import Tensor, make_tensor
 # converted narrow floats (f16), complex arithmetic. (The PTX of every module, and the cpu
 # build of every module at this machine's ISA, are checked in every run.)
 ALL_MODULES = os.environ.get("NPU_EMU_ALL_MODULES") == "1"
-MODULE_SLICE = ("cast_float.cu", "elementwise_f16.cu", "elementwise_complex.cu", "layout.cu",
-                "matmul.cu", "reduce_stats_float.cu", "reduce_sum_complex.cu", "strided_copy.cu",
+MODULE_SLICE = ("cast_float.cu", "elementwise_f16.cu", "elementwise_complex.cu", "gemm_complex.cu",
+                "gemm_real.cu", "layout.cu", "matmul.cu", "reduce_stats_float.cu", "reduce_sum_complex.cu", "strided_copy.cu",
                 "ufunc_binary_exp_f64.cu", "ufunc_compare_f16.cu", "ufunc_unary_exp_f32.cu",
                 "ufunc_unary_trig_complex.cu", "ufunc_unary_trig_f64.cu")
 GPU_ARCH = 90   # Hopper (the H200 the GPU checks run on); NVRTC needs no GPU to target it
@@ -51,11 +51,12 @@ def nvrtc_builds():
 
 
 # The battery's cases at the lower ISA level: every family, through its float32, float16
-# and complex64 cases, and the array API's float32 and complex64 functions and its float64
-# max and min where the NaN and zero flags decide.
+# and complex64 cases, and the array API's float32 and complex64 functions, its float64
+# max and min where the NaN and zero flags decide, and its float64 and complex128 matmuls.
 BATTERY_SLICE = ("cast/f32", "cast/f16", "cast/c64", "copy/f32->f16", "expand/", "add_mul/f16",
                  "add_mul/f32", "add_mul/c64", "format_cast/FRACTAL_NZ/f16", "matmul/f16",
-                 "array_api/float32", "array_api/complex64", "array_api/extremes/float64")
+                 "array_api/float32", "array_api/complex64", "array_api/extremes/float64",
+                 "array_api/matmul/")
 
 
 @st.composite
@@ -254,3 +255,31 @@ def bf16_bits(x: np.ndarray) -> np.ndarray:
     rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
     nan = (u & 0x7FFFFFFF) > 0x7F800000
     return np.where(nan, np.uint16(0x7FC0) | ((u >> 16) & 0x8000).astype(np.uint16), rounded)
+
+
+def canonical_nan(x: np.ndarray) -> np.ndarray:
+    """NaN as the canonical quiet NaN (positive, payload 0): the bits a NaN result takes."""
+    return np.where(np.isnan(x), x.dtype.type(np.nan), x) if x.dtype.kind == "f" else x
+
+
+def sequential_matmul(a: np.ndarray, b: np.ndarray, conj_a: bool = False) -> np.ndarray:
+    """a @ b (matrices, batch dims broadcast) with every output summed from +0 in ascending k:
+    acc = acc + a[i, k] * b[k, j]; complex products by the textbook formula from the parts
+    (NumPy's own complex product may be computed another way); NaN canonical."""
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+    with np.errstate(all="ignore"):
+        if a.dtype.kind != "c":
+            acc = np.zeros(shape, a.dtype)
+            for k in range(a.shape[-1]):
+                acc = acc + a[..., :, k:k + 1] * b[..., k:k + 1, :]
+            return canonical_nan(acc)
+        ar, ai = a.real, (-a.imag if conj_a else a.imag)
+        re, im = np.zeros(shape, ar.dtype), np.zeros(shape, ar.dtype)
+        for k in range(a.shape[-1]):
+            xr, xi = ar[..., :, k:k + 1], ai[..., :, k:k + 1]
+            yr, yi = b.real[..., k:k + 1, :], b.imag[..., k:k + 1, :]
+            re = re + (xr * yr - xi * yi)
+            im = im + (xr * yi + xi * yr)
+    out = np.empty(shape, a.dtype)
+    out.real, out.imag = canonical_nan(re), canonical_nan(im)
+    return out

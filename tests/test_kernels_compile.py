@@ -23,6 +23,7 @@ from helpers import GPU_ARCH, cubin_modules, nvrtc_builds
 from npu_emu.runtime import cuda, kernels_dir
 from npu_emu.runtime.base import KernelBuildError, kernel_sources
 from npu_emu.runtime.cpu import FUSED_CPU, fused_instructions
+from npu_emu.kernels.gemm import params_dtype as gemm_params_dtype
 from npu_emu.kernels.indexing import params_dtype
 from npu_emu.kernels.layout import layout_params_dtype
 
@@ -219,6 +220,7 @@ def _struct_checks() -> list[tuple[str, object]]:
     """(C++ type, NumPy dtype) of every parameter struct the plans pack."""
     checks = [(f"npu_emu::IterParams<{n}>", params_dtype(n)) for n in (2, 3, 4)]
     checks.append(("npu_emu::LayoutParams", layout_params_dtype()))
+    checks.append(("npu_emu::GemmParams", gemm_params_dtype()))
     try:
         from npu_emu.ops.matmul import cube_params_dtype
         checks.append(("npu_emu::CubeParams", cube_params_dtype()))
@@ -228,7 +230,8 @@ def _struct_checks() -> list[tuple[str, object]]:
 
 
 def struct_layout_source() -> str:
-    lines = ['#include "npu_emu_index.cuh"', '#include "layout.cu"', '#include "matmul.cu"']
+    lines = ['#include "npu_emu_index.cuh"', '#include "layout.cu"', '#include "matmul.cu"',
+             '#include "gemm.cuh"']
     for ctype, dtype in _struct_checks():
         lines.append(f'static_assert(sizeof({ctype}) == {dtype.itemsize}, "sizeof {ctype}");')
         for name, (sub, offset, *_) in dtype.fields.items():

@@ -488,11 +488,16 @@ def matmul_spec(variant: str, dt, numel: int) -> CaseSpec:
     return CaseSpec("matmul", variant, dt, n, {"self": (side, side), "mat2": (side, side),
                                                "out": (side, side)},
                     traffic=3 * n * it, out_bytes=n * it, device_bytes=6 * n * it + 3 * n * 4,
-                    host_bytes=3 * n * it + 3 * n * 4, flops=2 * side ** 3)
+                    host_bytes=3 * n * it + 3 * n * 4,
+                    flops=(8 if dtype_info(dt).kind == "complex" else 2) * side ** 3)
 
 
 def matmul_build(b: "Bench", s: CaseSpec) -> Built:
-    """aclnnMatmul (cube_math_type 0, KEEP_DTYPE), out of the inputs' dtype."""
+    """aclnnMatmul (cube_math_type 0, KEEP_DTYPE), out of the inputs' dtype; float64 and
+    complex128, which aclnnMatmul does not take, through npu_emu.array_api's matmul (our gemm
+    kernels: gemm_build)."""
+    if short(s.dtype) in GEMM_DTYPES:
+        return gemm_build(b, s)
     aclnn = aclnn_api()
     side = s.shapes["out"][0]
     n = side * side
@@ -539,6 +544,60 @@ def matmul_build(b: "Bench", s: CaseSpec) -> Built:
     built.peer_notes = {"numpy": "np.matmul in float32 (float32 copies of the inputs)",
                         "cupy": "cupy.matmul (float32 where CuPy lacks the type)",
                         "torch": "torch.matmul(a, b, out=out) in the case's dtype"}
+    return built
+
+
+GEMM_DTYPES = ("f64", "c128")
+
+
+def gemm_build(b: "Bench", s: CaseSpec) -> Built:
+    """xp.matmul of float64 or complex128 (a new result each call): our gemm kernels, each
+    output summed from +0 in ascending k (docs/array-api.md#the-matmul-of-float64-and-complex).
+    The reference is that order at the sampled outputs, by NumPy's elementwise operations
+    (each rounds once): equal bits. The peers are BLAS's (NumPy's and PyTorch's)."""
+    import npu_emu.array_api as xp
+    side = s.shapes["out"][0]
+    n = side * side
+    a_raw, b_raw = random_storage(s.dtype, n, seed=7), random_storage(s.dtype, n, seed=8)
+    a_v = host_values(a_raw, s.dtype).reshape(side, side)
+    b_v = host_values(b_raw, s.dtype).reshape(side, side)
+    x, y = xp.asarray(a_v, copy=True), xp.asarray(b_v, copy=True)    # our pool, not shared
+    last = _LastResult(s.dtype)
+    b._scope.append(last)
+
+    def run() -> None:
+        last.array = xp.matmul(x, y)
+
+    def expected(idx):
+        rows, cols = a_v[idx // side], b_v[:, idx % side].T
+        if a_v.dtype.kind != "c":
+            acc = np.zeros(len(idx), a_v.dtype)
+            for k in range(side):
+                acc = acc + rows[:, k] * cols[:, k]
+            return acc
+        re, im = np.zeros(len(idx)), np.zeros(len(idx))
+        for k in range(side):
+            xr, xi, yr, yi = rows[:, k].real, rows[:, k].imag, cols[:, k].real, cols[:, k].imag
+            re, im = re + (xr * yr - xi * yi), im + (xr * yi + xi * yr)
+        out = np.empty(len(idx), a_v.dtype)
+        out.real, out.imag = re, im
+        return out
+
+    built = Built(run, last, s.dtype, n, expected, on_bench_stream=False)
+
+    def xp_work(xp_lib, asarray):
+        p, q = asarray(a_v), asarray(b_v)
+        o = xp_lib.empty((side, side), a_v.dtype)
+        return lambda: xp_lib.matmul(p, q, out=o)
+
+    def torch_work(torch, tensor):
+        p, q = (tensor(r, s.dtype).reshape(side, side) for r in (a_raw, b_raw))
+        o = torch.empty((side, side), dtype=p.dtype, device=p.device)
+        return lambda: torch.matmul(p, q, out=o)
+    built.xp_work, built.torch_work = xp_work, torch_work
+    built.peer_notes = {"numpy": "np.matmul(a, b, out=out) (BLAS)",
+                        "cupy": "cupy.matmul(a, b, out=out) (cuBLAS)",
+                        "torch": "torch.matmul(a, b, out=out) (BLAS)"}
     return built
 
 
@@ -914,7 +973,8 @@ OPS: dict[str, Op] = {op.name: op for op in [
        binary_spec("add"), binary_build),
     Op("mul", "aclnnMul of two (M, N) tensors", "self + other + out",
        ("contiguous",), ("f32",), ("u8",), binary_spec("mul"), binary_build),
-    Op("matmul", "aclnnMatmul of two square (n, n) matrices (KEEP_DTYPE); also FLOP/s",
+    Op("matmul", "aclnnMatmul of two square (n, n) matrices (KEEP_DTYPE); f64 and c128 "
+       "(--dtypes) through npu_emu.array_api's matmul, our gemm kernels; also FLOP/s",
        "self + mat2 + out", ("square",), ("f16", "f32"), ("f16",), matmul_spec, matmul_build,
        numel_cap={"cpu": 2**18, "cuda": 2**24}),
     Op("array_api", "npu_emu.array_api functions as a user calls them (eager, a new result "

@@ -1,0 +1,342 @@
+// The matmul of the array API's float32, float64, complex64 and complex128 (the dtypes the cube
+// emulation of matmul.cu does not take there; npu_emu/kernels/gemm.py plans it): C = A x B,
+// batched with broadcasting (stride 0), any element strides (a transposed view is read as it
+// lies).
+//
+// The order of the sums, which fixes every bit of the result (docs/array-api.md, "The matmul
+// of float64 and complex"):
+// each output is its own accumulator of the output dtype, starting from +0, to which the K
+// products are added one at a time in ascending k: acc = acc + a[i,k] * b[k,j], the product
+// rounded, then the sum rounded (no fused multiply-add: the build's flags). Complex products
+// are the textbook formula, (ar br - ai bi) + i (ar bi + ai br), each product, the difference
+// and the sum rounded, then added to the real and imaginary accumulators; conj_a / conj_b
+// negate the imaginary part of A / B as it is read (vecdot conjugates its first operand).
+// A NaN result is stored as the canonical quiet NaN (0x7FC00000, 0x7FF8000000000000).
+//
+// Nothing else depends on the order: a block may take its K in chunks (the accumulators
+// carried between them are the same values), its outputs in vector lanes or threads in any
+// grouping, and A x B may be computed as (B^T A^T)^T (a product's two factors commute, and
+// so do the two terms of a complex product's imaginary part: x + y is y + x): the same bits
+// on every host, vector width, thread count and backend. The host swaps the operands where C
+// has fewer columns than rows, so that the longer side runs in the lanes.
+//
+// A block computes one tile of GEMM_TILE x GEMM_TILE outputs of one batch entry. On a GPU its
+// threads take the tile's outputs one at a time, each summing straight from the operands. On
+// the CPU, where a block is one thread, it packs K chunks of A's rows and B's columns into
+// contiguous panels (zeros past the matrices' edges; the outputs computed from them are not
+// stored) and sums into a local tile, a few rows at a time in vector lanes (GCC's generic
+// vectors: AVX-512, AVX2, NEON alike).
+#pragma once
+#include "npu_emu_common.cuh"
+#include "npu_emu_convert.cuh"
+
+namespace npu_emu {
+
+constexpr int GEMM_MAX_BATCH = 6;
+constexpr int GEMM_TILE = 64;
+
+struct GemmParams {
+    int64_t batch_size[GEMM_MAX_BATCH];   // output batch dims, innermost first
+    int64_t a_batch[GEMM_MAX_BATCH];      // element strides per batch dim (0: broadcast)
+    int64_t b_batch[GEMM_MAX_BATCH];
+    int64_t c_batch[GEMM_MAX_BATCH];
+    int64_t m, n, k;                      // C is m x n, the sums k long
+    int64_t a_m, a_k, b_k, b_n, c_m, c_n; // element strides (any sign)
+    int64_t tiles_m, tiles_n, tiles;      // tiles of C per batch entry (down, across); in all
+    int32_t batch_ndim;
+    int32_t conj_a, conj_b;               // complex: read A (B) conjugated
+};
+
+namespace gemm {
+
+// The element types: a real one is its own accumulator; a complex one (c64, c128) sums its
+// parts in its real type.
+template <typename S> struct Parts { using R = S; static constexpr bool complex = false; };
+template <> struct Parts<c64> { using R = float; static constexpr bool complex = true; };
+template <> struct Parts<c128> { using R = double; static constexpr bool complex = true; };
+
+// A NaN result leaves as the canonical quiet NaN: which operand's NaN an operation passes on
+// (and with what sign) differs between targets and between a loop's scalar and vector forms.
+__device__ __forceinline__ float canonical(float x) { return x != x ? bits_as_float(0x7FC00000u) : x; }
+__device__ __forceinline__ double canonical(double x) {
+    return x != x ? bits_as_double(0x7FF8000000000000ull) : x;
+}
+template <typename S>
+__device__ __forceinline__ S canonical_of(S v) {
+    if constexpr (Parts<S>::complex) return S{canonical(v.re), canonical(v.im)};
+    else return canonical(v);
+}
+
+struct Tile {
+    int64_t a, b, c;      // element offsets of the tile's first row of A, column of B, output
+    int64_t mt, nt;       // its rows and columns (GEMM_TILE or fewer at the edges)
+};
+
+__device__ __forceinline__ Tile tile_at(const GemmParams& p, int64_t t) {
+    const int64_t tn = t % p.tiles_n, tm = (t / p.tiles_n) % p.tiles_m;
+    int64_t bi = t / (p.tiles_n * p.tiles_m);
+    Tile at{0, 0, 0, 0, 0};
+    for (int d = 0; d < p.batch_ndim; ++d) {
+        const int64_t n = p.batch_size[d], i = bi % n;
+        bi /= n;
+        at.a += i * p.a_batch[d];
+        at.b += i * p.b_batch[d];
+        at.c += i * p.c_batch[d];
+    }
+    const int64_t i0 = tm * GEMM_TILE, j0 = tn * GEMM_TILE;
+    at.a += i0 * p.a_m;
+    at.b += j0 * p.b_n;
+    at.c += i0 * p.c_m + j0 * p.c_n;
+    at.mt = p.m - i0 < GEMM_TILE ? p.m - i0 : GEMM_TILE;
+    at.nt = p.n - j0 < GEMM_TILE ? p.n - j0 : GEMM_TILE;
+    return at;
+}
+
+// One output, straight from the operands (the GPU's way; the order above).
+template <typename T>
+__device__ __forceinline__ T dot(const GemmParams& p, const T* a, const T* b) {
+    T acc = T(0);
+    for (int64_t k = 0; k < p.k; ++k) acc = acc + a[k * p.a_k] * b[k * p.b_k];
+    return acc;
+}
+template <typename C>
+__device__ __forceinline__ C dot_complex(const GemmParams& p, const C* a, const C* b) {
+    using R = typename Parts<C>::R;
+    const R sa = p.conj_a ? R(-1) : R(1), sb = p.conj_b ? R(-1) : R(1);
+    R re = R(0), im = R(0);
+    for (int64_t k = 0; k < p.k; ++k) {
+        const C x = a[k * p.a_k], y = b[k * p.b_k];
+        const R ar = x.re, ai = sa * x.im, br = y.re, bi = sb * y.im;
+        re = re + (ar * br - ai * bi);
+        im = im + (ar * bi + ai * br);
+    }
+    return C{re, im};
+}
+
+template <typename S>
+__device__ __forceinline__ void tile_threads(const GemmParams& p, const S* A, const S* B, S* C,
+                                             const Tile& at) {
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x, nth = blockDim.x * blockDim.y;
+    for (int64_t e = tid; e < at.mt * at.nt; e += nth) {
+        const int64_t i = e / at.nt, j = e % at.nt;
+        const S* a = A + at.a + i * p.a_m;
+        const S* b = B + at.b + j * p.b_n;
+        S* c = C + at.c + i * p.c_m + j * p.c_n;
+        if constexpr (Parts<S>::complex) *c = canonical_of(dot_complex(p, a, b));
+        else *c = canonical(dot(p, a, b));
+    }
+}
+
+#if defined(NPU_EMU_CPU)
+// ---------------------------------------------------------------- the CPU's packed tiles
+// A vector of VEC_BYTES (GCC lowers it to the target's registers: a zmm on AVX-512, else a
+// ymm, two NEON q); mul and add on it are the lane-wise IEEE operations. Rows of a
+// micro-tile, and its vectors across: what fits the target's registers (AVX-512's 32, else
+// 16) with room for B's row and the broadcasts. Speed only: any sizes give the same bits.
+#if defined(__AVX512F__)
+constexpr int VEC_BYTES = 64, REAL_ROWS = 4, REAL_VECS = 4, COMPLEX_ROWS = 2, COMPLEX_VECS = 2;
+#else
+constexpr int VEC_BYTES = 32, REAL_ROWS = 4, REAL_VECS = 2, COMPLEX_ROWS = 2, COMPLEX_VECS = 1;
+#endif
+template <typename R> struct Vec;
+template <> struct Vec<double> { typedef double type __attribute__((vector_size(VEC_BYTES))); };
+template <> struct Vec<float> { typedef float type __attribute__((vector_size(VEC_BYTES))); };
+constexpr int KC = 256;   // the K chunk packed at a time
+
+template <typename R>
+struct RealTile {
+    static constexpr int L = VEC_BYTES / sizeof(R);              // lanes of a vector
+    static constexpr int W = GEMM_TILE;                          // the panel's width
+    alignas(64) R a[KC][GEMM_TILE];                              // A^T's chunk: a[kk][row]
+    alignas(64) R b[KC][W];                                      // B's chunk: b[kk][col]
+    alignas(64) R c[GEMM_TILE][W];                               // the accumulators
+};
+
+// acc rows r0..r0+ROWS, vectors v0..v0+VECS of the tile, over the packed chunk of kc. The
+// loops over rows and vectors unroll completely, so the accumulators live in registers; a
+// scalar times a vector is the lane-wise product with the scalar broadcast.
+#define NPU_EMU_GEMM_UNROLL _Pragma("GCC unroll 16")
+template <typename R, int ROWS, int VECS>
+__device__ __forceinline__ void micro_real(RealTile<R>& t, int r0, int v0, int kc) {
+    using V = typename Vec<R>::type;
+    constexpr int L = RealTile<R>::L;
+    V acc[ROWS][VECS];
+    NPU_EMU_GEMM_UNROLL for (int r = 0; r < ROWS; ++r)
+        NPU_EMU_GEMM_UNROLL for (int v = 0; v < VECS; ++v)
+            acc[r][v] = *reinterpret_cast<const V*>(&t.c[r0 + r][(v0 + v) * L]);
+    for (int kk = 0; kk < kc; ++kk) {
+        V bv[VECS];
+        NPU_EMU_GEMM_UNROLL for (int v = 0; v < VECS; ++v)
+            bv[v] = *reinterpret_cast<const V*>(&t.b[kk][(v0 + v) * L]);
+        NPU_EMU_GEMM_UNROLL for (int r = 0; r < ROWS; ++r) {
+            const R s = t.a[kk][r0 + r];
+            NPU_EMU_GEMM_UNROLL for (int v = 0; v < VECS; ++v) acc[r][v] = acc[r][v] + s * bv[v];
+        }
+    }
+    NPU_EMU_GEMM_UNROLL for (int r = 0; r < ROWS; ++r)
+        NPU_EMU_GEMM_UNROLL for (int v = 0; v < VECS; ++v)
+            *reinterpret_cast<V*>(&t.c[r0 + r][(v0 + v) * L]) = acc[r][v];
+}
+
+template <typename R>
+__device__ __attribute__((noinline)) void tile_real(const GemmParams& p, const R* A, const R* B,
+                                                    R* C, const Tile& at) {
+    static thread_local RealTile<R> t;   // (a block is one thread: its panels, reused)
+    constexpr int L = RealTile<R>::L;
+    const int mt = static_cast<int>(at.mt), nt = static_cast<int>(at.nt);
+    const int vecs = (nt + L - 1) / L;                 // 64-byte vectors the columns span
+    for (int r = 0; r < mt; ++r)
+        for (int j = 0; j < vecs * L; ++j) t.c[r][j] = R(0);
+    for (int64_t k0 = 0; k0 < p.k; k0 += KC) {
+        const int kc = static_cast<int>(p.k - k0 < KC ? p.k - k0 : KC);
+        for (int kk = 0; kk < kc; ++kk) {
+            const R* b = B + at.b + (k0 + kk) * p.b_k;
+            R* row = t.b[kk];
+            if (p.b_n == 1) {
+                for (int j = 0; j < nt; ++j) row[j] = b[j];
+            } else {
+                for (int j = 0; j < nt; ++j) row[j] = b[j * p.b_n];
+            }
+            for (int j = nt; j < vecs * L; ++j) row[j] = R(0);
+        }
+        for (int r = 0; r < mt; ++r) {
+            const R* a = A + at.a + r * p.a_m + k0 * p.a_k;
+            if (p.a_k == 1) {
+                for (int kk = 0; kk < kc; ++kk) t.a[kk][r] = a[kk];
+            } else {
+                for (int kk = 0; kk < kc; ++kk) t.a[kk][r] = a[kk * p.a_k];
+            }
+        }
+        int r0 = 0;
+        for (; r0 + REAL_ROWS <= mt; r0 += REAL_ROWS) {
+            int v0 = 0;
+            for (; v0 + REAL_VECS <= vecs; v0 += REAL_VECS) micro_real<R, REAL_ROWS, REAL_VECS>(t, r0, v0, kc);
+            for (; v0 < vecs; ++v0) micro_real<R, REAL_ROWS, 1>(t, r0, v0, kc);
+        }
+        for (; r0 < mt; ++r0) {                         // the last rows, one at a time
+            int v0 = 0;
+            for (; v0 + REAL_VECS <= vecs; v0 += REAL_VECS) micro_real<R, 1, REAL_VECS>(t, r0, v0, kc);
+            for (; v0 < vecs; ++v0) micro_real<R, 1, 1>(t, r0, v0, kc);
+        }
+    }
+    for (int r = 0; r < mt; ++r) {
+        R* c = C + at.c + r * p.c_m;
+        if (p.c_n == 1) {
+            for (int j = 0; j < nt; ++j) c[j] = canonical(t.c[r][j]);
+        } else {
+            for (int j = 0; j < nt; ++j) c[j * p.c_n] = canonical(t.c[r][j]);
+        }
+    }
+}
+
+template <typename R>
+struct ComplexTile {
+    static constexpr int L = VEC_BYTES / sizeof(R);
+    alignas(64) R ar[KC][GEMM_TILE], ai[KC][GEMM_TILE];   // A^T's chunk, parts apart
+    alignas(64) R br[KC][GEMM_TILE], bi[KC][GEMM_TILE];
+    alignas(64) R cr[GEMM_TILE][GEMM_TILE], ci[GEMM_TILE][GEMM_TILE];
+};
+
+template <typename R, int ROWS, int VECS>
+__device__ __forceinline__ void micro_complex(ComplexTile<R>& t, int r0, int v0, int kc) {
+    using V = typename Vec<R>::type;
+    constexpr int L = ComplexTile<R>::L;
+    V re[ROWS][VECS], im[ROWS][VECS];
+    NPU_EMU_GEMM_UNROLL for (int r = 0; r < ROWS; ++r)
+        NPU_EMU_GEMM_UNROLL for (int v = 0; v < VECS; ++v) {
+            re[r][v] = *reinterpret_cast<const V*>(&t.cr[r0 + r][(v0 + v) * L]);
+            im[r][v] = *reinterpret_cast<const V*>(&t.ci[r0 + r][(v0 + v) * L]);
+        }
+    for (int kk = 0; kk < kc; ++kk) {
+        V yr[VECS], yi[VECS];
+        NPU_EMU_GEMM_UNROLL for (int v = 0; v < VECS; ++v) {
+            yr[v] = *reinterpret_cast<const V*>(&t.br[kk][(v0 + v) * L]);
+            yi[v] = *reinterpret_cast<const V*>(&t.bi[kk][(v0 + v) * L]);
+        }
+        NPU_EMU_GEMM_UNROLL for (int r = 0; r < ROWS; ++r) {
+            const R xr = t.ar[kk][r0 + r], xi = t.ai[kk][r0 + r];
+            NPU_EMU_GEMM_UNROLL for (int v = 0; v < VECS; ++v) {
+                re[r][v] = re[r][v] + (xr * yr[v] - xi * yi[v]);
+                im[r][v] = im[r][v] + (xr * yi[v] + xi * yr[v]);
+            }
+        }
+    }
+    NPU_EMU_GEMM_UNROLL for (int r = 0; r < ROWS; ++r)
+        NPU_EMU_GEMM_UNROLL for (int v = 0; v < VECS; ++v) {
+            *reinterpret_cast<V*>(&t.cr[r0 + r][(v0 + v) * L]) = re[r][v];
+            *reinterpret_cast<V*>(&t.ci[r0 + r][(v0 + v) * L]) = im[r][v];
+        }
+}
+
+template <typename S>
+__device__ __attribute__((noinline)) void tile_complex(const GemmParams& p, const S* A,
+                                                       const S* B, S* C, const Tile& at) {
+    using R = typename Parts<S>::R;
+    static thread_local ComplexTile<R> t;
+    constexpr int L = ComplexTile<R>::L;
+    const R sa = p.conj_a ? R(-1) : R(1), sb = p.conj_b ? R(-1) : R(1);
+    const int mt = static_cast<int>(at.mt), nt = static_cast<int>(at.nt);
+    const int vecs = (nt + L - 1) / L;
+    for (int r = 0; r < mt; ++r)
+        for (int j = 0; j < vecs * L; ++j) t.cr[r][j] = t.ci[r][j] = R(0);
+    for (int64_t k0 = 0; k0 < p.k; k0 += KC) {
+        const int kc = static_cast<int>(p.k - k0 < KC ? p.k - k0 : KC);
+        for (int kk = 0; kk < kc; ++kk) {
+            const S* b = B + at.b + (k0 + kk) * p.b_k;
+            for (int j = 0; j < nt; ++j) {
+                t.br[kk][j] = b[j * p.b_n].re;
+                t.bi[kk][j] = sb * b[j * p.b_n].im;
+            }
+            for (int j = nt; j < vecs * L; ++j) t.br[kk][j] = t.bi[kk][j] = R(0);
+        }
+        for (int r = 0; r < mt; ++r) {
+            const S* a = A + at.a + r * p.a_m + k0 * p.a_k;
+            for (int kk = 0; kk < kc; ++kk) {
+                t.ar[kk][r] = a[kk * p.a_k].re;
+                t.ai[kk][r] = sa * a[kk * p.a_k].im;
+            }
+        }
+        int r0 = 0;
+        for (; r0 + COMPLEX_ROWS <= mt; r0 += COMPLEX_ROWS) {
+            int v0 = 0;
+            for (; v0 + COMPLEX_VECS <= vecs; v0 += COMPLEX_VECS)
+                micro_complex<R, COMPLEX_ROWS, COMPLEX_VECS>(t, r0, v0, kc);
+            for (; v0 < vecs; ++v0) micro_complex<R, COMPLEX_ROWS, 1>(t, r0, v0, kc);
+        }
+        for (; r0 < mt; ++r0) {                         // the last rows, one at a time
+            int v0 = 0;
+            for (; v0 + COMPLEX_VECS <= vecs; v0 += COMPLEX_VECS) micro_complex<R, 1, COMPLEX_VECS>(t, r0, v0, kc);
+            for (; v0 < vecs; ++v0) micro_complex<R, 1, 1>(t, r0, v0, kc);
+        }
+    }
+    for (int r = 0; r < mt; ++r) {
+        S* c = C + at.c + r * p.c_m;
+        for (int j = 0; j < nt; ++j) c[j * p.c_n] = S{canonical(t.cr[r][j]), canonical(t.ci[r][j])};
+    }
+}
+#endif  // NPU_EMU_CPU
+
+template <typename S>
+__device__ __forceinline__ void gemm_block(const GemmParams& p, const S* A, const S* B, S* C) {
+    const int64_t t = blockIdx.x;
+    if (t >= p.tiles) return;
+    const Tile at = tile_at(p, t);
+#if defined(NPU_EMU_CPU) && !defined(NPU_EMU_GEMM_THREADS)
+    // (NPU_EMU_GEMM_THREADS: a test builds the CPU module with the GPU's way and compares.)
+    if (at.mt == 1 && at.nt == 1) tile_threads<S>(p, A, B, C, at);   // a dot product: no panels
+    else if constexpr (Parts<S>::complex) tile_complex<S>(p, A, B, C, at);
+    else tile_real<S>(p, A, B, C, at);
+#else
+    tile_threads<S>(p, A, B, C, at);
+#endif
+}
+
+}  // namespace gemm
+}  // namespace npu_emu
+
+// One kernel per dtype (the catalog in npu_emu/kernels/gemm.py).
+#define NPU_EMU_GEMM_KERNEL(NAME, T)                                                              \
+    extern "C" __global__ void NAME(const npu_emu::GemmParams p, const T* a, const T* b, T* c) { \
+        npu_emu::gemm::gemm_block<T>(p, a, b, c);                                                \
+    }                                                                                             \
+    NPU_EMU_EXPORT(NAME)

@@ -1,0 +1,181 @@
+"""The gemm family (kernels_cuda/gemm.cuh, npu_emu/kernels/gemm.py): the array API's matmul of
+float32, float64, complex64 and complex128, each output summed from +0 in ascending k with one
+rounding per product and per sum. Checked byte for byte against that order computed by
+NumPy's elementwise operations (each rounds once; `sequential` below), on the kernel itself
+and through the array API, on every thread count and in the GPU's work shape."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import run_built_as, sequential_matmul as sequential
+
+import npu_emu.array_api as xp
+from npu_emu.dtypes import as_dtype
+from npu_emu.kernels import gemm as G
+from npu_emu.kernels.copy import View
+from npu_emu.runtime import kernels_dir
+
+DTYPES = (np.float32, np.float64, np.complex64, np.complex128)
+
+
+def values(rng: np.random.Generator, dtype, shape, specials: bool = True) -> np.ndarray:
+    x = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    x = x.astype(dtype)
+    if specials and x.size > 8:
+        flat = x.reshape(-1)
+        flat[[1, 3, 5]] = [np.inf, -0.0, np.nan]
+    return x
+
+
+def run_kernel(a: np.ndarray, b: np.ndarray, conj_a: bool = False) -> np.ndarray:
+    """a @ b by one gemm launch on the cpu backend (a and b as they lie in memory)."""
+    from npu_emu import runtime
+    be = runtime.backend("cpu")
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+    out = np.empty(shape, a.dtype)
+    blocks = []
+
+    def device(x: np.ndarray) -> View:
+        x = np.ascontiguousarray(x)
+        ptr = be.malloc(max(x.nbytes, 1))
+        blocks.append(ptr)
+        be.copy_from_host(ptr, x.reshape(-1).view(np.uint8))
+        return View(ptr, x.shape, tuple(s // x.itemsize for s in x.strides), x.itemsize)
+
+    try:
+        va, vb = device(a), device(b)
+        vo = device(out)
+        be.enqueue(G.plan(be, as_dtype(a.dtype), vo, va, vb, conj_a), be.default_stream)
+        be.default_stream.synchronize()
+        be.copy_to_host(out.reshape(-1).view(np.uint8), vo.ptr)
+    finally:
+        for ptr in blocks:
+            be.free(ptr)
+    return out
+
+
+def same_bytes(got: np.ndarray, want: np.ndarray) -> bool:
+    return got.shape == want.shape and got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
+def test_units_are_fresh():
+    for unit in G.UNITS:
+        assert (kernels_dir() / unit).read_text() == G.unit_source(unit), \
+            "run python -m npu_emu.kernels.gemm"
+
+
+# (m, k, n, a's batch, b's batch): tiles cut at the edges (65, 66), K over two chunks (300,
+# 600), one row, one column (the operands swapped: C^T = B^T A^T), a dot product, batches
+# broadcast both ways, k = 0 (zeros) and an empty output.
+SHAPES = [(5, 7, 3, (), ()), (65, 300, 66, (), ()), (1, 600, 1, (), ()), (300, 8, 1, (), ()),
+          (1, 40, 130, (), ()), (3, 4, 5, (2, 3), ()), (4, 9, 2, (2, 1), (1, 3)),
+          (6, 0, 5, (), ()), (0, 4, 3, (), ())]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_the_kernel_sums_in_ascending_k(cpu_backend, dtype, shape):
+    m, k, n, ba, bb = shape
+    rng = np.random.default_rng(m * 1000 + k)
+    a, b = values(rng, dtype, ba + (m, k)), values(rng, dtype, bb + (k, n))
+    for conj in (False, True) if np.dtype(dtype).kind == "c" else (False,):
+        assert same_bytes(run_kernel(a, b, conj), sequential(a, b, conj)), conj
+
+
+def test_a_sum_starts_from_plus_zero(cpu_backend):
+    a = np.array([[-0.0, -0.0]])
+    b = np.array([[1.0], [2.0]])
+    got = run_kernel(a, b)
+    assert got.tobytes() == np.array([[0.0]]).tobytes()     # +0, not -0
+
+
+def test_views_through_the_array_api(cpu_backend):
+    """Transposed and reversed operands, 1-D operands, batches, mixed dtypes (converted by
+    our cast kernels first), vecdot (x1 conjugated), and a repeated call (the short way):
+    each byte for byte as the order gives it."""
+    rng = np.random.default_rng(7)
+    a, b = values(rng, np.float64, (9, 6)), values(rng, np.float64, (9, 4))
+    A, B = xp.asarray(a), xp.asarray(b)
+    assert same_bytes(np.asarray(A.T @ xp.flip(B, axis=0)), sequential(a.T, b[::-1]))
+    assert same_bytes(np.asarray(A.T @ B[:, 1]), sequential(a.T, b[:, 1:2])[:, 0])
+    assert same_bytes(np.asarray(A[:, 2] @ B), sequential(a[None, :, 2], b)[0])
+    assert same_bytes(np.asarray(A[:, 2] @ B[:, 0]), sequential(a[None, :, 2], b[:, :1])[0, 0])
+    c, d = values(rng, np.float64, (2, 1, 5, 7)), values(rng, np.float64, (3, 7, 4))
+    first = xp.asarray(c) @ xp.asarray(d)
+    again = xp.asarray(c) @ xp.asarray(d)
+    assert same_bytes(np.asarray(first), sequential(c, d))
+    assert same_bytes(np.asarray(again), np.asarray(first))
+    i = rng.integers(-5, 5, (4, 6))
+    assert same_bytes(np.asarray(xp.asarray(i) @ A[:6]), sequential(i.astype(np.float64), a[:6]))
+    f = a[:4].astype(np.float32)
+    assert same_bytes(np.asarray(xp.asarray(f) @ A[:6]),
+                      sequential(f.astype(np.float64), a[:6]))
+    z, w = values(rng, np.complex128, (3, 5)), values(rng, np.complex128, (3, 5))
+    got = np.asarray(xp.vecdot(xp.asarray(z), xp.asarray(w)))
+    assert same_bytes(got, sequential(z[:, None, :], w[:, :, None], conj_a=True)[:, 0, 0])
+    g = values(rng, np.complex64, (5, 3))
+    assert same_bytes(np.asarray(xp.asarray(g).mT @ xp.asarray(g)), sequential(g.T, g))
+
+
+def test_many_batch_dims_take_the_library(cpu_backend):
+    """Seven batch dims that do not merge (past the kernel's six): the backend's library."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((1, 2, 1, 2, 1, 2, 1, 3, 4))
+    b = rng.standard_normal((2, 1, 2, 1, 2, 1, 2, 4, 5))
+    got = np.asarray(xp.asarray(a) @ xp.asarray(b))
+    np.testing.assert_allclose(got, a @ b, rtol=1e-13)
+
+
+def test_the_same_bits_on_one_and_two_threads(cpu_backend):
+    from npu_emu import runtime
+    be = runtime.backend("cpu")
+    rng = np.random.default_rng(11)
+    a, b = values(rng, np.float64, (200, 300)), values(rng, np.float64, (300, 150))
+    before = be.threads
+    try:
+        results = []
+        for n in (1, 2):
+            be.set_threads(n)
+            results.append(run_kernel(a, b))
+    finally:
+        be.set_threads(before)
+    assert same_bytes(results[0], results[1])
+    assert same_bytes(results[0], sequential(a, b))
+
+
+_GPU_WAY = """
+import numpy as np
+import npu_emu.array_api as xp
+rng = np.random.default_rng(5)
+out = {}
+for dt in ("float64", "complex128"):
+    a = rng.standard_normal((70, 300)) + (1j * rng.standard_normal((70, 300)) if dt == "complex128" else 0)
+    b = rng.standard_normal((300, 67)) + (1j * rng.standard_normal((300, 67)) if dt == "complex128" else 0)
+    a[3, 5], b[7, 9] = np.inf, np.nan
+    x, y = xp.asarray(a.astype(dt)), xp.asarray(b.astype(dt))
+    out[dt] = (np.asarray(x @ y).tobytes().hex(), np.asarray(x @ y[:, 0]).tobytes().hex(),
+               np.asarray(xp.vecdot(x[:67], y.mT)).tobytes().hex())
+print(repr(out))
+"""
+
+
+def test_the_gpus_work_shape_gives_the_cpu_builds_bits(cpu_backend):
+    """The GPU's way (a thread per output, straight from the operands), built for the CPU
+    from the same source, against the cpu build's packed tiles in vector lanes."""
+    gpu = run_built_as(_GPU_WAY, ["gemm_real.cu", "gemm_complex.cu"], "NPU_EMU_GEMM_THREADS=1")
+    assert gpu == run_built_as(_GPU_WAY)
+
+
+def test_bad_views_are_refused(cpu_backend):
+    from npu_emu import runtime
+    from npu_emu.dtypes import aclDataType as DT
+    be = runtime.backend("cpu")
+    v = View(4096, (2, 3), (3, 1), 8)
+    with pytest.raises(ValueError, match="does not give out"):
+        G.plan(be, DT.ACL_DOUBLE, View(4096, (2, 2), (2, 1), 8), v, v)
+    with pytest.raises(ValueError, match="4-byte elements"):
+        G.plan(be, DT.ACL_DOUBLE, View(4096, (2, 3), (3, 1), 4), v, View(4096, (3, 3), (3, 1), 8))
+    with pytest.raises(ValueError, match="no gemm kernel"):
+        G.plan(be, DT.ACL_INT64, v, v, v)
