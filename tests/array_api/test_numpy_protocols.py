@@ -51,6 +51,16 @@ def test_operators_with_numpy_arrays_on_the_left_give_ours():
     _ours(H >= x, H >= H)
 
 
+def test_numpys_matmul_and_vecdot_run_ours():
+    """NumPy 2's generalized ufuncs of the namespace's linear algebra: our matmul (its order
+    of sums, not BLAS's: exact on these small integers) and vecdot, our arrays out, from
+    either side."""
+    x = xp.asarray(H)
+    _ours(np.matmul(x, H.T), H @ H.T)
+    _ours(H @ x.T, H @ H.T)                     # ndarray.__matmul__ is np.matmul
+    _ours(np.vecdot(x, H), np.vecdot(H, H))
+
+
 def test_ufunc_out_and_the_numpy_fallback():
     x = xp.asarray(H)
     out = xp.zeros((2, 3))

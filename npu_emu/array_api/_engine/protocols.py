@@ -22,7 +22,9 @@ from .ufunc import BINARY, UNARY
 # NumPy ufunc name -> the namespace's function (the elementwise tables name NumPy's ufuncs).
 UFUNCS = {**{s.library: s.name for s in (*BINARY.values(), *UNARY.values())
              if isinstance(s.library, str)},
-          **{name: name for name in (*BINARY, *UNARY)}}
+          **{name: name for name in (*BINARY, *UNARY)},
+          # NumPy 2's generalized ufuncs of the namespace's linear algebra
+          "matmul": "matmul", "vecdot": "vecdot"}
 # NumPy function name -> the namespace's, where they differ.
 FUNCTIONS = {"concatenate": "concat", "transpose": "permute_dims", "amax": "max",
              "amin": "min"}
