@@ -973,8 +973,9 @@ OPS: dict[str, Op] = {op.name: op for op in [
        binary_spec("add"), binary_build),
     Op("mul", "aclnnMul of two (M, N) tensors", "self + other + out",
        ("contiguous",), ("f32",), ("u8",), binary_spec("mul"), binary_build),
-    Op("matmul", "aclnnMatmul of two square (n, n) matrices (KEEP_DTYPE); f64 and c128 "
-       "(--dtypes) through npu_emu.array_api's matmul, our gemm kernels; also FLOP/s",
+    Op("matmul", "aclnnMatmul of two square (n, n) matrices (KEEP_DTYPE); with --dtypes f64 "
+       "or c128, npu_emu.array_api's matmul (our gemm kernels, checked bit for bit against "
+       "their order of sums; the peers are BLAS's); also FLOP/s",
        "self + mat2 + out", ("square",), ("f16", "f32"), ("f16",), matmul_spec, matmul_build,
        numel_cap={"cpu": 2**18, "cuda": 2**24}),
     Op("array_api", "npu_emu.array_api functions as a user calls them (eager, a new result "
