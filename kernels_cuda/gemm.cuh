@@ -146,6 +146,27 @@ template <> struct Vec<float> { typedef float type __attribute__((vector_size(VE
 // float32 78 -> 144; complex128 at 32, with 2 x 2 micro-tiles, 42 -> 66).
 constexpr int KC_REAL = 64, KC_COMPLEX = 32;
 
+// The micro-tiles of a tile's mt rows and `vecs` vectors across: micro(rows, vectors, r0, v0)
+// with its sizes as compile-time constants, ROWS x VECS, then the edges a vector or a row at
+// a time.
+template <int ROWS, int VECS, typename Micro>
+__device__ __forceinline__ void sweep(int mt, int vecs, Micro&& micro) {
+    using Rows = std::integral_constant<int, ROWS>;
+    using Vecs = std::integral_constant<int, VECS>;
+    using One = std::integral_constant<int, 1>;
+    int r0 = 0;
+    for (; r0 + ROWS <= mt; r0 += ROWS) {
+        int v0 = 0;
+        for (; v0 + VECS <= vecs; v0 += VECS) micro(Rows{}, Vecs{}, r0, v0);
+        for (; v0 < vecs; ++v0) micro(Rows{}, One{}, r0, v0);
+    }
+    for (; r0 < mt; ++r0) {
+        int v0 = 0;
+        for (; v0 + VECS <= vecs; v0 += VECS) micro(One{}, Vecs{}, r0, v0);
+        for (; v0 < vecs; ++v0) micro(One{}, One{}, r0, v0);
+    }
+}
+
 template <typename R>
 struct RealTile {
     static constexpr int L = VEC_BYTES / sizeof(R);              // lanes of a vector
@@ -210,17 +231,9 @@ __device__ __attribute__((noinline)) void tile_real(const GemmParams& p, const R
                 for (int kk = 0; kk < kc; ++kk) t.a[kk][r] = a[kk * p.a_k];
             }
         }
-        int r0 = 0;
-        for (; r0 + REAL_ROWS <= mt; r0 += REAL_ROWS) {
-            int v0 = 0;
-            for (; v0 + REAL_VECS <= vecs; v0 += REAL_VECS) micro_real<R, REAL_ROWS, REAL_VECS>(t, r0, v0, kc);
-            for (; v0 < vecs; ++v0) micro_real<R, REAL_ROWS, 1>(t, r0, v0, kc);
-        }
-        for (; r0 < mt; ++r0) {                         // the last rows, one at a time
-            int v0 = 0;
-            for (; v0 + REAL_VECS <= vecs; v0 += REAL_VECS) micro_real<R, 1, REAL_VECS>(t, r0, v0, kc);
-            for (; v0 < vecs; ++v0) micro_real<R, 1, 1>(t, r0, v0, kc);
-        }
+        sweep<REAL_ROWS, REAL_VECS>(mt, vecs, [&](auto rows, auto vs, int r0, int v0) {
+            micro_real<R, decltype(rows)::value, decltype(vs)::value>(t, r0, v0, kc);
+        });
     }
     for (int r = 0; r < mt; ++r) {
         R* c = C + at.c + r * p.c_m;
@@ -299,18 +312,9 @@ __device__ __attribute__((noinline)) void tile_complex(const GemmParams& p, cons
                 t.ai[kk][r] = sa * a[kk * p.a_k].im;
             }
         }
-        int r0 = 0;
-        for (; r0 + COMPLEX_ROWS <= mt; r0 += COMPLEX_ROWS) {
-            int v0 = 0;
-            for (; v0 + COMPLEX_VECS <= vecs; v0 += COMPLEX_VECS)
-                micro_complex<R, COMPLEX_ROWS, COMPLEX_VECS>(t, r0, v0, kc);
-            for (; v0 < vecs; ++v0) micro_complex<R, COMPLEX_ROWS, 1>(t, r0, v0, kc);
-        }
-        for (; r0 < mt; ++r0) {                         // the last rows, one at a time
-            int v0 = 0;
-            for (; v0 + COMPLEX_VECS <= vecs; v0 += COMPLEX_VECS) micro_complex<R, 1, COMPLEX_VECS>(t, r0, v0, kc);
-            for (; v0 < vecs; ++v0) micro_complex<R, 1, 1>(t, r0, v0, kc);
-        }
+        sweep<COMPLEX_ROWS, COMPLEX_VECS>(mt, vecs, [&](auto rows, auto vs, int r0, int v0) {
+            micro_complex<R, decltype(rows)::value, decltype(vs)::value>(t, r0, v0, kc);
+        });
     }
     for (int r = 0; r < mt; ++r) {
         S* c = C + at.c + r * p.c_m;

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..dtypes import INFO, aclDataType as DT
 from ..runtime.base import Backend, Launch, kernels_dir
+from . import write_sources
 from .copy import View, pointer_arg
 from .ufunc import C_TYPES
 
@@ -47,13 +48,8 @@ def unit_source(unit: str) -> str:
 
 
 def write_units(folder: Path | None = None) -> list[Path]:
-    folder = kernels_dir() if folder is None else folder
-    paths = []
-    for unit in UNITS:
-        path = folder / unit
-        path.write_text(unit_source(unit))
-        paths.append(path)
-    return paths
+    return write_sources(kernels_dir() if folder is None else folder,
+                         {unit: unit_source(unit) for unit in UNITS})
 
 
 def params_dtype() -> np.dtype:

@@ -28,6 +28,7 @@ from .._address import array_address
 from ..dtypes import BY_SHORT, INFO, aclDataType as DT, as_dtype
 from ..runtime import backend as get_backend
 from ..runtime.base import Backend, Launch, kernels_dir
+from . import write_sources
 from .copy import View, plan_copy, pointer_arg
 from .indexing import broadcast_strides, coalesce, pack_params, tiled
 
@@ -290,11 +291,7 @@ def write_units(folder: Path | None = None) -> list[Path]:
     folder = kernels_dir() if folder is None else folder
     for old in set(unit_files_in(folder)) - set(MODULES.values()):
         (folder / old).unlink()
-    paths = []
-    for unit, module in MODULES.items():
-        (folder / module).write_text(unit_source(unit))
-        paths.append(folder / module)
-    return paths
+    return write_sources(folder, {module: unit_source(unit) for unit, module in MODULES.items()})
 
 
 # ------------------------------------------------------------------------------- plans
