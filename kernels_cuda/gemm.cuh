@@ -21,8 +21,9 @@
 // has fewer columns than rows, so that the longer side runs in the lanes.
 //
 // A block computes one tile of GEMM_TILE x GEMM_TILE outputs of one batch entry. On a GPU its
-// threads take the tile's outputs one at a time, each summing straight from the operands. On
-// the CPU, where a block is one thread, it packs K chunks of A's rows and B's columns into
+// 256 threads stage K chunks of the operands in shared memory and sum 4 x 4 outputs each
+// (tile_shared); a thin tile (a matrix times a vector) takes its outputs a thread each,
+// straight from the operands (tile_threads). On the CPU, where a block is one thread, it packs K chunks of A's rows and B's columns into
 // contiguous panels (zeros past the matrices' edges; the outputs computed from them are not
 // stored) and sums into a local tile, a few rows at a time in vector lanes (GCC's generic
 // vectors: AVX-512, AVX2, NEON alike).
@@ -124,6 +125,76 @@ __device__ __forceinline__ void tile_threads(const GemmParams& p, const S* A, co
         S* c = C + at.c + i * p.c_m + j * p.c_n;
         if constexpr (Parts<S>::complex) *c = canonical_of(dot_complex(p, a, b));
         else *c = canonical(dot(p, a, b));
+    }
+}
+
+// ---------------------------------------------------------------- the GPU's shared tiles
+// The GPU's way for a tile of at least SHARED_MIN_ROWS rows: 256 threads (the host's block),
+// each with 4 x 4 outputs in registers, rows ry + 16 r and columns cx + 16 c of the tile
+// (ry, cx: the thread's place in a 16 x 16 grid); K in chunks of GPU_KC, A's and B's chunks
+// staged in shared memory by all threads, then each thread adds the chunk's products to its
+// outputs in ascending k. Written over 256 "virtual" threads, VIRTUAL per real one, so that
+// the CPU runs it too with a block of one thread (NPU_EMU_GEMM_THREADS: the test that compares
+// it with the CPU's packed tiles; the phases between __syncthreads run for every virtual
+// thread in turn). A block of another size takes tile_threads.
+constexpr int GPU_THREADS = 256, GPU_KC = 16, SHARED_MIN_ROWS = 16;
+#if defined(NPU_EMU_CPU)
+constexpr int VIRTUAL = GPU_THREADS;   // one real thread a block
+#else
+constexpr int VIRTUAL = 1;
+#endif
+
+template <typename S>
+__device__ __forceinline__ S conj_if(S v, bool conj) {
+    if constexpr (Parts<S>::complex) return conj ? S{v.re, -v.im} : v;
+    else return v;
+}
+template <typename S>
+__device__ __forceinline__ S mac(S acc, S x, S y) {   // acc + x y in the order of the file's head
+    if constexpr (Parts<S>::complex) return S{acc.re + (x.re * y.re - x.im * y.im), acc.im + (x.re * y.im + x.im * y.re)};
+    else return acc + x * y;
+}
+
+template <typename S>
+__device__ __forceinline__ void tile_shared(const GemmParams& p, const S* A, const S* B, S* C,
+                                            const Tile& at) {
+    __shared__ S As[GPU_KC][GEMM_TILE];   // A's chunk, As[kk][row]
+    __shared__ S Bs[GPU_KC][GEMM_TILE];   // B's chunk, Bs[kk][col]
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+    S acc[VIRTUAL][4][4];
+    for (int v = 0; v < VIRTUAL; ++v)
+        for (int r = 0; r < 4; ++r)
+            for (int c = 0; c < 4; ++c) acc[v][r][c] = S{};
+    const int mt = static_cast<int>(at.mt), nt = static_cast<int>(at.nt);
+    for (int64_t k0 = 0; k0 < p.k; k0 += GPU_KC) {
+        const int kc = static_cast<int>(p.k - k0 < GPU_KC ? p.k - k0 : GPU_KC);
+        for (int v = 0; v < VIRTUAL; ++v) {            // stage: 4 elements of each a thread
+            const int t = tid * VIRTUAL + v;
+            for (int q = 0; q < GPU_KC * GEMM_TILE / GPU_THREADS; ++q) {
+                const int e = t + GPU_THREADS * q, kk = e / GEMM_TILE, x = e % GEMM_TILE;
+                const bool in_k = kk < kc;
+                As[kk][x] = in_k && x < mt ? conj_if(A[at.a + x * p.a_m + (k0 + kk) * p.a_k], p.conj_a) : S{};
+                Bs[kk][x] = in_k && x < nt ? conj_if(B[at.b + (k0 + kk) * p.b_k + x * p.b_n], p.conj_b) : S{};
+            }
+        }
+        __syncthreads();
+        for (int v = 0; v < VIRTUAL; ++v) {
+            const int t = tid * VIRTUAL + v, ry = t / 16, cx = t % 16;
+            for (int kk = 0; kk < kc; ++kk)
+                for (int r = 0; r < 4; ++r) {
+                    const S a = As[kk][ry + 16 * r];
+                    for (int c = 0; c < 4; ++c) acc[v][r][c] = mac(acc[v][r][c], a, Bs[kk][cx + 16 * c]);
+                }
+        }
+        __syncthreads();
+    }
+    for (int v = 0; v < VIRTUAL; ++v) {
+        const int t = tid * VIRTUAL + v, ry = t / 16, cx = t % 16;
+        for (int r = 0; r < 4; ++r)
+            for (int c = 0; c < 4; ++c) {
+                const int i = ry + 16 * r, j = cx + 16 * c;
+                if (i < mt && j < nt) C[at.c + i * p.c_m + j * p.c_n] = canonical_of(acc[v][r][c]);
+            }
     }
 }
 
@@ -334,7 +405,10 @@ __device__ __forceinline__ void gemm_block(const GemmParams& p, const S* A, cons
     else if constexpr (Parts<S>::complex) tile_complex<S>(p, A, B, C, at);
     else tile_real<S>(p, A, B, C, at);
 #else
-    tile_threads<S>(p, A, B, C, at);
+    const bool shared = blockDim.x * blockDim.y * blockDim.z * VIRTUAL == GPU_THREADS &&
+                        at.mt >= SHARED_MIN_ROWS;
+    if (shared) tile_shared<S>(p, A, B, C, at);
+    else tile_threads<S>(p, A, B, C, at);      // a thin tile (a matrix times a vector)
 #endif
 }
 

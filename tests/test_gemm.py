@@ -150,20 +150,22 @@ import numpy as np
 import npu_emu.array_api as xp
 rng = np.random.default_rng(5)
 out = {}
-for dt in ("float64", "complex128"):
+for dt in ("float64", "complex128", "complex64"):
     a = rng.standard_normal((70, 300)) + (1j * rng.standard_normal((70, 300)) if dt == "complex128" else 0)
     b = rng.standard_normal((300, 67)) + (1j * rng.standard_normal((300, 67)) if dt == "complex128" else 0)
     a[3, 5], b[7, 9] = np.inf, np.nan
     x, y = xp.asarray(a.astype(dt)), xp.asarray(b.astype(dt))
+    batch = xp.reshape(x[:60, :40], (3, 20, 40)) @ y[:40, :33]
     out[dt] = (np.asarray(x @ y).tobytes().hex(), np.asarray(x @ y[:, 0]).tobytes().hex(),
-               np.asarray(xp.vecdot(x[:67], y.mT)).tobytes().hex())
+               np.asarray(xp.vecdot(x[:67], y.mT)).tobytes().hex(), np.asarray(batch).tobytes().hex())
 print(repr(out))
 """
 
 
 def test_the_gpus_work_shape_gives_the_cpu_builds_bits(cpu_backend):
-    """The GPU's way (a thread per output, straight from the operands), built for the CPU
-    from the same source, against the cpu build's packed tiles in vector lanes."""
+    """The GPU's ways (shared-memory tiles of 4 x 4 outputs a thread, run over 256 virtual
+    threads; a thread per output for thin tiles), built for the CPU from the same source,
+    against the cpu build's packed tiles in vector lanes."""
     gpu = run_built_as(_GPU_WAY, ["gemm_real.cu", "gemm_complex.cu"], "NPU_EMU_GEMM_THREADS=1")
     assert gpu == run_built_as(_GPU_WAY)
 
