@@ -15,7 +15,8 @@
 #   identity   tests/test_cpu_gpu_identity.py
 #   suite      the rest of the test suite with the cuda backend current (until its limit)
 #   memcheck, racecheck   compute-sanitizer over the kernel tests' cuda cases
-#   benchmarks npu-emu bench --device cuda --quick (BENCH_ARGS to change), and its RESULTS.md
+#   benchmarks npu-emu bench --device cuda --quick (BENCH_ARGS to change), the float64 and
+#              complex128 matmuls (our gemm kernels against cuBLAS), and their RESULTS.md
 #              section generated from the JSON
 # Everything goes under OUTDIR (default $OUT): logs, junit reports, the kernel caches,
 # Hypothesis' database, summary.txt; no bytecode.
@@ -297,8 +298,14 @@ if [ "$t" = 0 ]; then step benchmarks skip "no time left"; else
     read -r -a BENCH <<< "${BENCH_ARGS:---quick}"
     timeout "$t" "$PY" -m npu_emu bench --device "$NPU_EMU_DEVICE" "${BENCH[@]}" --json "$OUT/bench.json" \
         --note "run_gpu_check.sh" > "$OUT/bench.log" 2>&1 || bench_rc=1
-    "$PY" -m npu_emu bench --report "$OUT/bench.json" > "$OUT/RESULTS-section.md" 2>>"$OUT/bench.log" || bench_rc=1
-    step benchmarks $bench_rc "bench.json bench.log RESULTS-section.md"
+    # the array API's float64 and complex128 matmuls (our gemm kernels) against cuBLAS
+    t=$(limit 60)
+    [ "$t" = 0 ] || timeout "$t" "$PY" -m npu_emu bench --device "$NPU_EMU_DEVICE" --ops matmul \
+        --dtypes f64,c128 --sizes "$([ $GPU = 1 ] && echo 1M,16M || echo 64K)" \
+        --json "$OUT/bench-gemm.json" --note "run_gpu_check.sh: gemm" \
+        >> "$OUT/bench.log" 2>&1 || bench_rc=1
+    "$PY" -m npu_emu bench --report "$OUT"/bench*.json > "$OUT/RESULTS-section.md" 2>>"$OUT/bench.log" || bench_rc=1
+    step benchmarks $bench_rc "bench.json bench-gemm.json bench.log RESULTS-section.md"
 fi
 
 # -------------------------------------------------------------------------- table
@@ -349,21 +356,26 @@ with open(os.path.join(out, "steps.tsv")) as f:
         if name == "bitexact":
             for l in lines("bitexact.log", "  DIFF")[:8] + lines("bitexact.log", "  MISSING")[:4]:
                 print(f"    {l[:200]}")
-path = os.path.join(out, "bench.json")
-if os.path.exists(path):
+for name in ("bench.json", "bench-gemm.json"):
+    path = os.path.join(out, name)
+    if not os.path.exists(path):
+        continue
     sys.path.insert(0, os.environ.get("PYTHONPATH", "").split(":")[0])
     from npu_emu import bench
     with open(path) as f:
         data = json.load(f)
-    print("benchmarks (GB/s, x the device copy, x peers):")
+    print(f"benchmarks, {name} (GB/s, x the device copy, x peers; GFLOP/s):")
     for case in data.get("cases", []):
         ours = (case.get("ours") or {}).get("gbps")
+        flops = (case.get("ours") or {}).get("gflops")
         ratios = "  ".join(f"{k} {v:.2f}x" for k, v in (case.get("ratios") or {}).items() if v)
         ok = (case.get("check") or {}).get("ok")
         print(f"  {case.get('op')} {case.get('variant')} {case.get('dtype')} {case.get('numel')}: "
-              f"{ours:.1f} GB/s  {ratios}  check {'ok' if ok else ok}" if ours else f"  {case}"[:160])
-    for line in bench.goal_lines(data):
-        print("goal", line)
+              f"{ours:.1f} GB/s{f'  {flops:.0f} GFLOP/s' if flops else ''}  {ratios}  "
+              f"check {'ok' if ok else ok}" if ours else f"  {case}"[:160])
+    if name == "bench.json":
+        for line in bench.goal_lines(data):
+            print("goal", line)
 print(f"total {secs} s; logs, junit, JSON and summary.txt in {out}")
 sys.exit(1 if failed else 0)
 PYEOF

@@ -167,3 +167,27 @@ def test_transposed_walks_clip_and_column_reductions_match_bit_for_bit(dtype):
 
     for cpu, gpu in zip(_run_on("cpu", there), _run_on("cuda", there)):
         assert cpu == gpu
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128", "complex64"])
+def test_gemm_matmuls_match_bit_for_bit(dtype):
+    """The array API's float64 and complex matmuls (the gemm kernels: the cpu's packed tiles
+    in vector lanes, the GPU's shared-memory tiles and thin tiles): the same bytes, edges,
+    a transposed operand, a batch, a matrix times a vector and vecdot included."""
+    import npu_emu.array_api as xp
+    rng = np.random.default_rng(13)
+    a = rng.standard_normal((150, 300)) * 8
+    b = rng.standard_normal((300, 97)) * 8
+    if dtype != "float64":
+        a, b = a + 1j * rng.standard_normal(a.shape), b + 1j * rng.standard_normal(b.shape)
+    a, b = a.astype(dtype), b.astype(dtype)
+    a[3, 5], b[7, 9] = np.inf, np.nan
+
+    def there():
+        x, y = xp.asarray(a), xp.asarray(b)
+        outs = [x @ y, y.mT @ x.mT, xp.reshape(x[:120, :40], (3, 40, 40)) @ y[:40, :33],
+                x @ y[:, 0], xp.vecdot(x[:97], y.mT)]
+        return [np.asarray(o).tobytes() for o in outs]
+
+    for cpu, gpu in zip(_run_on("cpu", there), _run_on("cuda", there)):
+        assert cpu == gpu
