@@ -191,3 +191,20 @@ def test_gemm_matmuls_match_bit_for_bit(dtype):
 
     for cpu, gpu in zip(_run_on("cpu", there), _run_on("cuda", there)):
         assert cpu == gpu
+
+
+def test_float_progressions_match_bit_for_bit():
+    """arange and linspace of floats (computed on the host by one formula, then placed on
+    the device; CuPy's own kernels for them fuse their multiply-add)."""
+    import npu_emu.array_api as xp
+
+    def there():
+        outs = [xp.arange(0.1, 1000.3, 0.37, dtype=xp.float64),
+                xp.arange(-3.0, 7e4, 0.3, dtype=xp.float32),
+                xp.linspace(-1.3, 2.7, 10001, dtype=xp.float64),
+                xp.linspace(-1.3, 2.7, 10001, dtype=xp.float32, endpoint=False),
+                xp.linspace(0.5 - 1j, 2 + 3.1j, 777), xp.arange(0, 5, 0.5, dtype=xp.float16)]
+        return [np.asarray(o).tobytes() for o in outs]
+
+    for cpu, gpu in zip(_run_on("cpu", there), _run_on("cuda", there)):
+        assert cpu == gpu

@@ -8,6 +8,7 @@ accept it (copy=True copies). On cuda, host data is uploaded (copy=False refuses
 """
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
@@ -18,7 +19,7 @@ from ..runtime.base import Backend
 from ._engine import dtypes as _dtypes
 from ._engine.args import array_arg, shape_arg
 from ._engine.array import Array, empty_array, is_scalar, standard_sequence
-from ._engine.asarray import asarray, from_dlpack
+from ._engine.asarray import asarray, from_dlpack, upload
 from ._engine.device import backend_for
 from ._engine.dtypes import DType, to_dtype
 from ._engine.kernel import assign, copy_into
@@ -148,6 +149,53 @@ def _computed(dt: DType, be: Backend, compute: Any) -> Array:
     return result(value, dt.acl_dtype, be)
 
 
+# The floating progressions (arange and linspace of a floating or complex dtype) are computed
+# on the host by NumPy's elementwise operations, each rounding once, in the formulas of
+# NumPy's own arange and linspace (no fused multiply-add), then placed on the device: the
+# same bits on every host and on both backends. (CuPy's own arange and linspace compute
+# `start + i * step` in a kernel its compiler fuses, and NumPy's fill loop may be fused where
+# the host's baseline ISA has FMA.) Integer progressions are exact: the library's.
+
+def _index(n: int, t: type) -> np.ndarray:
+    """0, 1, ..., n - 1 as type t (rounded to nearest where t cannot hold them)."""
+    return np.arange(n, dtype=np.int64).astype(t)
+
+
+def _arange_values(start: float, stop: float, step: float, t: type) -> np.ndarray:
+    """NumPy's float arange in type t: n = ceil((stop - start) / step) values, the first two
+    start and start + step (each rounded to t), then start + i * delta with delta the
+    difference of those two in t."""
+    n = max(0, math.ceil((stop - start) / step))
+    first, second = t(start), t(start + step)
+    with np.errstate(all="ignore"):
+        out = first + _index(n, t) * (second - first)
+    out[:2] = (first, second)[:n]
+    return out
+
+
+def _linspace_values(start: float, stop: float, num: int, endpoint: bool) -> np.ndarray:
+    """NumPy's linspace of Python floats, in float64: i * step + start with step = (stop -
+    start) / div (div = num - 1 with the endpoint, else num), or (i / div) * delta where that
+    step underflows to 0; the endpoint stop itself."""
+    div = num - 1 if endpoint else num
+    y = _index(num, np.float64)
+    with np.errstate(all="ignore"):
+        if div > 0:
+            step = (stop - start) / div
+            y = (y / div) * (stop - start) if step == 0 else y * step
+        else:                                   # num <= 1: start alone
+            y = y * (stop - start)
+        y = y + start
+    if endpoint and num > 1:
+        y[-1] = stop
+    return y
+
+
+def _placed(values: np.ndarray, dt: DType, be: Backend) -> Array:
+    """Host values on the device in dt (rounded as our cast kernels round)."""
+    return upload(values, dt.acl_dtype, be)
+
+
 def arange(start: int | float, /, stop: int | float | None = None, step: int | float = 1, *,
            dtype: object = None, device: object = None) -> Array:
     """start, start + step, ... up to stop (not included): ceil((stop - start) / step)
@@ -166,8 +214,11 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
         dt = to_dtype(dtype)
     if dt.kind not in (SIGNED, UNSIGNED, FLOATING):
         raise TypeError(f"arange: dtype={dt.name}; arange makes real numeric arrays")
-    return _computed(dt, backend_for(device),
-                     lambda lib, ct: lib.arange(*args, dtype=ct))
+    be = backend_for(device)
+    if dt.kind == FLOATING:
+        t = INFO[compute_dtype(dt.acl_dtype)].host.type
+        return _placed(_arange_values(*map(float, args), t), dt, be)
+    return _computed(dt, be, lambda lib, ct: lib.arange(*args, dtype=ct))
 
 
 def linspace(start: int | float | complex, stop: int | float | complex, /, num: int, *,
@@ -189,9 +240,14 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
         raise TypeError(f"linspace: dtype={dt.name} cannot hold the values from {start!r} to "
                         f"{stop!r}")
     lo, hi = python_value(start), python_value(stop)
-    return _computed(dt, backend_for(device),
-                     lambda lib, ct: lib.linspace(lo, hi, num, endpoint=bool(endpoint),
-                                                  dtype=ct))
+    if dt.kind == COMPLEX:
+        lo, hi = complex(lo), complex(hi)
+        values = np.empty(num, np.complex128)
+        values.real = _linspace_values(lo.real, hi.real, num, bool(endpoint))
+        values.imag = _linspace_values(lo.imag, hi.imag, num, bool(endpoint))
+    else:
+        values = _linspace_values(float(lo), float(hi), num, bool(endpoint))
+    return _placed(values, dt, backend_for(device))
 
 
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: object = None,

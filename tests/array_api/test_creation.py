@@ -96,6 +96,30 @@ def test_linspace_in_other_float_dtypes(dtype):
     np.testing.assert_array_equal(as_float(values(got)), want)
 
 
+def test_float_progressions_round_once_per_operation():
+    """arange and linspace of floats follow NumPy's formulas with each operation rounded once
+    (no fused multiply-add), so the same bits on every host and backend: references derived
+    by hand and from the formulas, not from NumPy's arange and linspace."""
+    # ceil((1.3 - 1) / 0.1) = ceil(3.0000000000000004): four values, 1.3 among them; then
+    # 1 + i * delta with delta = 1.1 - 1 = 0.10000000000000009, not 0.1
+    assert values(xp.arange(1.0, 1.3, 0.1, dtype=xp.float64)).tolist() == \
+        [1.0, 1.1, 1.2000000000000002, 1.3000000000000003]
+    # float32: start + i * delta in float32, i itself rounded to float32 past 2^24, delta the
+    # float32 difference of the first two values
+    got = values(xp.arange(3.0, 3.0 + 0.75 * (2**24 + 40), 0.75, dtype=xp.float32))
+    first, second = np.float32(3.0), np.float32(3.0 + 0.75)
+    want = first + np.arange(got.size).astype(np.float32) * (second - first)
+    want[:2] = first, second
+    assert got.size == 2**24 + 40 and got.tobytes() == want.tobytes()
+    # linspace: i * step + start in float64, rounded once to the dtype; where the step
+    # underflows to 0, (i / div) * (stop - start): 5e-324 / 3 is 0, 2/3 of 5e-324 rounds up
+    assert values(xp.linspace(0.0, 5e-324, 4, dtype=xp.float64)).tolist() == [0.0, 0.0, 5e-324, 5e-324]
+    got = values(xp.linspace(-1.3, 2.7, 11, dtype=xp.float32))
+    want = (np.arange(11.0) * ((2.7 - -1.3) / 10) + -1.3).astype(np.float32)
+    want[-1] = np.float32(2.7)
+    assert got.tobytes() == want.tobytes()
+
+
 def test_linspace_refuses_bad_arguments():
     with pytest.raises(ValueError, match="num=-1"):
         xp.linspace(0, 1, -1)
