@@ -57,11 +57,13 @@ def matmul_arrays(a: Array, b: Array, cube_math_type: int = KEEP_DTYPE,
         if key is not None:
             repeat.remember_operator(key, ctx, chosen, (a, b), [a, b], out)
         return out
-    return _librarymatmul_arrays(a, b, compute, conj and INFO[compute].kind == COMPLEX, key)
+    return _gemm_or_library(a, b, compute, conj and INFO[compute].kind == COMPLEX, key)
 
 
-def _librarymatmul_arrays(a: Array, b: Array, compute: DT, conj: bool = False,
-                          key: tuple | None = None) -> Array:
+def _gemm_or_library(a: Array, b: Array, compute: DT, conj: bool = False,
+                     key: tuple | None = None) -> Array:
+    """a @ b off the cube, computed in `compute`'s held dtype: on our gemm kernels where they
+    take it, else on the backend's library (the integers; past the kernels' batch dims)."""
     be = a._st.backend
     shape = infer_shapes(a.shape, b.shape).out_shape
     held = compute_dtype(compute)
