@@ -116,6 +116,12 @@ inline void run(void (*kernel)(A...), const unsigned* grid, void** args) {
 // written instead of 2), and an output this large would not stay cached for its reader.
 constexpr long long STREAM_MIN_BYTES = 16ll << 20;
 inline bool streaming(long long out_bytes) { return out_bytes >= STREAM_MIN_BYTES; }
+// The ufunc family's rows (ufunc.cuh) stream from 64 MiB on: the math functions spend long
+// enough per element that an output below that still helps its reader from the cache. On
+// the 2-core Xeon of 7 December 2026 (float32 exp, log1p, tanh, two threads), streaming cost
+// 15-20 % at 16 MiB, was even at 32 MiB, and saved 35-45 % at 64 MiB (log1p 0.55 -> 0.35 ns
+// an element, where it had been 2x its time at 4M elements).
+constexpr long long STREAM_MIN_BYTES_UFUNC = 64ll << 20;
 
 // Row d[0, n) of a large output: make(buf, j, k) writes elements j..j+k-1 of the row to
 // buf[0, k); the row goes through a 2 KiB staging buffer (in L1) and reaches memory with

@@ -843,17 +843,50 @@ __device__ __forceinline__ void binary_row(TO* __restrict__ o, const TI* __restr
     }
 }
 
+// A launch whose output is large (npu_emu_cpu.h's STREAM_MIN_BYTES_UFUNC: 64 MiB) writes its
+// contiguous rows with non-temporal stores on the CPU: each row made 2 KiB at a time into an
+// L1 buffer by the row functions above (the same values), then streamed, so a store that
+// misses the cache does not read its line first (3 bytes of traffic per byte written become 2).
+template <typename TO, int N> NPU_EMU_HD bool streams(const IterParams<N>& p) {
+#if defined(NPU_EMU_CPU)
+    return p.numel * static_cast<long long>(sizeof(TO)) >= npu_emu_cpu::STREAM_MIN_BYTES_UFUNC;
+#else
+    return false;
+#endif
+}
+
 template <typename Op, typename TI, typename TO, typename I>
 __device__ __forceinline__ void unary_body(const IterParams<2>& p, const TI* x, TO* out) {
     const I so = static_cast<I>(p.stride[0][0]), sx = static_cast<I>(p.stride[1][0]);
-    for_each_segment<I, 2>(p, [&](const I* off, I n) { unary_row<Op, TI, TO, I>(out + off[0], x + off[1], n, so, sx); });
+    const bool stream = streams<TO>(p);
+    for_each_segment<I, 2>(p, [&](const I* off, I n) {
+#if defined(NPU_EMU_CPU)
+        if (stream && so == 1) {
+            npu_emu_cpu::stream_row(out + off[0], static_cast<long long>(n), [&](TO* d, long long j, long long k) {
+                unary_row<Op, TI, TO, I>(d, x + off[1] + static_cast<I>(j) * sx, static_cast<I>(k), I(1), sx);
+            });
+            return;
+        }
+#endif
+        unary_row<Op, TI, TO, I>(out + off[0], x + off[1], n, so, sx);
+    });
 }
 
 template <typename Op, typename TI, typename TO, typename I>
 __device__ __forceinline__ void binary_body(const IterParams<3>& p, const TI* a, const TI* b, TO* out) {
     const I so = static_cast<I>(p.stride[0][0]), sa = static_cast<I>(p.stride[1][0]),
             sb = static_cast<I>(p.stride[2][0]);
+    const bool stream = streams<TO>(p);
     for_each_segment<I, 3>(p, [&](const I* off, I n) {
+#if defined(NPU_EMU_CPU)
+        if (stream && so == 1) {
+            npu_emu_cpu::stream_row(out + off[0], static_cast<long long>(n), [&](TO* d, long long j, long long k) {
+                const I at = static_cast<I>(j);
+                binary_row<Op, TI, TO, I>(d, a + off[1] + at * sa, b + off[2] + at * sb, static_cast<I>(k), I(1), sa, sb);
+            });
+            return;
+        }
+#endif
         binary_row<Op, TI, TO, I>(out + off[0], a + off[1], b + off[2], n, so, sa, sb);
     });
 }

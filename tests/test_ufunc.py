@@ -307,6 +307,22 @@ def test_split_rows_in_place_give_the_bits_of_separate_rows(name, host):
         assert_same(in_place(name, args, at), want, f"{name}({host.__name__}) into input {at}")
 
 
+@pytest.mark.parametrize("name,host", [("tanh", np.float32), ("log1p", np.float32),
+                                       ("atan2", np.float64)])
+def test_outputs_past_64_mib_stream_with_the_same_bits(name, host):
+    """A launch whose output reaches 64 MiB writes its rows with non-temporal stores, 2 KiB
+    at a time through an L1 buffer: the same bytes as the same function on pieces of 1M
+    elements, which are stored plainly."""
+    n = (64 << 20) // np.dtype(host).itemsize + 37          # past the threshold, and a tail
+    rng = np.random.default_rng(64)
+    args = [np.abs(rng.standard_normal(n)).astype(host) * 4 for _ in range(U.lookup(name).arity)]
+    whole = U.apply_numpy(name, *args)
+    step = 1 << 20
+    parts = np.concatenate([U.apply_numpy(name, *(a[i:i + step] for a in args))
+                            for i in range(0, n, step)])
+    assert whole.tobytes() == parts.tobytes()
+
+
 F16_FUNCTIONS = sorted(u.name for u in U.UFUNCS if DT.ACL_FLOAT16 in u.dtypes)
 
 
