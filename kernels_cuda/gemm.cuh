@@ -158,8 +158,8 @@ __device__ __forceinline__ S mac(S acc, S x, S y) {   // acc + x y in the order 
 template <typename S>
 __device__ __forceinline__ void tile_shared(const GemmParams& p, const S* A, const S* B, S* C,
                                             const Tile& at) {
-    __shared__ S As[GPU_KC][GEMM_TILE];   // A's chunk, As[kk][row]
-    __shared__ S Bs[GPU_KC][GEMM_TILE];   // B's chunk, Bs[kk][col]
+    __shared__ S As[GPU_KC][GEMM_TILE + 1];   // A's chunk, As[kk][row] (a column of padding:
+    __shared__ S Bs[GPU_KC][GEMM_TILE + 1];   // B's chunk, Bs[kk][col]   a k-first fill meets no conflict)
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
     S acc[VIRTUAL][4][4];
     for (int v = 0; v < VIRTUAL; ++v)
@@ -171,10 +171,15 @@ __device__ __forceinline__ void tile_shared(const GemmParams& p, const S* A, con
         for (int v = 0; v < VIRTUAL; ++v) {            // stage: 4 elements of each a thread
             const int t = tid * VIRTUAL + v;
             for (int q = 0; q < GPU_KC * GEMM_TILE / GPU_THREADS; ++q) {
-                const int e = t + GPU_THREADS * q, kk = e / GEMM_TILE, x = e % GEMM_TILE;
-                const bool in_k = kk < kc;
-                As[kk][x] = in_k && x < mt ? conj_if(A[at.a + x * p.a_m + (k0 + kk) * p.a_k], p.conj_a) : S{};
-                Bs[kk][x] = in_k && x < nt ? conj_if(B[at.b + (k0 + kk) * p.b_k + x * p.b_n], p.conj_b) : S{};
+                // Neighbouring threads take neighbouring elements along an operand's unit
+                // stride (coalesced reads): k first where it has one, else rows (columns).
+                const int e = t + GPU_THREADS * q;
+                int kk = e / GEMM_TILE, x = e % GEMM_TILE;
+                if (p.a_k == 1) kk = e % GPU_KC, x = e / GPU_KC;
+                As[kk][x] = kk < kc && x < mt ? conj_if(A[at.a + x * p.a_m + (k0 + kk) * p.a_k], p.conj_a) : S{};
+                kk = e / GEMM_TILE, x = e % GEMM_TILE;
+                if (p.b_k == 1 && p.b_n != 1) kk = e % GPU_KC, x = e / GPU_KC;
+                Bs[kk][x] = kk < kc && x < nt ? conj_if(B[at.b + (k0 + kk) * p.b_k + x * p.b_n], p.conj_b) : S{};
             }
         }
         __syncthreads();
