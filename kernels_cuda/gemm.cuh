@@ -23,10 +23,12 @@
 // A block computes one tile of GEMM_TILE x GEMM_TILE outputs of one batch entry. On a GPU its
 // 256 threads stage K chunks of the operands in shared memory and sum 4 x 4 outputs each
 // (tile_shared); a thin tile (a matrix times a vector) takes its outputs a thread each,
-// straight from the operands (tile_threads). On the CPU, where a block is one thread, it packs K chunks of A's rows and B's columns into
-// contiguous panels (zeros past the matrices' edges; the outputs computed from them are not
-// stored) and sums into a local tile, a few rows at a time in vector lanes (GCC's generic
-// vectors: AVX-512, AVX2, NEON alike).
+// straight from the operands (tile_threads). On the CPU, where a block is one thread, it packs
+// K chunks of A's rows and B's columns into contiguous panels (zeros past the matrices'
+// edges; the outputs computed from them are not stored) and sums into a local tile, a few
+// rows at a time in vector lanes (GCC's generic vectors: AVX-512, AVX2, NEON alike); a tile
+// of one row (a matrix times a vector) sums a vector's lanes of columns at a time straight
+// from the operands (row_real, row_complex), and a single output is a plain loop.
 #pragma once
 #include "npu_emu_common.cuh"
 #include "npu_emu_convert.cuh"
@@ -278,6 +280,35 @@ __device__ __forceinline__ void micro_real(RealTile<R>& t, int r0, int v0, int k
             *reinterpret_cast<V*>(&t.c[r0 + r][(v0 + v) * L]) = acc[r][v];
 }
 
+// One row of outputs (a matrix times a vector: C^T = x^T A^T after the host's swap): its
+// columns a vector's lanes at a time, each group summed over the whole of K straight from
+// the operands (a gather of the group's B elements a step), so that only that many of B's
+// columns (A's rows) are read at once: few enough streams for the prefetchers, where the
+// packed panels read 64 of them.
+template <typename R>
+__device__ __attribute__((noinline)) void row_real(const GemmParams& p, const R* A, const R* B,
+                                                   R* C, const Tile& at) {
+    using V = typename Vec<R>::type;
+    constexpr int L = VEC_BYTES / sizeof(R);
+    const int nt = static_cast<int>(at.nt);
+    const R* a = A + at.a;
+    for (int j0 = 0; j0 < nt; j0 += L) {
+        const int w = nt - j0 < L ? nt - j0 : L;
+        const R* b = B + at.b + j0 * p.b_n;
+        int64_t off[L];
+        for (int l = 0; l < L; ++l) off[l] = (l < w ? l : 0) * p.b_n;   // (past w: column 0 again)
+        V acc = {};
+        for (int64_t k = 0; k < p.k; ++k) {
+            const R* bk = b + k * p.b_k;
+            V bv;
+            for (int l = 0; l < L; ++l) bv[l] = bk[off[l]];
+            acc = acc + a[k * p.a_k] * bv;
+        }
+        R* c = C + at.c + j0 * p.c_n;
+        for (int l = 0; l < w; ++l) c[l * p.c_n] = canonical(acc[l]);
+    }
+}
+
 template <typename R>
 __device__ __attribute__((noinline)) void tile_real(const GemmParams& p, const R* A, const R* B,
                                                     R* C, const Tile& at) {
@@ -360,6 +391,38 @@ __device__ __forceinline__ void micro_complex(ComplexTile<R>& t, int r0, int v0,
         }
 }
 
+// One row of complex outputs, as row_real: the parts of a vector's lanes of columns a step.
+template <typename S>
+__device__ __attribute__((noinline)) void row_complex(const GemmParams& p, const S* A,
+                                                      const S* B, S* C, const Tile& at) {
+    using R = typename Parts<S>::R;
+    using V = typename Vec<R>::type;
+    constexpr int L = VEC_BYTES / sizeof(R);
+    const R sa = p.conj_a ? R(-1) : R(1), sb = p.conj_b ? R(-1) : R(1);
+    const int nt = static_cast<int>(at.nt);
+    const S* a = A + at.a;
+    for (int j0 = 0; j0 < nt; j0 += L) {
+        const int w = nt - j0 < L ? nt - j0 : L;
+        const S* b = B + at.b + j0 * p.b_n;
+        int64_t off[L];
+        for (int l = 0; l < L; ++l) off[l] = (l < w ? l : 0) * p.b_n;
+        V re = {}, im = {};
+        for (int64_t k = 0; k < p.k; ++k) {
+            const S* bk = b + k * p.b_k;
+            V yr, yi;
+            for (int l = 0; l < L; ++l) {
+                yr[l] = bk[off[l]].re;
+                yi[l] = sb * bk[off[l]].im;
+            }
+            const R xr = a[k * p.a_k].re, xi = sa * a[k * p.a_k].im;
+            re = re + (xr * yr - xi * yi);
+            im = im + (xr * yi + xi * yr);
+        }
+        S* c = C + at.c + j0 * p.c_n;
+        for (int l = 0; l < w; ++l) c[l * p.c_n] = S{canonical(re[l]), canonical(im[l])};
+    }
+}
+
 template <typename S>
 __device__ __attribute__((noinline)) void tile_complex(const GemmParams& p, const S* A,
                                                        const S* B, S* C, const Tile& at) {
@@ -407,8 +470,14 @@ __device__ __forceinline__ void gemm_block(const GemmParams& p, const S* A, cons
 #if defined(NPU_EMU_CPU) && !defined(NPU_EMU_GEMM_THREADS)
     // (NPU_EMU_GEMM_THREADS: a test builds the CPU module with the GPU's way and compares.)
     if (at.mt == 1 && at.nt == 1) tile_threads<S>(p, A, B, C, at);   // a dot product: no panels
-    else if constexpr (Parts<S>::complex) tile_complex<S>(p, A, B, C, at);
-    else tile_real<S>(p, A, B, C, at);
+    else if constexpr (Parts<S>::complex) {
+        if (at.mt == 1) row_complex<S>(p, A, B, C, at);   // a matrix times a vector
+        else tile_complex<S>(p, A, B, C, at);
+    } else if (at.mt == 1) {
+        row_real<S>(p, A, B, C, at);
+    } else {
+        tile_real<S>(p, A, B, C, at);
+    }
 #else
     const bool shared = blockDim.x * blockDim.y * blockDim.z * VIRTUAL == GPU_THREADS &&
                         at.mt >= SHARED_MIN_ROWS;
