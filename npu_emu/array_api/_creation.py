@@ -162,10 +162,17 @@ def _index(n: int, t: type) -> np.ndarray:
 
 
 def _arange_values(start: float, stop: float, step: float, t: type) -> np.ndarray:
-    """NumPy's float arange in type t: n = ceil((stop - start) / step) values, the first two
-    start and start + step (each rounded to t), then start + i * delta with delta the
-    difference of those two in t."""
-    n = max(0, math.ceil((stop - start) / step))
+    """NumPy's float arange in type t: n = ceil((stop - start) / step) values (at least one
+    where that quotient underflows to 0 on the way to stop), the first two start and start +
+    step (each rounded to t), then start + i * delta with delta the difference of those two
+    in t."""
+    q = (stop - start) / step
+    if not math.isfinite(q):
+        raise ValueError(f"arange: start={start!r}, stop={stop!r}, step={step!r} give no finite "
+                         f"number of values ((stop - start) / step = {q!r})")
+    n = max(0, math.ceil(q))
+    if n == 0 and stop != start and (stop > start) == (step > 0):
+        n = 1                      # a step so long that the quotient rounds to 0: start alone
     first, second = t(start), t(start + step)
     with np.errstate(all="ignore"):
         out = first + _index(n, t) * (second - first)
@@ -191,11 +198,6 @@ def _linspace_values(start: float, stop: float, num: int, endpoint: bool) -> np.
     return y
 
 
-def _placed(values: np.ndarray, dt: DType, be: Backend) -> Array:
-    """Host values on the device in dt (rounded as our cast kernels round)."""
-    return upload(values, dt.acl_dtype, be)
-
-
 def arange(start: int | float, /, stop: int | float | None = None, step: int | float = 1, *,
            dtype: object = None, device: object = None) -> Array:
     """start, start + step, ... up to stop (not included): ceil((stop - start) / step)
@@ -217,7 +219,7 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
     be = backend_for(device)
     if dt.kind == FLOATING:
         t = INFO[compute_dtype(dt.acl_dtype)].host.type
-        return _placed(_arange_values(*map(float, args), t), dt, be)
+        return upload(_arange_values(*map(float, args), t), dt.acl_dtype, be)
     return _computed(dt, be, lambda lib, ct: lib.arange(*args, dtype=ct))
 
 
@@ -247,7 +249,7 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
         values.imag = _linspace_values(lo.imag, hi.imag, num, bool(endpoint))
     else:
         values = _linspace_values(float(lo), float(hi), num, bool(endpoint))
-    return _placed(values, dt, backend_for(device))
+    return upload(values, dt.acl_dtype, backend_for(device))   # rounded as our casts round
 
 
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: object = None,

@@ -120,6 +120,17 @@ def test_float_progressions_round_once_per_operation():
     assert got.tobytes() == want.tobytes()
 
 
+def test_float_arange_edges():
+    """A step so long that (stop - start) / step rounds to 0 still gives start; no finite
+    count of values is a ValueError naming the arguments (NumPy's own: ValueError too)."""
+    assert values(xp.arange(0.0, 1.0, float("inf"), dtype=xp.float64)).tolist() == [0.0]
+    assert values(xp.arange(0.0, 1e-300, 1e300, dtype=xp.float64)).tolist() == [0.0]
+    assert values(xp.arange(1.0, 0.0, float("inf"), dtype=xp.float64)).tolist() == []
+    for args in ((0, float("inf")), (0, float("nan")), (float("-inf"), 1.0)):
+        with pytest.raises(ValueError, match="no finite number of values"):
+            xp.arange(*args)
+
+
 def test_linspace_refuses_bad_arguments():
     with pytest.raises(ValueError, match="num=-1"):
         xp.linspace(0, 1, -1)
