@@ -425,6 +425,30 @@ def test_whole_array_cases_check_their_results(cpu_backend):
         assert not result["ok"] and result["mismatches"] == 1, name
 
 
+def test_the_gemm_matmul_cases_check_their_bits(cpu_backend):
+    """The matmul op's float64 and complex128 cases (xp.matmul on our gemm kernels) pass
+    their bit-for-bit check against the order of sums, and one bit off at one place is
+    caught; GFLOP/s count 8 n^3 for complex."""
+    b = bench.Bench(bench.Settings(["matmul"], {}, {}, bench.TimingPolicy()),
+                    bench.Output(0, quiet=True))
+    op = bench.OPS["matmul"]
+    for short_name in ("f64", "c128"):
+        spec = op.spec("square", common.dtype_of(short_name), 96 * 96)
+        assert spec.flops == (8 if short_name == "c128" else 2) * 96 ** 3
+        with b.built(op, spec, "Ascend910B") as built:
+            built.run()
+            assert bench.check_result(built, b.stream)["ok"], short_name
+            honest = built.expected
+
+            def off_at_5(idx, honest=honest):
+                want = np.array(honest(idx), copy=True)
+                want.view(np.uint64)[np.flatnonzero(idx == 5)[:1] * (want.itemsize // 8)] ^= 1
+                return want
+            built.expected = off_at_5
+            result = bench.check_result(built, b.stream)
+        assert not result["ok"] and result["mismatches"] == 1, short_name
+
+
 def test_version_and_python_dash_m():
     import npu_emu
     for cmd in (["npu-emu", "--version"], [sys.executable, "-m", "npu_emu", "--version"]):
