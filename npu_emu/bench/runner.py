@@ -483,9 +483,6 @@ class Bench:
         reps = 3 if self.settings.quick else 7
         out: dict[str, Any] = {"data": "300 x 8 float64, two classes", "goal": CLIENT_GOAL,
                                "sklearn": sklearn.__version__, "cases": []}
-        # One BLAS thread on both sides (scikit-learn's threadpoolctl): an idle BLAS thread
-        # spins, and on a shared machine its CPU time would count against whichever side
-        # called BLAS last; the kernels of a 300 x 8 array run on one thread too.
         sides = [("numpy", X, y, False), ("numpy_dispatch", X, y, True),
                  ("npu_emu", X_ours, y_ours, True)]
         # The other array libraries a user could pass instead: how far a library that is
@@ -498,6 +495,10 @@ class Bench:
             sides.append(("array_api_strict", strict.asarray(X), strict.asarray(y), True))
         out["peers"] = {"torch": None if torch is None else torch.__version__,
                         "array_api_strict": None if strict is None else strict.__version__}
+        # One BLAS thread on every side (scikit-learn's threadpoolctl), and one PyTorch
+        # thread: an idle BLAS thread spins, and on a shared machine its CPU time would count
+        # against whichever side called BLAS last; the kernels of a 300 x 8 array run on one
+        # thread too.
         limits = optional_import("threadpoolctl")
         torch_before = None if torch is None else torch.get_num_threads()
         try:
