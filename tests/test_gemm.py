@@ -1,7 +1,7 @@
 """The gemm family (kernels_cuda/gemm.cuh, npu_emu/kernels/gemm.py): the array API's matmul of
 float32, float64, complex64 and complex128, each output summed from +0 in ascending k with one
 rounding per product and per sum. Checked byte for byte against that order computed by
-NumPy's elementwise operations (each rounds once; `sequential` below), on the kernel itself
+NumPy's elementwise operations (each rounds once; helpers.sequential_matmul), on the kernel itself
 and through the array API, on every thread count and in the GPU's work shape."""
 from __future__ import annotations
 
@@ -66,9 +66,10 @@ def test_units_are_fresh():
             "run python -m npu_emu.kernels.gemm"
 
 
-# (m, k, n, a's batch, b's batch): tiles cut at the edges (65, 66), K over two chunks (300,
-# 600), one row, one column (the operands swapped: C^T = B^T A^T), a dot product, batches
-# broadcast both ways, k = 0 (zeros) and an empty output.
+# (m, k, n, a's batch, b's batch): tiles cut at the edges (65, 66), K over several chunks
+# (300, 600), one row of outputs (row_real / row_complex), one column (the operands swapped:
+# C^T = B^T A^T, a row again), a dot product, batches broadcast both ways, k = 0 (zeros) and
+# an empty output.
 SHAPES = [(5, 7, 3, (), ()), (65, 300, 66, (), ()), (1, 600, 1, (), ()), (300, 8, 1, (), ()),
           (1, 40, 130, (), ()), (3, 4, 5, (2, 3), ()), (4, 9, 2, (2, 1), (1, 3)),
           (6, 0, 5, (), ()), (0, 4, 3, (), ())]
