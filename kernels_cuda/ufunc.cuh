@@ -855,6 +855,22 @@ template <typename TO, int N> NPU_EMU_HD bool streams(const IterParams<N>& p) {
 #endif
 }
 
+// The CPU's rows are one out-of-line function a kernel (called from the plain walk and from
+// the streamed one): inlined at both, a kernel's code and its build time would double.
+#if defined(NPU_EMU_CPU)
+#define NPU_EMU_UFUNC_ROW __attribute__((noinline))
+#else
+#define NPU_EMU_UFUNC_ROW __forceinline__
+#endif
+template <typename Op, typename TI, typename TO, typename I>
+__device__ NPU_EMU_UFUNC_ROW void unary_row_of(TO* o, const TI* x, I n, I so, I sx) {
+    unary_row<Op, TI, TO, I>(o, x, n, so, sx);
+}
+template <typename Op, typename TI, typename TO, typename I>
+__device__ NPU_EMU_UFUNC_ROW void binary_row_of(TO* o, const TI* a, const TI* b, I n, I so, I sa, I sb) {
+    binary_row<Op, TI, TO, I>(o, a, b, n, so, sa, sb);
+}
+
 template <typename Op, typename TI, typename TO, typename I>
 __device__ __forceinline__ void unary_body(const IterParams<2>& p, const TI* x, TO* out) {
     const I so = static_cast<I>(p.stride[0][0]), sx = static_cast<I>(p.stride[1][0]);
@@ -863,12 +879,12 @@ __device__ __forceinline__ void unary_body(const IterParams<2>& p, const TI* x, 
 #if defined(NPU_EMU_CPU)
         if (stream && so == 1) {
             npu_emu_cpu::stream_row(out + off[0], static_cast<long long>(n), [&](TO* d, long long j, long long k) {
-                unary_row<Op, TI, TO, I>(d, x + off[1] + static_cast<I>(j) * sx, static_cast<I>(k), I(1), sx);
+                unary_row_of<Op, TI, TO, I>(d, x + off[1] + static_cast<I>(j) * sx, static_cast<I>(k), I(1), sx);
             });
             return;
         }
 #endif
-        unary_row<Op, TI, TO, I>(out + off[0], x + off[1], n, so, sx);
+        unary_row_of<Op, TI, TO, I>(out + off[0], x + off[1], n, so, sx);
     });
 }
 
@@ -882,12 +898,12 @@ __device__ __forceinline__ void binary_body(const IterParams<3>& p, const TI* a,
         if (stream && so == 1) {
             npu_emu_cpu::stream_row(out + off[0], static_cast<long long>(n), [&](TO* d, long long j, long long k) {
                 const I at = static_cast<I>(j);
-                binary_row<Op, TI, TO, I>(d, a + off[1] + at * sa, b + off[2] + at * sb, static_cast<I>(k), I(1), sa, sb);
+                binary_row_of<Op, TI, TO, I>(d, a + off[1] + at * sa, b + off[2] + at * sb, static_cast<I>(k), I(1), sa, sb);
             });
             return;
         }
 #endif
-        binary_row<Op, TI, TO, I>(out + off[0], a + off[1], b + off[2], n, so, sa, sb);
+        binary_row_of<Op, TI, TO, I>(out + off[0], a + off[1], b + off[2], n, so, sa, sb);
     });
 }
 
