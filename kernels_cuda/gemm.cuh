@@ -46,6 +46,7 @@ struct GemmParams {
     int64_t m, n, k;                      // C is m x n, the sums k long
     int64_t a_m, a_k, b_k, b_n, c_m, c_n; // element strides (any sign)
     int64_t tiles_m, tiles_n, tiles;      // tiles of C per batch entry (down, across); in all
+    int64_t per_block;                    // tiles a block computes in turn
     int32_t batch_ndim;
     int32_t conj_a, conj_b;               // complex: read A (B) conjugated
 };
@@ -463,10 +464,8 @@ __device__ __attribute__((noinline)) void tile_complex(const GemmParams& p, cons
 #endif  // NPU_EMU_CPU
 
 template <typename S>
-__device__ __forceinline__ void gemm_block(const GemmParams& p, const S* A, const S* B, S* C) {
-    const int64_t t = blockIdx.x;
-    if (t >= p.tiles) return;
-    const Tile at = tile_at(p, t);
+__device__ __forceinline__ void gemm_tile(const GemmParams& p, const S* A, const S* B, S* C,
+                                          const Tile& at) {
 #if defined(NPU_EMU_CPU) && !defined(NPU_EMU_GEMM_THREADS)
     // (NPU_EMU_GEMM_THREADS: a test builds the CPU module with the GPU's way and compares.)
     if (at.mt == 1 && at.nt == 1) tile_threads<S>(p, A, B, C, at);   // a dot product: no panels
@@ -484,6 +483,16 @@ __device__ __forceinline__ void gemm_block(const GemmParams& p, const S* A, cons
     if (shared) tile_shared<S>(p, A, B, C, at);
     else tile_threads<S>(p, A, B, C, at);      // a thin tile (a matrix times a vector)
 #endif
+}
+
+// A block's tiles, p.per_block of them in turn (the host gives a CPU block about 16K
+// products' worth: a batch of small products, vecdot's rows, would otherwise pay the hand-out
+// of a block for each; a GPU block takes one).
+template <typename S>
+__device__ __forceinline__ void gemm_block(const GemmParams& p, const S* A, const S* B, S* C) {
+    const int64_t first = static_cast<int64_t>(blockIdx.x) * p.per_block;
+    const int64_t end = first + p.per_block < p.tiles ? first + p.per_block : p.tiles;
+    for (int64_t t = first; t < end; ++t) gemm_tile<S>(p, A, B, C, tile_at(p, t));
 }
 
 }  // namespace gemm

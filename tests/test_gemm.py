@@ -69,10 +69,12 @@ def test_units_are_fresh():
 # (m, k, n, a's batch, b's batch): tiles cut at the edges (65, 66), K over several chunks
 # (300, 600), one row of outputs (row_real / row_complex), one column (the operands swapped:
 # C^T = B^T A^T, a row again), a dot product, batches broadcast both ways, k = 0 (zeros) and
-# an empty output.
+# an empty output; many small products, a CPU block taking hundreds of them in turn (the
+# last block fewer).
 SHAPES = [(5, 7, 3, (), ()), (65, 300, 66, (), ()), (1, 600, 1, (), ()), (300, 8, 1, (), ()),
           (1, 40, 130, (), ()), (3, 4, 5, (2, 3), ()), (4, 9, 2, (2, 1), (1, 3)),
-          (6, 0, 5, (), ()), (0, 4, 3, (), ())]
+          (6, 0, 5, (), ()), (0, 4, 3, (), ()), (1, 16, 1, (5000,), ()),
+          (2, 16, 3, (3000,), (3000,))]
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)

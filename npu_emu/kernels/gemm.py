@@ -30,6 +30,8 @@ MAX_BATCH = 6     # gemm.cuh's GEMM_MAX_BATCH: batch dims after the ones are dro
 TILE = 64         # GEMM_TILE: outputs a block computes, down and across
 # A GPU block's threads (they split the tile's outputs).
 GPU_BLOCK = (256, 1)
+# The products a CPU block computes at least (tiles taken in turn where one has fewer).
+BLOCK_WORK = 16384
 
 
 def kernel_name(dtype: DT) -> str:
@@ -60,7 +62,7 @@ def params_dtype() -> np.dtype:
                      ("c_batch", i64, b), ("m", i64), ("n", i64), ("k", i64),
                      ("a_m", i64), ("a_k", i64), ("b_k", i64), ("b_n", i64), ("c_m", i64),
                      ("c_n", i64), ("tiles_m", i64), ("tiles_n", i64), ("tiles", i64),
-                     ("batch_ndim", np.int32), ("conj_a", np.int32), ("conj_b", np.int32)],
+                     ("per_block", i64), ("batch_ndim", np.int32), ("conj_a", np.int32), ("conj_b", np.int32)],
                     align=True)
 
 
@@ -135,9 +137,14 @@ def plan(be: Backend, dtype: DT, out: View, a: View, b: View, conj_a: bool = Fal
     p["a_m"], p["a_k"], p["b_k"], p["b_n"], p["c_m"], p["c_n"] = a_m, a_k, b_k, b_n, c_m, c_n
     p["tiles_m"], p["tiles_n"], p["tiles"] = tiles_m, tiles_n, tiles
     p["batch_ndim"], p["conj_a"], p["conj_b"] = len(dims), int(conj_a), int(conj_b)
+    # A CPU block takes about BLOCK_WORK products (handing one out costs about as much as a
+    # short dot product); a GPU block one tile.
+    work = min(m, TILE) * min(n, TILE) * max(k, 1)
+    per_block = max(1, BLOCK_WORK // work) if be.is_cpu else 1
+    p["per_block"] = per_block
     block = (1, 1) if be.is_cpu else GPU_BLOCK
     kernel = be.function(MODULE_OF[dtype], kernel_name(dtype))
-    return [Launch(kernel, (tiles, 1, 1), (*block, 1),
+    return [Launch(kernel, (-(-tiles // per_block), 1, 1), (*block, 1),
                    (p[()], pointer_arg(pa), pointer_arg(pb), pointer_arg(out.ptr)))]
 
 
