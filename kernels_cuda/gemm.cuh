@@ -28,7 +28,7 @@
 // edges; the outputs computed from them are not stored) and sums into a local tile, a few
 // rows at a time in vector lanes (GCC's generic vectors: AVX-512, AVX2, NEON alike); a tile
 // of one row (a matrix times a vector) sums a vector's lanes of columns at a time straight
-// from the operands (row_real, row_complex), and a single output is a plain loop.
+// from the operands (row_tile), and a single output is a plain loop.
 #pragma once
 #include "npu_emu_common.cuh"
 #include "npu_emu_convert.cuh"
@@ -286,27 +286,43 @@ __device__ __forceinline__ void micro_real(RealTile<R>& t, int r0, int v0, int k
 // the operands (a gather of the group's B elements a step), so that only that many of B's
 // columns (A's rows) are read at once: few enough streams for the prefetchers, where the
 // packed panels read 64 of them.
-template <typename R>
-__device__ __attribute__((noinline)) void row_real(const GemmParams& p, const R* A, const R* B,
-                                                   R* C, const Tile& at) {
+template <typename S>
+__device__ __attribute__((noinline)) void row_tile(const GemmParams& p, const S* A, const S* B,
+                                                   S* C, const Tile& at) {
+    using R = typename Parts<S>::R;
     using V = typename Vec<R>::type;
     constexpr int L = VEC_BYTES / sizeof(R);
+    const R sa = p.conj_a ? R(-1) : R(1), sb = p.conj_b ? R(-1) : R(1);
     const int nt = static_cast<int>(at.nt);
-    const R* a = A + at.a;
+    const S* a = A + at.a;
     for (int j0 = 0; j0 < nt; j0 += L) {
         const int w = nt - j0 < L ? nt - j0 : L;
-        const R* b = B + at.b + j0 * p.b_n;
+        const S* b = B + at.b + j0 * p.b_n;
         int64_t off[L];
         for (int l = 0; l < L; ++l) off[l] = (l < w ? l : 0) * p.b_n;   // (past w: column 0 again)
-        V acc = {};
+        V re = {}, im = {};                  // (a real row sums in re alone)
         for (int64_t k = 0; k < p.k; ++k) {
-            const R* bk = b + k * p.b_k;
-            V bv;
-            for (int l = 0; l < L; ++l) bv[l] = bk[off[l]];
-            acc = acc + a[k * p.a_k] * bv;
+            const S* bk = b + k * p.b_k;
+            if constexpr (Parts<S>::complex) {
+                V yr, yi;
+                for (int l = 0; l < L; ++l) {
+                    yr[l] = bk[off[l]].re;
+                    yi[l] = sb * bk[off[l]].im;
+                }
+                const R xr = a[k * p.a_k].re, xi = sa * a[k * p.a_k].im;
+                re = re + (xr * yr - xi * yi);
+                im = im + (xr * yi + xi * yr);
+            } else {
+                V bv;
+                for (int l = 0; l < L; ++l) bv[l] = bk[off[l]];
+                re = re + a[k * p.a_k] * bv;
+            }
         }
-        R* c = C + at.c + j0 * p.c_n;
-        for (int l = 0; l < w; ++l) c[l * p.c_n] = canonical(acc[l]);
+        S* c = C + at.c + j0 * p.c_n;
+        for (int l = 0; l < w; ++l) {
+            if constexpr (Parts<S>::complex) c[l * p.c_n] = S{canonical(re[l]), canonical(im[l])};
+            else c[l * p.c_n] = canonical(re[l]);
+        }
     }
 }
 
@@ -392,38 +408,6 @@ __device__ __forceinline__ void micro_complex(ComplexTile<R>& t, int r0, int v0,
         }
 }
 
-// One row of complex outputs, as row_real: the parts of a vector's lanes of columns a step.
-template <typename S>
-__device__ __attribute__((noinline)) void row_complex(const GemmParams& p, const S* A,
-                                                      const S* B, S* C, const Tile& at) {
-    using R = typename Parts<S>::R;
-    using V = typename Vec<R>::type;
-    constexpr int L = VEC_BYTES / sizeof(R);
-    const R sa = p.conj_a ? R(-1) : R(1), sb = p.conj_b ? R(-1) : R(1);
-    const int nt = static_cast<int>(at.nt);
-    const S* a = A + at.a;
-    for (int j0 = 0; j0 < nt; j0 += L) {
-        const int w = nt - j0 < L ? nt - j0 : L;
-        const S* b = B + at.b + j0 * p.b_n;
-        int64_t off[L];
-        for (int l = 0; l < L; ++l) off[l] = (l < w ? l : 0) * p.b_n;
-        V re = {}, im = {};
-        for (int64_t k = 0; k < p.k; ++k) {
-            const S* bk = b + k * p.b_k;
-            V yr, yi;
-            for (int l = 0; l < L; ++l) {
-                yr[l] = bk[off[l]].re;
-                yi[l] = sb * bk[off[l]].im;
-            }
-            const R xr = a[k * p.a_k].re, xi = sa * a[k * p.a_k].im;
-            re = re + (xr * yr - xi * yi);
-            im = im + (xr * yi + xi * yr);
-        }
-        S* c = C + at.c + j0 * p.c_n;
-        for (int l = 0; l < w; ++l) c[l * p.c_n] = S{canonical(re[l]), canonical(im[l])};
-    }
-}
-
 template <typename S>
 __device__ __attribute__((noinline)) void tile_complex(const GemmParams& p, const S* A,
                                                        const S* B, S* C, const Tile& at) {
@@ -469,14 +453,9 @@ __device__ __forceinline__ void gemm_tile(const GemmParams& p, const S* A, const
 #if defined(NPU_EMU_CPU) && !defined(NPU_EMU_GEMM_THREADS)
     // (NPU_EMU_GEMM_THREADS: a test builds the CPU module with the GPU's way and compares.)
     if (at.mt == 1 && at.nt == 1) tile_threads<S>(p, A, B, C, at);   // a dot product: no panels
-    else if constexpr (Parts<S>::complex) {
-        if (at.mt == 1) row_complex<S>(p, A, B, C, at);   // a matrix times a vector
-        else tile_complex<S>(p, A, B, C, at);
-    } else if (at.mt == 1) {
-        row_real<S>(p, A, B, C, at);
-    } else {
-        tile_real<S>(p, A, B, C, at);
-    }
+    else if (at.mt == 1) row_tile<S>(p, A, B, C, at);                 // a matrix times a vector
+    else if constexpr (Parts<S>::complex) tile_complex<S>(p, A, B, C, at);
+    else tile_real<S>(p, A, B, C, at);
 #else
     const bool shared = blockDim.x * blockDim.y * blockDim.z * VIRTUAL == GPU_THREADS &&
                         at.mt >= SHARED_MIN_ROWS;

@@ -67,7 +67,7 @@ def test_units_are_fresh():
 
 
 # (m, k, n, a's batch, b's batch): tiles cut at the edges (65, 66), K over several chunks
-# (300, 600), one row of outputs (row_real / row_complex), one column (the operands swapped:
+# (300, 600), one row of outputs (row_tile), one column (the operands swapped:
 # C^T = B^T A^T, a row again), a dot product, batches broadcast both ways, k = 0 (zeros) and
 # an empty output; many small products, a CPU block taking hundreds of them in turn (the
 # last block fewer).
