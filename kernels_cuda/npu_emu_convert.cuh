@@ -486,16 +486,28 @@ namespace detail {
 // Saturating truncations, NaN -> 0; the value is clamped before the native conversion so that
 // it is always defined (and vectorizes).
 template <typename F> NPU_EMU_HD int32_t sat_i32(F x) {
-    const F lo = F(-2147483648.0), hi = F(2147483648.0);
-    const F c = !(x == x) ? F(0) : x < lo ? lo : x >= hi ? F(0) : x;
-    const int32_t r = static_cast<int32_t>(c);
-    return x >= hi ? 2147483647 : r;
+    if constexpr (is_same<F, double>::value) {
+        // 2^31 - 1 is a double: the value is clamped into [-2^31, 2^31 - 1] in double lanes
+        // and truncated once (the same results, with no 64- to 32-bit select after it).
+        const double up = x > -2147483648.0 ? x : -2147483648.0;   // a max (NaN: the bound)
+        const double c = up < 2147483647.0 ? up : 2147483647.0;   // a min
+        return static_cast<int32_t>(x == x ? c : 0.0);
+    } else {
+        const F lo = F(-2147483648.0), hi = F(2147483648.0);   // as sat_i64 below
+        const F up = x > lo ? x : lo;
+        const F c = up < hi ? up : F(0);
+        const int32_t r = static_cast<int32_t>(x == x ? c : F(0));
+        return x >= hi ? 2147483647 : r;
+    }
 }
 
 template <typename F> NPU_EMU_HD int64_t sat_i64(F x) {
+    // Clamped as a max and a min (NaN: the bound, then 0), truncated, then the one value past
+    // the top that no F holds; written so that every select stays in F's lanes.
     const F lo = F(-9223372036854775808.0), hi = F(9223372036854775808.0);
-    const F c = !(x == x) ? F(0) : x < lo ? lo : x >= hi ? F(0) : x;
-    const int64_t r = static_cast<int64_t>(c);
+    const F up = x > lo ? x : lo;
+    const F c = up < hi ? up : F(0);
+    const int64_t r = static_cast<int64_t>(x == x ? c : F(0));
     return x >= hi ? 9223372036854775807ll : r;
 }
 

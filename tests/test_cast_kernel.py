@@ -387,6 +387,20 @@ def test_plan_cast_contract(cpu_backend):
     v4, v2 = View(0x1000, (4,), (1,), 4), View(0x2000, (4,), (1,), 2)
     same = plan_cast(be, v4, View(0x3000, (4,), (1,), 4), f32, f32)
     assert [l.kernel.name for l in same] == ["strided_copy_b4_i32"]          # delegated to copy
+    # Integers of one width keep their bits (they wrap): a copy too (test_every_pair checks
+    # the values); bool and the floats of the same widths convert.
+    for a, b, kernel in ((DT.ACL_INT8, DT.ACL_UINT8, "strided_copy_b1_i32"),
+                         (DT.ACL_UINT32, DT.ACL_INT32, "strided_copy_b4_i32"),
+                         (DT.ACL_INT64, DT.ACL_UINT64, "strided_copy_b8_i32"),
+                         (DT.ACL_BOOL, DT.ACL_UINT8, "cast_bool"), (DT.ACL_INT8, DT.ACL_BOOL, "cast_s8"),
+                         (DT.ACL_INT32, f32, "cast_s32"), (DT.ACL_INT16, f16, "cast_s16")):
+        size = INFO[a].itemsize
+        (launch,) = plan_cast(be, View(0x1000, (4,), (1,), INFO[b].itemsize),
+                              View(0x2000, (4,), (1,), size), a, b)
+        assert launch.kernel.name == kernel, (a, b)
+    (launch,) = plan_cast(be, View(0x1000, (4,), (1,), 1), View(0x2000, (4,), (1,), 1),
+                          DT.ACL_INT8, DT.ACL_UINT8, generic=True)
+    assert launch.kernel.name == "cast_any"
     assert plan_cast(be, View(0x1000, (0, 3), (3, 1), 4), View(0x2000, (3,), (1,), 2), f16, f32) == []
     (launch,) = plan_cast(be, v2, v4, f32, f16)
     assert launch.kernel.name == "cast_f32" and int(launch.args[3]) == int(f16)

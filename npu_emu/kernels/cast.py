@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..dtypes import INFO, aclDataType
+from ..dtypes import INFO, SIGNED, UNSIGNED, aclDataType
 from ..runtime.base import Backend, Launch
 from . import write_sources
 from .copy import View, plan_copy, pointer_arg
@@ -67,8 +67,9 @@ UNITS: dict[str, tuple[aclDataType, ...]] = {
     "cast_fp8.cu": (DT.ACL_HIFLOAT8, DT.ACL_FLOAT8_E5M2, DT.ACL_FLOAT8_E4M3FN, DT.ACL_FLOAT8_E8M0),
     "cast_int.cu": (DT.ACL_INT8, DT.ACL_INT16, DT.ACL_INT32, DT.ACL_UINT8, DT.ACL_UINT16, DT.ACL_BOOL),
     "cast_int64.cu": (DT.ACL_INT64, DT.ACL_UINT32, DT.ACL_UINT64),
-    "cast_double.cu": (DT.ACL_DOUBLE, DT.ACL_COMPLEX128),
+    "cast_double.cu": (DT.ACL_DOUBLE,),
     "cast_complex.cu": (DT.ACL_COMPLEX32, DT.ACL_COMPLEX64),
+    "cast_complex128.cu": (DT.ACL_COMPLEX128,),
 }
 # cast_any (any pair, 64-bit indices, dtypes dispatched per element: the GPU's kernel for
 # spaces past 32-bit offsets) and the CPU's F16C test hook: a hand-written module of their own.
@@ -103,10 +104,19 @@ def write_units(folder: Path) -> list[Path]:
     return write_sources(folder, {unit: unit_source(unit) for unit in UNITS})
 
 
+def same_bits(src_dtype: aclDataType, dst_dtype: aclDataType) -> bool:
+    """Whether the conversion keeps every element's bits: the same dtype, or integers of one
+    width (they wrap: int8 -> uint8 is a copy of the bytes)."""
+    if src_dtype == dst_dtype:
+        return True
+    a, b = INFO[src_dtype], INFO[dst_dtype]
+    return a.kind in (SIGNED, UNSIGNED) and b.kind in (SIGNED, UNSIGNED) and a.itemsize == b.itemsize
+
+
 def plan_cast(be: Backend, dst: View, src: View, src_dtype: aclDataType,
               dst_dtype: aclDataType, *, generic: bool = False) -> list[Launch]:
     """Launches that write src (broadcast to dst.shape), converted from src_dtype to
-    dst_dtype, into dst. Same dtype: a plain copy (plan_copy). Empty dst: nothing.
+    dst_dtype, into dst. The same bits (same_bits): a plain copy (plan_copy). Empty dst: nothing.
     The views must not overlap (callers stage overlapping sources in a workspace).
 
     Kernels: cast_<src> (32-bit indices on the GPU, 64-bit on the CPU); on the GPU, spaces
@@ -120,7 +130,7 @@ def plan_cast(be: Backend, dst: View, src: View, src_dtype: aclDataType,
         if view.itemsize != INFO[dt].itemsize:
             raise ValueError(f"{name}={dt.name} is {INFO[dt].itemsize} bytes per element, but "
                              f"the view says {view.itemsize}")
-    if src_dtype == dst_dtype and not generic:
+    if same_bits(src_dtype, dst_dtype) and not generic:
         return plan_copy(be, dst, src)
     if dst.numel == 0:
         return []
