@@ -294,9 +294,9 @@ def test_a_size_that_does_not_fit_is_a_message(tmp_path):
     assert "Traceback" not in r.stderr
     assert "does not fit" in r.stderr and "not trying the 1 larger size(s)" in r.stderr
     data = json.loads(out.read_text())
-    assert [c["numel"] for c in data["cases"]] == [65536, 65536, 65536]   # expand, cast x2
+    assert [c["numel"] for c in data["cases"]] == [65536] * 4   # expand, cast x3
     skipped = data["skipped"]
-    assert len(skipped) == 3 and all(s["kind"] == "does not fit" for s in skipped)
+    assert len(skipped) == 4 and all(s["kind"] == "does not fit" for s in skipped)
     assert all(s["numel"] == 2**40 and s["larger_sizes_skipped"] == 1 for s in skipped)
     assert all("available" in s["reason"] for s in skipped)
 

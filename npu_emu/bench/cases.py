@@ -209,22 +209,27 @@ def view_copy_build(b: "Bench", s: CaseSpec) -> Built:
 
 # ------------------------------------------------------------------------------ cast
 
+def _cast_pair(variant: str, dt) -> tuple:
+    """(source, destination) dtypes of a cast case: "f32->x", "x->f32" or "f64->x"."""
+    if variant == "x->f32":
+        return dt, dtype_of("f32")
+    return dtype_of(variant.split("->")[0]), dt
+
+
 def cast_spec(variant: str, dt, numel: int) -> CaseSpec:
     n = numel
-    it = _item(dt)
+    src, dst = (_item(t) for t in _cast_pair(variant, dt))
     return CaseSpec("cast", variant, dt, n, {"self": (n,), "out": (n,)},
-                    traffic=n * (4 + it), out_bytes=n * (it if variant == "f32->x" else 4),
-                    device_bytes=n * (4 + it), host_bytes=n * (4 + it) + n * 4)
+                    traffic=n * (src + dst), out_bytes=n * dst,
+                    device_bytes=n * (src + dst), host_bytes=n * (src + dst) + n * src)
 
 
 def cast_build(b: "Bench", s: CaseSpec) -> Built:
-    """aclnnCast between float32 and the case's dtype, either way."""
+    """aclnnCast between float32 (or from float64) and the case's dtype."""
     from npu_emu import dtypes
     aclnn = aclnn_api()
-    f32 = dtype_of("f32")
     n = s.numel
-    to_x = s.variant == "f32->x"
-    src_dt, dst_dt = (f32, s.dtype) if to_x else (s.dtype, f32)
+    src_dt, dst_dt = _cast_pair(s.variant, s.dtype)
     raw = random_storage(src_dt, n, seed=3)
     src, out = b.device(raw.nbytes), b.device(n * _item(dst_dt))
     src_values = host_values(raw, src_dt)
@@ -961,8 +966,9 @@ OPS: dict[str, Op] = {op.name: op for op in [
        "transposed src view (square, or (M, 1.025 M): 4000 x 4100 at 16.4M)", "src + selfRef",
        ("contiguous", "transposed", "transposed_rect"), ("f32",), ("u8",), view_copy_spec,
        view_copy_build),
-    Op("cast", "aclnnCast between float32 and the dtype, both ways", "self + out",
-       ("f32->x", "x->f32"), ("f16", "bf16", "hif8", "fp8e4m3fn", "fp8e5m2"), ("hif8",),
+    Op("cast", "aclnnCast between float32 and the dtype, both ways, and from float64 to it",
+       "self + out", ("f32->x", "x->f32", "f64->x"),
+       ("f16", "bf16", "hif8", "fp8e4m3fn", "fp8e5m2"), ("hif8",),
        cast_spec, cast_build),
     Op("format_cast", "aclnnNpuFormatCast ND (M, 8190) <-> FRACTAL_NZ and NCHW (8, 50, H, W) -> "
        "NC1HWC0", "public tensor + private storage (padding included)",
