@@ -116,6 +116,8 @@ namespace detail {
 
 template <typename A, typename B> struct is_same { static constexpr bool value = false; };
 template <typename A> struct is_same<A, A> { static constexpr bool value = true; };
+template <bool B, typename A, typename C> struct conditional { using type = A; };
+template <typename A, typename C> struct conditional<false, A, C> { using type = C; };
 
 // float32 magnitude bits -> an IEEE-like format with EB exponent bits, MB mantissa bits, bias
 // 2^(EB-1)-1: round to nearest even, no NaN/inf/overflow handling (callers do it): the

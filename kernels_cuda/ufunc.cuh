@@ -67,6 +67,13 @@ template <typename T> struct Wide { using type = uint32_t; };
 template <> struct Wide<int64_t> { using type = uint64_t; };
 template <> struct Wide<uint64_t> { using type = uint64_t; };
 
+// The unsigned integer of N bytes (a split row's lane flags: as wide as a lane).
+template <int N> struct UnsignedOfSize;
+template <> struct UnsignedOfSize<1> { using type = uint8_t; };
+template <> struct UnsignedOfSize<2> { using type = uint16_t; };
+template <> struct UnsignedOfSize<4> { using type = uint32_t; };
+template <> struct UnsignedOfSize<8> { using type = uint64_t; };
+
 // Bits of a float type, for the exact sign operations.
 template <typename F> struct Bits;
 template <> struct Bits<float> {
@@ -422,9 +429,51 @@ template <typename F> NPU_EMU_UFUNC_OUTLINE F float_divmod(F a, F b, F* modulus)
     return floordiv;
 }
 
+// The split form (npu_emu_math_split.cuh's contract) of integer floor division (Mod false)
+// and remainder (true), for the CPU's rows: idiv takes about 25 cycles an int64 and does not
+// vectorize. The quotient is the truncation of the correctly rounded double quotient, which
+// is exact where both operands are below 2^53 in magnitude (a true quotient k - d, d at least
+// 1/|b|, lies more than half an ulp of itself from the integer k when |a| < 2^53; so is the
+// float quotient of 8- and 16-bit operands, below 2^24, with twice the lanes); then the
+// exact remainder floors it, as run() does. rare: an operand of 2^53 or more (64-bit types);
+// those lanes take run(). b == 0 and b == -1 divide by 1 here and select run()'s answers.
+template <typename T, bool Mod, bool Int = is_int_v<T>> struct IntDivSplit {};   // floats: none
+template <typename T, bool Mod> struct IntDivSplit<T, Mod, true> {
+    static NPU_EMU_HD bool rare(T a, T b) {
+        if constexpr (sizeof(T) < 8) {
+            return false;
+        } else if constexpr (is_signed_int_v<T>) {
+            constexpr uint64_t LIM = uint64_t(1) << 53;   // a + 2^53 in [0, 2^54): |a| < 2^53
+            return (static_cast<uint64_t>(a) + LIM >= 2 * LIM) | (static_cast<uint64_t>(b) + LIM >= 2 * LIM);
+        } else {
+            return (a | b) >= (uint64_t(1) << 53);
+        }
+    }
+    static NPU_EMU_HD T fast(T a, T b) {
+        using W = typename Wide<T>::type;   // wrapping arithmetic
+        using Q = typename detail::conditional<(sizeof(T) < 4 || (sizeof(T) == 4 && is_signed_int_v<T>)),
+                                               int32_t, int64_t>::type;
+        const bool zero = b == T(0);
+        const bool minus_one = is_signed_int_v<T> && b == static_cast<T>(-1);
+        const T d = zero || minus_one ? T(1) : b;
+        using D = typename detail::conditional<(sizeof(T) <= 2), float, double>::type;   // 16 bits < 2^24
+        const T q = static_cast<T>(static_cast<Q>(static_cast<D>(a) / static_cast<D>(d)));
+        T r = static_cast<T>(W(a) - W(q) * W(d));
+        T f = q;
+        if constexpr (is_signed_int_v<T>) {
+            const bool down = r != T(0) && ((r < T(0)) != (d < T(0)));
+            f = down ? static_cast<T>(W(q) - W(1)) : q;
+            r = down ? static_cast<T>(W(r) + W(d)) : r;
+        }
+        if constexpr (Mod) return zero || minus_one ? T(0) : r;
+        else return zero ? T(0) : minus_one ? static_cast<T>(W(0) - W(a)) : f;
+    }
+};
+
 // Integer floor division and remainder: x // 0 == 0 and x % 0 == 0 (NumPy's results, with
 // its warning left out); MIN // -1 == MIN (wraps), MIN % -1 == 0.
 struct op_floor_divide {
+    template <typename T> using split = IntDivSplit<T, false>;
     template <typename T> static NPU_EMU_HD T run(T a, T b) {
         if constexpr (is_float_v<T>) {
             if (b == T(0)) return a / b;
@@ -446,6 +495,7 @@ struct op_floor_divide {
     }
 };
 struct op_remainder {
+    template <typename T> using split = IntDivSplit<T, true>;
     template <typename T> static NPU_EMU_HD T run(T a, T b) {
         if constexpr (is_float_v<T>) {
             T mod;
@@ -677,7 +727,7 @@ NPU_EMU_HD void staged_row(TO* o, const TI* a, const TI* b, I n, I sa, I sb) {
         if constexpr (Binary) if (!direct || sb != 1) load_chunk<Op>(B, b + j0 * sb, m, sb);
         if constexpr (split) {
             using S = typename Op::template split<C>;
-            using F = typename Bits<C>::type;
+            using F = typename UnsignedOfSize<sizeof(C)>::type;
             // The first pass stores fast()'s results and counts the rare lanes; only a chunk
             // that has one decides each lane's verdict again, in a second vectorized loop, and
             // keeps it (a flag as wide as a lane of C: the mask is stored with no narrowing) for

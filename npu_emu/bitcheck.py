@@ -195,6 +195,23 @@ def _cases() -> Iterator[tuple[str, Callable[[], str]]]:
                     outs.append(np.asarray(fn(m)))
             return _digest(*outs)
         yield f"array_api/{dtype}", array_api
+    # Integer division and remainder, whose CPU rows divide in floats (exact below 2^53; the
+    # rest by the full function): every width, the edges among random operands.
+    def array_api_integers() -> str:
+        outs = []
+        for dtype in ("int8", "uint8", "int16", "int32", "uint32", "int64", "uint64"):
+            info = np.iinfo(dtype)
+            edges = np.array([info.min, info.max, 0, 1, 2, 7, info.max // 3]
+                             + ([-1, -7, info.min + 1] if info.min else []), dtype=dtype)
+            x = np.concatenate([np.repeat(edges, edges.size),
+                                rng.integers(info.min, info.max, N, dtype=dtype, endpoint=True)])
+            y = np.concatenate([np.tile(edges, edges.size), rng.integers(-50 if info.min else 0, 50, N).astype(dtype)])
+            a, b = xp.asarray(x), xp.asarray(y)
+            for name in ("floor_divide", "remainder"):
+                outs += [np.asarray(getattr(xp, name)(a, b)), np.asarray(getattr(xp, name)(b, a)),
+                         np.asarray(getattr(xp, name)(a, 7))]
+        return _digest(*outs)
+    yield "array_api/integers", array_api_integers
     # max and min where their flags decide: columns (side by side) and rows (one range each)
     # with a NaN, only -0 and +0, only -0, or infinities, so a kernel that keeps the NaN and
     # zero flags another way (reduce.cuh's BestFloat: integer extremes of the bits, or

@@ -56,7 +56,7 @@ def nvrtc_builds():
 BATTERY_SLICE = ("cast/f32", "cast/f16", "cast/c64", "copy/f32->f16", "expand/", "add_mul/f16",
                  "add_mul/f32", "add_mul/c64", "format_cast/FRACTAL_NZ/f16", "matmul/f16",
                  "array_api/float32", "array_api/complex64", "array_api/extremes/float64",
-                 "array_api/matmul/")
+                 "array_api/matmul/", "array_api/integers")
 
 
 @st.composite

@@ -250,6 +250,54 @@ def test_split_fast_path_gives_the_bits_of_the_full_function(name, host):
 
 
 
+def floored(a: int, b: int, bits: int, signed: bool) -> tuple[int, int]:
+    """Python's floor division and remainder with the catalog's rules: x // 0 == x % 0 == 0,
+    the quotient wrapped to the type (MIN // -1 == MIN)."""
+    if b == 0:
+        return 0, 0
+    q, r = a // b, a % b
+    q %= 2**bits
+    if signed and q >= 2**(bits - 1):
+        q -= 2**bits
+    return q, r
+
+
+@pytest.mark.parametrize("host", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                                  np.uint32, np.uint64])
+def test_integer_floor_divide_and_remainder_split_rows(host):
+    """Integer // and % on the CPU's contiguous rows take the split form (the quotient from a
+    float division, exact below 2^53, or 2^24 for 8- and 16-bit types; 64-bit operands
+    beyond that redone by the full function); strided rows call the full function (idiv).
+    Both against Python's integers with the rules, over every pair of the edges (the
+    extremes, 0, +-1, +-2^53 and its neighbours) and random operands of every size, with
+    scalar divisors too."""
+    info = np.iinfo(host)
+    bits, signed = info.bits, info.min < 0
+    edges = {info.min, info.min + 1, info.max, info.max - 1, 0, 1, 2, 3, 7, 100}
+    if signed:
+        edges |= {-1, -2, -3, -7, -100}
+    if bits == 64:
+        edges |= {s * (2**53 + d) for s in ((1, -1) if signed else (1,)) for d in (-1, 0, 1)}
+    edges = np.array(sorted(edges), dtype=object)
+    rng = np.random.default_rng(bits + signed)
+    wide = rng.integers(info.min, info.max, 3000, dtype=host, endpoint=True)
+    small = rng.integers(max(info.min, -1000), min(info.max, 1000), 3000).astype(host)
+    a = np.concatenate([np.repeat(edges, len(edges)).astype(host), wide, small, wide])
+    b = np.concatenate([np.tile(edges, len(edges)).astype(host), small, wide, wide[::-1]])
+    for name, part in (("floor_divide", 0), ("remainder", 1)):
+        contiguous = U.apply_numpy(name, a, b)
+        assert_same(contiguous, U.apply_numpy(name, np.repeat(a, 2)[::2], np.repeat(b, 2)[::2]),
+                    f"{name}({host.__name__}) split path")
+        want = np.array([floored(int(x), int(y), bits, signed)[part] for x, y in zip(a, b)],
+                        dtype=object).astype(host)
+        assert_same(contiguous, want, f"{name}({host.__name__})")
+        for d in edges[:: max(1, len(edges) // 6)].astype(host):   # array (op) scalar rows
+            got = U.apply_numpy(name, a, np.full(1, d, host))
+            want = np.array([floored(int(x), int(d), bits, signed)[part] for x in a],
+                            dtype=object).astype(host)
+            assert_same(got, want, f"{name}({host.__name__}) by {d}")
+
+
 @pytest.mark.parametrize("name", ["sin", "cos"])
 def test_float32_sin_cos_second_tier_gives_the_bits_of_the_full_function(name):
     """float32 sin and cos: fast() below 2^12 (float lanes), the second tier wide() from 2^12
