@@ -42,13 +42,32 @@ def empty(shape: object, *, dtype: object = None, device: object = None) -> Arra
                        backend_for(device))
 
 
+# From this many bytes zeros fills by the copy kernel (its threads; a memset is one call on
+# the host's thread): 1024 x 1024 float64 0.33 -> 0.20 ms on two threads, where a short one
+# costs more that way (16 elements 8 -> 14 us).
+ZEROS_BY_KERNEL = 1 << 20
+
+
 def zeros(shape: object, *, dtype: object = None, device: object = None) -> Array:
-    """Zeros: the pool block cleared in stream order (zero bits are 0 in every dtype)."""
+    """Zeros: the pool block cleared in stream order (zero bits are 0 in every dtype); a
+    large one of a standard dtype (bool, integers, floats, complex, whose 0 is all zero
+    bits) by one InplaceCopy of a 0-d zero, as full."""
     out = empty(shape, dtype=dtype, device=device)
     if out.size:
         be = out._st.backend
-        be.memset(out._st.ptr, 0, out.size * out._t.itemsize, be.default_stream)
+        nbytes = out.size * out._t.itemsize
+        if nbytes >= ZEROS_BY_KERNEL and out._t.dtype in _ZERO_IS_ZERO_BITS:
+            assign(out, scalar_constant(False if out._t.dtype == DT.ACL_BOOL else 0,
+                                        out._t.dtype, be))
+        else:
+            be.memset(out._st.ptr, 0, nbytes, be.default_stream)
     return out
+
+
+_ZERO_IS_ZERO_BITS = frozenset({
+    DT.ACL_BOOL, DT.ACL_INT8, DT.ACL_INT16, DT.ACL_INT32, DT.ACL_INT64, DT.ACL_UINT8,
+    DT.ACL_UINT16, DT.ACL_UINT32, DT.ACL_UINT64, DT.ACL_FLOAT16, DT.ACL_BF16, DT.ACL_FLOAT,
+    DT.ACL_DOUBLE, DT.ACL_COMPLEX64, DT.ACL_COMPLEX128})
 
 
 def _fill_dtype(fill_value: object, dtype: object) -> DType:

@@ -264,3 +264,19 @@ def test_asarray_copies_keep_the_sources_order_as_numpys_do(cpu_backend):
             assert np.array_equal(g, want) and g.dtype == want.dtype
             assert g.strides == want.strides
             assert got._st is not x._st
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "bfloat16", "int8", "uint64", "bool",
+                                   "complex64", "float8_e4m3fn", "hifloat8"])
+@pytest.mark.parametrize("shape", [(3, 5), (1024, 1025)])
+def test_zeros_are_zero_bits_in_reused_memory(dtype, shape):
+    """zeros clears by memset, or from 1 MiB on (standard dtypes) by the copy kernel from a
+    0-d zero: either way every byte is 0, in pool memory that held other values just before
+    (the same block handed out again)."""
+    dt = getattr(xp, dtype)
+    for _ in range(2):
+        junk = xp.full(shape, True if dtype == "bool" else 7, dtype=dt)
+        del junk
+        z = xp.zeros(shape, dtype=dt)
+        assert z.shape == shape and z.dtype == dt
+        assert not bits(z).view(np.uint8).any()
