@@ -167,6 +167,17 @@ def _cases() -> Iterator[tuple[str, Callable[[], str]]]:
             return _digest(host(out))
         yield f"matmul/{INFO[dt].short}", matmul
 
+    # vecdot of float32 (the cpu backend's eight outputs at a time) and of float16.
+    def vecdot() -> str:
+        from . import array_api as xp
+        a = _values(rng, DT.ACL_FLOAT, 203 * 75).reshape(203, 75)
+        b = _values(rng, DT.ACL_FLOAT, 203 * 75).reshape(203, 75)
+        a, b = np.nan_to_num(a, posinf=1, neginf=-1) % 8, np.nan_to_num(b, posinf=1, neginf=-1) % 8
+        outs = [np.asarray(xp.vecdot(xp.asarray(a.astype(t)), xp.asarray(b.astype(t))))
+                for t in (np.float32, np.float16)]
+        return _digest(*outs)
+    yield "matmul/vecdot", vecdot
+
     # The array API: elementwise functions, where and reductions, float32 and float64.
     from . import array_api as xp
     unary = ["abs", "negative", "sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "sin",

@@ -51,12 +51,13 @@ def nvrtc_builds():
 
 
 # The battery's cases at the lower ISA level: every family, through its float32, float16
-# and complex64 cases, and the array API's float32 and complex64 functions, its float64
-# max and min where the NaN and zero flags decide, and its float64 and complex128 matmuls.
+# and complex64 cases, vecdot, and the array API's float32 and complex64 functions, its
+# float64 max and min where the NaN and zero flags decide, its float64 and complex128 matmuls
+# and its integer division.
 BATTERY_SLICE = ("cast/f32", "cast/f16", "cast/c64", "copy/f32->f16", "expand/", "add_mul/f16",
                  "add_mul/f32", "add_mul/c64", "format_cast/FRACTAL_NZ/f16", "matmul/f16",
-                 "array_api/float32", "array_api/complex64", "array_api/extremes/float64",
-                 "array_api/matmul/", "array_api/integers")
+                 "matmul/vecdot", "array_api/float32", "array_api/complex64",
+                 "array_api/extremes/float64", "array_api/matmul/", "array_api/integers")
 
 
 @st.composite

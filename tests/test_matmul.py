@@ -375,6 +375,39 @@ def test_vecdot_of_many_long_vectors_takes_no_padded_copies(cpu_backend):
     assert np.array_equal(bits(np.asarray(got)[rows]), bits(want.reshape(100)))
 
 
+@pytest.mark.parametrize("k", [75, 8, 3, 64])
+def test_vecdot_eight_outputs_at_a_time_give_the_models_bits(cpu_backend, k):
+    """The cpu backend's vecdot of float32 takes eight outputs at a time (a fractal step's
+    products transposed into vectors of every output's k-th product, summed in lanes): the
+    model's bits, with 21 outputs (two groups of eight and five alone), K ending mid-step,
+    NaN, infinities, signed zeros (a row of -0 products sums to +0), subnormals, 0 x inf,
+    a sum that overflows, and rows whose step sums cancel (2^60 - 2^60 + 1: only the
+    ascending order gives the model's 1)."""
+    import npu_emu.array_api as xp
+    rng = np.random.default_rng(29 + k)
+    a = (rng.standard_normal((21, k)) * 3).astype(np.float32)
+    b = (rng.standard_normal((21, k)) * 3).astype(np.float32)
+    special = np.array([np.nan, np.inf, -np.inf, -0.0, 3e38, 1e-45, -1e-45, 0.0], np.float32)
+    a[2, :min(k, 8)] = special[:min(k, 8)]
+    a[7], b[7] = -0.0, np.abs(b[7])                          # every product -0
+    a[9, 0], b[9, 0] = 0.0, np.inf                           # 0 x inf
+    a[12], b[12] = 3e38, 3e38                                # past float32's range
+    a[17, k - 1] = np.nan                                    # the last element
+    for r in range(3, 7):    # the order of a step's sum decides: 2^60 - 2^60 + 1 is 1, not 0
+        j = min(r - 3 + 2 * (r % 2), k - 3) if k >= 3 else 0
+        a[r], b[r] = 0.0, 1.0
+        a[r, j:j + 3] = np.array([2.0**60, -2.0**60, 1.0], np.float32)[:k - j]
+        a[r + 10, j:j + 3] = np.array([1.0, 2.0**60, -2.0**60], np.float32)[:k - j]
+        b[r + 10] = 1.0
+    got = np.asarray(xp.vecdot(xp.asarray(a), xp.asarray(b)))
+    with np.errstate(all="ignore"):
+        want = cube_model(a[:, None, :].astype(np.float64), b[:, :, None].astype(np.float64), 8)
+    want = want.reshape(21)
+    want[np.isnan(want)] = np.float32(np.nan)                # the fixpipe's canonical NaN
+    assert np.array_equal(bits(got), bits(want.astype(np.float32)))
+    assert bits(got)[7] == 0 and np.isnan(got[17])
+
+
 # ------------------------------------------------------------------ the GPU's strip shape
 # The cpu build computes a whole fractal row of outputs at a time (CUBE_STRIP 16, in vector
 # lanes); a GPU thread computes one output (CUBE_STRIP 1). The same source in the GPU's
