@@ -187,12 +187,12 @@ def plan_cube(be: Backend, a: Fractals, b: Fractals, c: Fractals, out_batch: Seq
     # each; on the CPU for M = 1 (vecdot's one-output fractals; a taller column is faster as
     # the one-column step's rows in lanes), a block (one thread, and handing one out costs
     # about as much as a short dot product) taking those that read about 8192 elements of
-    # each operand.
+    # each operand, and at least eight (the kernel's float32 outputs go eight at a time).
     bx, by = be.tile_block
     per_output = n == 1 and (m == 1 or not be.is_cpu)
     per_block, items = 1, total
     if per_output:
-        per_block = min(1024, max(1, -(-8192 // max(k, 1)))) if be.is_cpu else bx * by
+        per_block = min(1024, max(8, -(-8192 // max(k, 1)))) if be.is_cpu else bx * by
         items = total * min(m, 16)
     p["fractals"], p["per_block"], p["per_output"] = total, per_block, per_output
     blocks = -(-items // per_block)
