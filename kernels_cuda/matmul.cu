@@ -468,18 +468,22 @@ __device__ __forceinline__ int64_t cube_dots8(const CubeParams& p, const void* _
     if constexpr (!Load::kinds) {
         return i;
     } else {
-        if (p.m != 1 || p.k0 != 8 || p.a_kind != KIND_F32 || p.b_kind != KIND_F32 || p.a_k != 1 ||
-            p.b_k != 1)
+        if (p.k0 != 8 || p.a_kind != KIND_F32 || p.b_kind != KIND_F32 || p.a_k != 1 || p.b_k != 1)
             return i;
         using dots8::D8;
         using dots8::F8;
         const float* a = static_cast<const float*>(A);
         const float* b = static_cast<const float*>(B);
+        const int64_t r = p.m < FRACTAL ? p.m : FRACTAL;   // outputs per fractal (cube_block)
         for (; i + 8 <= end; i += 8) {
             int64_t a_off[8], b_off[8], c_off[8];
+            bool live[8];
             for (int o = 0; o < 8; ++o) {
-                const FractalAt at = fractal_at(p, i + o);
-                a_off[o] = at.a_off, b_off[o] = at.b_off, c_off[o] = at.c_off;
+                const FractalAt at = fractal_at(p, (i + o) / r);
+                const int64_t m0 = (i + o) % r;
+                live[o] = at.m1 * FRACTAL + m0 < p.m;    // else past M: computed from row 0, not stored
+                a_off[o] = at.a_off + (live[o] ? m0 : 0) * p.a_m, b_off[o] = at.b_off;
+                c_off[o] = at.c_off + m0 * p.c_m;
             }
             F8 acc = {0, 0, 0, 0, 0, 0, 0, 0};
             for (int64_t k1 = 0; k1 < p.k1; ++k1) {
@@ -493,7 +497,8 @@ __device__ __forceinline__ int64_t cube_dots8(const CubeParams& p, const void* _
                 for (int k = 0; k < 8; ++k) part = part + byk[k];
                 acc = acc + __builtin_convertvector(part, F8);   // LoadFloat::finish, in lanes
             }
-            for (int o = 0; o < 8; ++o) store_out(C, c_off[o], acc[o], out);
+            for (int o = 0; o < 8; ++o)
+                if (live[o]) store_out(C, c_off[o], acc[o], out);
         }
         return i;
     }

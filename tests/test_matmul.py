@@ -377,9 +377,9 @@ def test_vecdot_of_many_long_vectors_takes_no_padded_copies(cpu_backend):
 
 @pytest.mark.parametrize("k", [75, 8, 3, 64])
 def test_vecdot_eight_outputs_at_a_time_give_the_models_bits(cpu_backend, k):
-    """The cpu backend's vecdot of float32 takes eight outputs at a time (a fractal step's
-    products transposed into vectors of every output's k-th product, summed in lanes): the
-    model's bits, with 21 outputs (two groups of eight and five alone), K ending mid-step,
+    """The cpu backend's vecdot and matrix-times-vector of float32 take eight outputs at a
+    time (a fractal step's products transposed into vectors of every output's k-th product,
+    summed in lanes): the model's bits, with 21 outputs (two groups of eight and five alone), K ending mid-step,
     NaN, infinities, signed zeros (a row of -0 products sums to +0), subnormals, 0 x inf,
     a sum that overflows, and rows whose step sums cancel (2^60 - 2^60 + 1: only the
     ascending order gives the model's 1)."""
@@ -406,6 +406,34 @@ def test_vecdot_eight_outputs_at_a_time_give_the_models_bits(cpu_backend, k):
     want[np.isnan(want)] = np.float32(np.nan)                # the fixpipe's canonical NaN
     assert np.array_equal(bits(got), bits(want.astype(np.float32)))
     assert bits(got)[7] == 0 and np.isnan(got[17])
+    # A matrix times a vector: the rows of a by b's row 3 (ones), in batches of 21 rows
+    # (two fractals, the second's rows past M computed and not stored).
+    v = b[3]
+    got = np.asarray(xp.matmul(xp.asarray(np.stack([a, a[::-1]])), xp.asarray(v[:, None])))
+    with np.errstate(all="ignore"):
+        want = cube_model(np.stack([a, a[::-1]]).astype(np.float64), v[:, None].astype(np.float64), 8)
+    want[np.isnan(want)] = np.float32(np.nan)
+    assert np.array_equal(bits(got), bits(want.astype(np.float32)))
+
+
+def test_a_matrix_times_a_vector_writes_only_its_rows(cpu_backend):
+    """M = 37 (the last fractal's rows 37..47 computed by the eight-at-a-time path and not
+    stored) into a view at the head of a larger buffer of sentinels, with a second view
+    after a gap: every element outside the two outputs keeps its sentinel."""
+    rng = np.random.default_rng(37)
+    a, v = rand((37, 75), DT.ACL_FLOAT, rng), rand((75, 1), DT.ACL_FLOAT, rng)
+    store = device.from_numpy(np.full(120, -7.25, np.float32))
+    want = cube_model(a.astype(np.float64), v.astype(np.float64), 8).reshape(37)
+    for offset in (0, 60):
+        out = device.view(store, (37, 1), (1, 1), offset)
+        ws, ex, ret = aclnn.aclnnMatmulGetWorkspaceSize(device.from_numpy(a), device.from_numpy(v),
+                                                        out, 0)
+        assert (ws, ret) == (0, SUCCESS)
+        assert aclnn.aclnnMatmul(None, 0, ex, None) == SUCCESS
+    got = device.storage_to_numpy(store)
+    assert np.array_equal(bits(got[0:37]), bits(want))
+    assert np.array_equal(bits(got[60:97]), bits(want))
+    assert (got[37:60] == -7.25).all() and (got[97:] == -7.25).all()
 
 
 # ------------------------------------------------------------------ the GPU's strip shape
