@@ -28,6 +28,9 @@
 // output dtype in the name), cube_matmul_s8_s32.
 #include "npu_emu_common.cuh"
 #include "npu_emu_convert.cuh"
+#if defined(NPU_EMU_CPU)
+#include <memory>
+#endif
 
 namespace npu_emu {
 
@@ -172,6 +175,8 @@ __device__ __forceinline__ void store_out(void* C, int64_t i, V x, int32_t out) 
 constexpr int CUBE_STRIP = NPU_EMU_CUBE_STRIP;
 // The CPU's whole-row strips go in groups of this many rows (cube_fractal).
 constexpr int CUBE_ROWS = 4;
+// The most a CPU block's packed panel of B tiles takes (cube_block): 128 KiB for K 1024.
+constexpr int64_t CUBE_PANEL_BYTES = int64_t(4) << 20;
 static_assert(FRACTAL % CUBE_STRIP == 0, "a strip lies in one fractal row");
 
 // On the CPU a block is one thread: its tiles are its own locals (a __shared__ array there is
@@ -313,7 +318,8 @@ __device__ __forceinline__ typename Load::Value cube_dot_kinds(const CubeParams&
 template <typename Load, int K0_>
 __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __restrict__ A,
                                              const void* __restrict__ B, void* __restrict__ C,
-                                             int32_t out, int64_t fractal) {
+                                             int32_t out, int64_t fractal,
+                                             const typename Load::Wide* b_panel = nullptr) {
     using V = typename Load::Value;
     using W = typename Load::Wide;
     NPU_EMU_CUBE_TILE W l0a[FRACTAL * MAX_K0];   // A's fractal: 16 rows (m0) of K0
@@ -343,6 +349,13 @@ __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __
         const int64_t af = a_off + k1 * p.a_k1, bf = b_off + k1 * p.b_k1;
         const int64_t k_left = p.k - k1 * k0;
         fill<Load, false>(l0a, A, af, p.a_m, p.a_k, m_left, k_left, p.a_kind, k0, tid, nthreads);
+#if defined(NPU_EMU_CPU)
+        // B's fractal as the block packed it (cube_block): the same tile, filled once.
+        const W* const l0b_step = b_panel ? b_panel + k1 * k0 * FRACTAL : l0b;
+        if (!b_panel)
+#else
+        const W* const l0b_step = l0b;
+#endif
         fill<Load, true>(l0b, B, bf, p.b_n, p.b_k, n_left, k_left, p.b_kind, k0, tid, nthreads);
         __syncthreads();
         // One step: each output's K0 products summed in ascending k into its partial, which
@@ -350,7 +363,7 @@ __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __
         if (one_column) {
             for (int m0 = tid; m0 < rows; m0 += nthreads) {
                 W part = W(0);
-                for (int k = 0; k < k0; ++k) part = Load::mac(part, l0a[m0 * k0 + k], l0b[k * FRACTAL]);
+                for (int k = 0; k < k0; ++k) part = Load::mac(part, l0a[m0 * k0 + k], l0b_step[k * FRACTAL]);
                 l0c[m0 * FRACTAL] = Load::finish(l0c[m0 * FRACTAL], part);
             }
             continue;
@@ -368,7 +381,7 @@ __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __
                     for (int j = 0; j < FRACTAL; ++j) part[r][j] = W(0);
                 }
                 for (int k = 0; k < k0; ++k) {
-                    const W* b = l0b + k * FRACTAL;
+                    const W* b = l0b_step + k * FRACTAL;
                     for (int r = 0; r < CUBE_ROWS; ++r) {
                         const W a = l0a[(s0 + r) * k0 + k];
                         NPU_EMU_CUBE_LANES
@@ -391,7 +404,7 @@ __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __
             for (int j = 0; j < CUBE_STRIP; ++j) part[j] = W(0);
             for (int k = 0; k < k0; ++k) {
                 const W a = l0a[m0 * k0 + k];
-                const W* b = l0b + k * FRACTAL + n0;
+                const W* b = l0b_step + k * FRACTAL + n0;
                 NPU_EMU_CUBE_LANES
                 for (int j = 0; j < CUBE_STRIP; ++j) part[j] = Load::mac(part[j], a, b[j]);
             }
@@ -536,6 +549,44 @@ __device__ __forceinline__ void cube_block(const CubeParams& p, const void* __re
         return;
     }
     const int64_t end = first + p.per_block < p.fractals ? first + p.per_block : p.fractals;
+#if defined(NPU_EMU_CPU)
+    // A block's fractals (consecutive m1) share B's column of fractals until n1 or the batch
+    // changes: it is converted into a panel of B tiles once for them, not read again for each
+    // (an ND B whose rows lie 4 KiB apart maps that column to a few cache sets, which could
+    // not hold it: a 1024^2 float32 product 71 -> 4x ms). The panel holds what fill puts in
+    // each step's tile, so the bits are the same. Up to CUBE_PANEL_BYTES; past that, as the
+    // GPU does.
+    using W = typename Load::Wide;
+    const int k0 = K0_ ? K0_ : p.k0;
+    const int64_t panel_elems = p.k1 * k0 * FRACTAL;
+    if (p.per_block > 1 && panel_elems * static_cast<int64_t>(sizeof(W)) <= CUBE_PANEL_BYTES) {
+        thread_local std::unique_ptr<W[]> kept;   // a worker's, freed when it ends
+        thread_local int64_t kept_elems = 0;
+        if (kept_elems < panel_elems) {
+            kept.reset(new W[panel_elems]);
+            kept_elems = panel_elems;
+        }
+        W* const panel = kept.get();
+        int64_t packed_for = -1;   // the fractal whose column the panel holds
+        for (int64_t f = first; f < end; ++f) {
+            const FractalAt at = fractal_at(p, f);
+            if (packed_for < 0 || at.b_off != fractal_at(p, packed_for).b_off ||
+                at.n1 != fractal_at(p, packed_for).n1) {
+                const int64_t n_left = p.n - at.n1 * FRACTAL;
+                for (int64_t k1 = 0; k1 < p.k1; ++k1) {
+                    W* tile = panel + k1 * k0 * FRACTAL;
+                    if (n_left < FRACTAL)   // columns past N read as zeros, as cube_fractal's tile
+                        for (int e = 0; e < k0 * FRACTAL; ++e) tile[e] = W(0);
+                    fill<Load, true>(tile, B, at.b_off + k1 * p.b_k1, p.b_n, p.b_k, n_left,
+                                     p.k - k1 * k0, p.b_kind, k0, 0, 1);
+                }
+                packed_for = f;
+            }
+            cube_fractal<Load, K0_>(p, A, B, C, out, f, panel);
+        }
+        return;
+    }
+#endif
     for (int64_t f = first; f < end; ++f) cube_fractal<Load, K0_>(p, A, B, C, out, f);
 }
 

@@ -416,6 +416,30 @@ def test_vecdot_eight_outputs_at_a_time_give_the_models_bits(cpu_backend, k):
     assert np.array_equal(bits(got), bits(want.astype(np.float32)))
 
 
+@pytest.mark.parametrize("a_dt,k0", [(DT.ACL_FLOAT, 8), (DT.ACL_FLOAT16, 16)])
+def test_blocks_of_fractals_share_a_packed_panel_of_b(cpu_backend, a_dt, k0):
+    """The cpu backend's blocks take up to 16 fractals of one column each (enough of them:
+    here 2 x 13 x 17, three a block, so blocks cross columns and batches) and convert B's
+    column into a panel of tiles once for them: the model's bits with N and K ending
+    mid-fractal, B broadcast over the batch and B an ND view whose rows lie 4 KiB apart,
+    and NaN, infinities and -0 in B."""
+    rng = np.random.default_rng(41)
+    a = rand((2, 200, 70), a_dt, rng, 3)
+    wide = rand((70, 1024), a_dt, rng, 3)            # rows 4 KiB apart (float32)
+    wide.reshape(-1)[:5] = np.array([np.nan, np.inf, -np.inf, -0.0, 60000], HOST[a_dt])
+    for b in (wide[:, :260], np.ascontiguousarray(wide[:, 100:360])):
+        tb = device.view(device.from_numpy(wide if b.base is wide else b), (70, 260),
+                         (1024, 1) if b.base is wide else (260, 1), 0)
+        out = device.empty((2, 200, 260), DT.ACL_FLOAT)
+        ws, ex, ret = aclnn.aclnnMatmulGetWorkspaceSize(device.from_numpy(a), tb, out, 0)
+        assert (ws, ret) == (0, SUCCESS)
+        assert aclnn.aclnnMatmul(None, 0, ex, None) == SUCCESS
+        with np.errstate(all="ignore"):
+            want = cube_model(a.astype(np.float64), b.astype(np.float64), k0)
+        want[np.isnan(want)] = np.float32(np.nan)
+        assert np.array_equal(bits(device.to_numpy(out)), bits(want))
+
+
 def test_a_matrix_times_a_vector_writes_only_its_rows(cpu_backend):
     """M = 37 (the last fractal's rows 37..47 computed by the eight-at-a-time path and not
     stored) into a view at the head of a larger buffer of sentinels, with a second view

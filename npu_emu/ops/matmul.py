@@ -194,6 +194,8 @@ def plan_cube(be: Backend, a: Fractals, b: Fractals, c: Fractals, out_batch: Seq
     by_eights = kinds == (KIND_F32, KIND_F32) and k0 == 8 and a.inner[1] == 1 and b.inner[1] == 1
     per_output = n == 1 and (m == 1 or not be.is_cpu or by_eights)
     per_block, items = 1, total
+    if be.is_cpu:   # a column of up to 16 fractals a block, which share B's tiles (cube_block)
+        per_block = max(1, min(m1, 16, total // 64))
     if per_output:
         per_block = min(1024, max(8, -(-8192 // max(k, 1)))) if be.is_cpu else bx * by
         items = total * min(m, 16)
