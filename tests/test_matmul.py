@@ -422,11 +422,14 @@ def test_blocks_of_fractals_share_a_packed_panel_of_b(cpu_backend, a_dt, k0):
     here 2 x 13 x 17, three a block, so blocks cross columns and batches) and convert B's
     column into a panel of tiles once for them: the model's bits with N and K ending
     mid-fractal, B broadcast over the batch and B an ND view whose rows lie 4 KiB apart,
-    and NaN, infinities and -0 in B."""
+    NaN, infinities and -0 in B, and float16 subnormals in both (read by F16C where the
+    CPU has it)."""
     rng = np.random.default_rng(41)
     a = rand((2, 200, 70), a_dt, rng, 3)
     wide = rand((70, 1024), a_dt, rng, 3)            # rows 4 KiB apart (float32)
-    wide.reshape(-1)[:5] = np.array([np.nan, np.inf, -np.inf, -0.0, 60000], HOST[a_dt])
+    wide.reshape(-1)[:7] = np.array([np.nan, np.inf, -np.inf, -0.0, 60000, 6e-8, -3e-5], HOST[a_dt])
+    a.reshape(-1)[::97] = np.array(6e-8, HOST[a_dt])         # float16 subnormals in A
+    a.reshape(-1)[5::89] = np.array(-1.2e-5, HOST[a_dt])
     for b in (wide[:, :260], np.ascontiguousarray(wide[:, 100:360])):
         tb = device.view(device.from_numpy(wide if b.base is wide else b), (70, 260),
                          (1024, 1) if b.base is wide else (260, 1), 0)
