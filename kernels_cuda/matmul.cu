@@ -189,12 +189,6 @@ static_assert(FRACTAL % CUBE_STRIP == 0, "a strip lies in one fractal row");
 #define NPU_EMU_CUBE_LANES
 #endif
 
-// One operand's fractal into its tile, as the cube multiplies its elements (Kind: the
-// operand's, a constant here, so the conversion is chosen once per fractal, not per element):
-// element (r, c) (A: m0, k; B: n0, k) at off + r rs + c cs; columns past `cols` read as +0
-// (the padding of a fractal layout holds zeros; an ND view has none) and rows past `rows` are
-// left as they are (cube_fractal clears the tiles first). Transposed: B's, stored as (k, n0).
-// The loop runs along the operand's unit stride (an ND B's n0, a fractal's k).
 // t[j * step] = element at + j of a contiguous run of n (<= MAX_K0 and <= FRACTAL) as the
 // cube multiplies it. fp16 on a CPU with F16C: converted by the instruction (exact on every
 // number; a NaN stays a NaN, and the payload that to_float keeps never reaches the output:
@@ -214,6 +208,12 @@ __device__ __forceinline__ void load_run(typename Load::Wide* t, int step, const
     for (int j = 0; j < n; ++j) t[j * step] = Load::load(base, at + j, Kind);
 }
 
+// One operand's fractal into its tile, as the cube multiplies its elements (Kind: the
+// operand's, a constant here, so the conversion is chosen once per fractal, not per element):
+// element (r, c) (A: m0, k; B: n0, k) at off + r rs + c cs; columns past `cols` read as +0
+// (the padding of a fractal layout holds zeros; an ND view has none) and rows past `rows` are
+// left as they are (cube_fractal clears the tiles first). Transposed: B's, stored as (k, n0).
+// The loop runs along the operand's unit stride (an ND B's n0, a fractal's k).
 template <typename Load, int Kind, bool Transposed>
 __device__ __forceinline__ void fill_kind(typename Load::Wide* tile, const void* base, int64_t off,
                                           int64_t rs, int64_t cs, int64_t rows, int64_t cols,
@@ -390,8 +390,8 @@ __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __
 #if defined(NPU_EMU_CPU)
         if constexpr (CUBE_STRIP == FRACTAL) {
             // Rows in groups of CUBE_ROWS: their partial sums are independent chains of
-            // additions, interleaved (one row's chain waits on each addition's latency: a
-            // float32 1024^2 product 76 -> 34 ms). Each output's sum is the same.
+            // additions, interleaved (one row's chain waits on each addition's latency:
+            // float32 512^2 36 -> 40 GFLOP/s). Each output's sum is the same.
             for (; s0 + CUBE_ROWS <= rows; s0 += CUBE_ROWS) {
                 W part[CUBE_ROWS][FRACTAL];
                 for (int r = 0; r < CUBE_ROWS; ++r) {
@@ -446,14 +446,16 @@ __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __
 }
 
 #if defined(NPU_EMU_CPU)
-// The CPU's vecdot (per_output with M = 1): float32 operands whose K0 elements lie
-// contiguous (ND rows, or the fractals' own rows), eight outputs at a time. A fractal step
+// The CPU's per_output launches (vecdot; a matrix times a vector) of float32 operands whose
+// K0 elements lie contiguous (ND rows, or the fractals' own rows), eight outputs at a time
+// (output i: row i % R of fractal i / R, as in cube_block). A fractal step
 // multiplies each output's eight elements in double lanes (exact), transposes the eight
 // outputs' products (an 8 x 8 transpose of shuffles) so that vector k holds every output's
 // k-th product, and adds those vectors in ascending k to the outputs' partials, one output a
 // lane: each output's sum is the model's, in its order (cube_dot's bits; a step past K adds
 // +0 products, which leave a partial that starts from +0 as it is). One output at a time, a
-// dot of 4000 was latency-bound scalar code (vecdot at 0.56x NumPy).
+// dot of 4000 was latency-bound scalar code (vecdot at 0.56x NumPy). A row past M (the last
+// fractal's) is computed from a valid row and not stored.
 namespace dots8 {
 typedef double D8 __attribute__((vector_size(64)));
 typedef float F8 __attribute__((vector_size(32)));
@@ -476,16 +478,15 @@ inline void transpose(const D8* p, D8* t) {
         a[j] = __builtin_shuffle(p[j], p[j + 1], lo1);
         a[j + 1] = __builtin_shuffle(p[j], p[j + 1], hi1);
     }
-    for (int j = 0; j < 8; j += 4) {      // rows j..j+3 at k = 0, 4 / 2, 6 / 1, 5 / 3, 7
-        b[j] = __builtin_shuffle(a[j], a[j + 2], lo2);
+    for (int j = 0; j < 8; j += 4) {      // rows j..j+3: b[j] at k = 0, 4; b[j+1] 1, 5; b[j+2]
+        b[j] = __builtin_shuffle(a[j], a[j + 2], lo2);          // 2, 6; b[j+3] 3, 7
         b[j + 2] = __builtin_shuffle(a[j], a[j + 2], hi2);
         b[j + 1] = __builtin_shuffle(a[j + 1], a[j + 3], lo2);
         b[j + 3] = __builtin_shuffle(a[j + 1], a[j + 3], hi2);
     }
-    for (int j = 0; j < 4; ++j) {         // b[j] and b[j+4]: rows 0..3 and 4..7
-        const int k = j == 0 ? 0 : j == 1 ? 1 : j == 2 ? 2 : 3;
-        t[k] = __builtin_shuffle(b[j], b[j + 4], lo4);
-        t[k + 4] = __builtin_shuffle(b[j], b[j + 4], hi4);
+    for (int j = 0; j < 4; ++j) {         // b[j]: rows 0..3 at k = j, j + 4; b[j+4]: rows 4..7
+        t[j] = __builtin_shuffle(b[j], b[j + 4], lo4);
+        t[j + 4] = __builtin_shuffle(b[j], b[j + 4], hi4);
     }
 }
 }  // namespace dots8
@@ -571,7 +572,7 @@ __device__ __forceinline__ void cube_block(const CubeParams& p, const void* __re
     // A block's fractals (consecutive m1) share B's column of fractals until n1 or the batch
     // changes: it is converted into a panel of B tiles once for them, not read again for each
     // (an ND B whose rows lie 4 KiB apart maps that column to a few cache sets, which could
-    // not hold it: a 1024^2 float32 product 71 -> 4x ms). The panel holds what fill puts in
+    // not hold it: a 1024^2 float32 product 71 -> 42 ms). The panel holds what fill puts in
     // each step's tile, so the bits are the same. Up to CUBE_PANEL_BYTES; past that, as the
     // GPU does.
     using W = typename Load::Wide;
@@ -585,11 +586,10 @@ __device__ __forceinline__ void cube_block(const CubeParams& p, const void* __re
             kept_elems = panel_elems;
         }
         W* const panel = kept.get();
-        int64_t packed_for = -1;   // the fractal whose column the panel holds
+        int64_t packed_b = -1, packed_n1 = -1;   // the column the panel holds
         for (int64_t f = first; f < end; ++f) {
             const FractalAt at = fractal_at(p, f);
-            if (packed_for < 0 || at.b_off != fractal_at(p, packed_for).b_off ||
-                at.n1 != fractal_at(p, packed_for).n1) {
+            if (at.b_off != packed_b || at.n1 != packed_n1) {
                 const int64_t n_left = p.n - at.n1 * FRACTAL;
                 for (int64_t k1 = 0; k1 < p.k1; ++k1) {
                     W* tile = panel + k1 * k0 * FRACTAL;
@@ -598,7 +598,7 @@ __device__ __forceinline__ void cube_block(const CubeParams& p, const void* __re
                     fill<Load, true>(tile, B, at.b_off + k1 * p.b_k1, p.b_n, p.b_k, n_left,
                                      p.k - k1 * k0, p.b_kind, k0, 0, 1);
                 }
-                packed_for = f;
+                packed_b = at.b_off, packed_n1 = at.n1;
             }
             cube_fractal<Load, K0_>(p, A, B, C, out, f, panel);
         }
