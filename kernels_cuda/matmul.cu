@@ -494,7 +494,7 @@ inline void transpose(const D8* p, D8* t) {
 // Outputs [i, end) of a per_output launch by eights where dots8 applies; returns where the
 // one-at-a-time loop goes on.
 template <typename Load>
-__device__ __forceinline__ int64_t cube_dots8(const CubeParams& p, const void* __restrict__ A,
+__attribute__((noinline)) int64_t cube_dots8(const CubeParams& p, const void* __restrict__ A,
                                               const void* __restrict__ B, void* __restrict__ C,
                                               int32_t out, int64_t i, int64_t end) {
     if constexpr (!Load::kinds) {
@@ -537,6 +537,25 @@ __device__ __forceinline__ int64_t cube_dots8(const CubeParams& p, const void* _
 }
 #endif
 
+#if defined(NPU_EMU_CPU)
+// B's column of fractals at b_off (n_left of its columns within N) as the panel of the tiles
+// cube_fractal's fill would make, step by step (cube_block). One function per operand type,
+// whatever the K0 (kept out of each K0's body: the module's build time).
+template <typename Load>
+__attribute__((noinline)) void pack_b_panel(const CubeParams& p, const void* __restrict__ B,
+                                            int64_t b_off, int64_t n_left, int k0,
+                                            typename Load::Wide* panel) {
+    using W = typename Load::Wide;
+    for (int64_t k1 = 0; k1 < p.k1; ++k1) {
+        W* tile = panel + k1 * k0 * FRACTAL;
+        if (n_left < FRACTAL)   // columns past N read as zeros, as cube_fractal's tile
+            for (int e = 0; e < k0 * FRACTAL; ++e) tile[e] = W(0);
+        fill<Load, true>(tile, B, b_off + k1 * p.b_k1, p.b_n, p.b_k, n_left, p.k - k1 * k0,
+                         p.b_kind, k0, 0, 1);
+    }
+}
+#endif
+
 // A block computes p.per_block consecutive output fractals in turn, all its threads on each.
 // Where p.per_output (N = 1: vecdot's 1 x K by K x 1 products, a matrix times a vector; the
 // host sets it on a GPU, and on the CPU for M = 1 alone, where the one-column step's rows in
@@ -568,13 +587,15 @@ __device__ __forceinline__ void cube_block(const CubeParams& p, const void* __re
         return;
     }
     const int64_t end = first + p.per_block < p.fractals ? first + p.per_block : p.fractals;
+    typename Load::Wide* panel = nullptr;
 #if defined(NPU_EMU_CPU)
     // A block's fractals (consecutive m1) share B's column of fractals until n1 or the batch
     // changes: it is converted into a panel of B tiles once for them, not read again for each
     // (an ND B whose rows lie 4 KiB apart maps that column to a few cache sets, which could
     // not hold it: a 1024^2 float32 product 71 -> 42 ms). The panel holds what fill puts in
     // each step's tile, so the bits are the same. Up to CUBE_PANEL_BYTES; past that, as the
-    // GPU does.
+    // GPU does. (One call of cube_fractal below, with or without a panel: a second one doubled
+    // the module's build time.)
     using W = typename Load::Wide;
     const int k0 = K0_ ? K0_ : p.k0;
     const int64_t panel_elems = p.k1 * k0 * FRACTAL;
@@ -585,27 +606,22 @@ __device__ __forceinline__ void cube_block(const CubeParams& p, const void* __re
             kept.reset(new W[panel_elems]);
             kept_elems = panel_elems;
         }
-        W* const panel = kept.get();
-        int64_t packed_b = -1, packed_n1 = -1;   // the column the panel holds
-        for (int64_t f = first; f < end; ++f) {
+        panel = kept.get();
+    }
+    int64_t packed_b = -1, packed_n1 = -1;   // the column the panel holds
+#endif
+    for (int64_t f = first; f < end; ++f) {
+#if defined(NPU_EMU_CPU)
+        if (panel) {
             const FractalAt at = fractal_at(p, f);
             if (at.b_off != packed_b || at.n1 != packed_n1) {
-                const int64_t n_left = p.n - at.n1 * FRACTAL;
-                for (int64_t k1 = 0; k1 < p.k1; ++k1) {
-                    W* tile = panel + k1 * k0 * FRACTAL;
-                    if (n_left < FRACTAL)   // columns past N read as zeros, as cube_fractal's tile
-                        for (int e = 0; e < k0 * FRACTAL; ++e) tile[e] = W(0);
-                    fill<Load, true>(tile, B, at.b_off + k1 * p.b_k1, p.b_n, p.b_k, n_left,
-                                     p.k - k1 * k0, p.b_kind, k0, 0, 1);
-                }
+                pack_b_panel<Load>(p, B, at.b_off, p.n - at.n1 * FRACTAL, k0, panel);
                 packed_b = at.b_off, packed_n1 = at.n1;
             }
-            cube_fractal<Load, K0_>(p, A, B, C, out, f, panel);
         }
-        return;
-    }
 #endif
-    for (int64_t f = first; f < end; ++f) cube_fractal<Load, K0_>(p, A, B, C, out, f);
+        cube_fractal<Load, K0_>(p, A, B, C, out, f, panel);
+    }
 }
 
 // One body per operand type, whatever the output dtype: on the CPU a function of its own,
