@@ -406,6 +406,13 @@ struct op_divide {
         if constexpr (is_float_v<T>) return a / b; else return complex_divide(a, b);
     }
 };
+// Integers divided in double: each converted as the cast kernels convert (exact below 2^53,
+// to nearest beyond), one correctly rounded division.
+struct op_true_divide {
+    template <typename T> static NPU_EMU_HD double run(T a, T b) {
+        return static_cast<double>(a) / static_cast<double>(b);
+    }
+};
 
 // Python's divmod of floats, as NumPy computes it (npy_divmod): the remainder has the sign of
 // the divisor, the quotient is snapped to the nearest integer of (a - mod) / b.

@@ -208,7 +208,8 @@ def _cases() -> Iterator[tuple[str, Callable[[], str]]]:
             return _digest(*outs)
         yield f"array_api/{dtype}", array_api
     # Integer division and remainder, whose CPU rows divide in floats (exact below 2^53; the
-    # rest by the full function): every width, the edges among random operands.
+    # rest by the full function), and true division in float64: every width, the edges among
+    # random operands.
     def array_api_integers() -> str:
         outs = []
         for dtype in ("int8", "uint8", "int16", "int32", "uint32", "int64", "uint64"):
@@ -219,7 +220,7 @@ def _cases() -> Iterator[tuple[str, Callable[[], str]]]:
                                 rng.integers(info.min, info.max, N, dtype=dtype, endpoint=True)])
             y = np.concatenate([np.tile(edges, edges.size), rng.integers(-50 if info.min else 0, 50, N).astype(dtype)])
             a, b = xp.asarray(x), xp.asarray(y)
-            for name in ("floor_divide", "remainder"):
+            for name in ("floor_divide", "remainder", "divide"):   # divide: true_divide's
                 outs += [np.asarray(getattr(xp, name)(a, b)), np.asarray(getattr(xp, name)(b, a)),
                          np.asarray(getattr(xp, name)(a, 7))]
         return _digest(*outs)

@@ -31,7 +31,7 @@ from test_kernels_compile import FMA, FTZ, built, needs_nvrtc  # noqa: F401  (fi
 BF16 = np.dtype(ml_dtypes.bfloat16)
 # NumPy names where the array API's differ.
 NUMPY_NAMES = {"bitwise_invert": np.invert, "bitwise_left_shift": np.left_shift,
-               "bitwise_right_shift": np.right_shift,
+               "bitwise_right_shift": np.right_shift, "true_divide": np.true_divide,
                # CANN's Pows composites (x ** 0.5, -0.5, 3, -2)
                **{name: functools.partial(pows_reference, c) for name, c in (
                    ("pows_sqrt", 0.5), ("pows_rsqrt", -0.5), ("pows_cube", 3),

@@ -54,7 +54,7 @@ C_TYPES = {
 _PART = {DT.ACL_COMPLEX64: DT.ACL_FLOAT, DT.ACL_COMPLEX128: DT.ACL_DOUBLE}
 _WIDTH_TAG = {1: "u8", 2: "u16", 4: "u32", 8: "u64"}
 
-SAME, TO_BOOL, TO_REAL = "same", "bool", "real"   # result dtype rules
+SAME, TO_BOOL, TO_REAL, TO_F64 = "same", "bool", "real", "f64"   # result dtype rules
 # The math library's headers, by the family name a catalog entry gives in `math`.
 MATH_HEADERS = {"exp": "npu_emu_math_exp.cuh", "trig": "npu_emu_math_trig.cuh"}
 # The complex functions and integer pow: overloads of the same names, built on both headers
@@ -100,6 +100,8 @@ class Ufunc:
             return DT.ACL_BOOL
         if self.result == TO_REAL:
             return _PART.get(dtype, dtype)
+        if self.result == TO_F64:
+            return DT.ACL_DOUBLE
         return dtype
 
     @property
@@ -165,6 +167,10 @@ UFUNCS: tuple[Ufunc, ...] = (
     Ufunc("multiply", 2, INTS | FLOATS | COMPLEX, by_width=True),
     Ufunc("subtract", 2, INTS | FLOATS | COMPLEX, by_width=True),
     Ufunc("divide", 2, FLOATS | COMPLEX),
+    # x1 / x2 of integers in float64: the operands converted (our casts' rule: exact below
+    # 2^53, rounded to nearest beyond) and divided in one launch (the array API's divide of
+    # integer arrays where the default float is float64).
+    Ufunc("true_divide", 2, INTS, TO_F64),
     Ufunc("floor_divide", 2, INTS | FLOATS),
     Ufunc("remainder", 2, INTS | FLOATS),
     Ufunc("maximum", 2, INTS | FLOATS),

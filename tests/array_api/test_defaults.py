@@ -64,6 +64,23 @@ def test_the_switch():
     assert xp.asarray([0.5]).dtype == xp.float32
 
 
+def test_repeated_calls_follow_the_switch():
+    """A call made again takes the short way (repeat), which must not hand back a result
+    dtype decided under the other default: integer division (one launch of true_divide in
+    float64, else the default float's divide), mean and exp of integers, each made twice
+    before and after each switch, with NumPy's values."""
+    a, b = np.array([1, 2, 7, -4], dtype=np.int32), np.array([3, 3, 2, 5], dtype=np.int32)
+    x, y = xp.asarray(a), xp.asarray(b)
+    for default in (xp.float64, xp.float32, xp.float64):
+        xp.set_default_dtypes(real_floating=default)
+        host = np.float64 if default == xp.float64 else np.float32
+        for _ in range(2):
+            got = x / y
+            assert got.dtype == default
+            np.testing.assert_array_equal(np.asarray(got), a.astype(host) / b.astype(host))
+            assert xp.mean(x).dtype == default and xp.exp(x).dtype == default
+
+
 @pytest.mark.parametrize("kw, err", [
     ({}, TypeError), ({"real_floating": xp.float16}, ValueError),
     ({"real_floating": xp.float32, "complex_floating": xp.complex128}, ValueError),

@@ -137,7 +137,14 @@ def set_default_dtypes(*, real_floating: object = None,
                          f"float32 with complex64")
     before = default_dtypes()
     _floats[:] = pairs[(real.name, cplx.name)]
+    for forget in ON_SWITCH:
+        forget()
     return before
+
+
+# What set_default_dtypes calls after a switch: the repeated calls' short way forgets the
+# calls it knows (repeat), whose results may be in the default float.
+ON_SWITCH: list = []
 
 # The standard's dtype kinds (isdtype, dtypes(kind=...)) as sets of npu_emu kinds.
 KINDS: dict[str, frozenset[str]] = {

@@ -28,6 +28,7 @@ from ...ops._core import Context, also_clear, canonical, owned_key, run_bound
 from ...runtime.base import Backend
 from .array import Array, Fresh
 from .device import synchronize
+from .dtypes import ON_SWITCH
 from .kernel import context, family_key, launch_cached
 from .library import own_reduce, reduce_call
 from .scalars import PyScalar, bits_key
@@ -39,6 +40,7 @@ CALLS_KEPT = 4096
 # geometry), each at its own addresses.
 BOUND_KEPT = 16
 also_clear(_CALLS.clear)     # with the plans they lead to
+ON_SWITCH.append(_CALLS.clear)   # and when the default dtypes change (a call's result dtype)
 _FAST_SCALARS = (bool, int, float)
 _INTO = "="     # the key's name of an in-place call (x op= y): its result is x, not a new array
 # An array's base address and whether its memory is shared, read in C (no Python frame).

@@ -22,6 +22,7 @@ Promotion and the result dtype follow the "array_api" rule set in every case.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -210,6 +211,9 @@ BINARY = {f.name: f for f in [
     Binary("bitwise_left_shift", "integer", "left_shift", symbol="<<", dunder="lshift"),
     Binary("bitwise_right_shift", "integer", "right_shift", symbol=">>", dunder="rshift"),
 ]}
+# divide of integers in float64 on the ufunc family's true_divide kernel (binary): divide's
+# spec under that kernel's name (the library path never takes it).
+_TRUE_DIVIDE = dataclasses.replace(BINARY["divide"], name="true_divide")
 # Note: the standard's math functions (the "float" results here and above: sqrt, exp, sin,
 # atan2, ...) take floating dtypes. Integer arrays compute in the default real floating
 # dtype, as PyTorch does (NumPy and CuPy too, in their own float) and clients rely on
@@ -451,9 +455,14 @@ def binary(name: str, x1: object, x2: object) -> Array:
     result = result_dtype(spec, compute)
     shape = broadcast_shapes(_shape(a), _shape(b), "x1", "x2")
     computing = result if spec.result == "float" else compute
+    if name == "divide" and result == DT.ACL_DOUBLE and library.own_elementwise(
+            _TRUE_DIVIDE.name, compute, len(shape)) == compute:
+        # Integers (compute: their promoted dtype) divided in float64 in one launch, the
+        # conversions fused into it (the bits of converting first; 1M int32 1.1 -> 0.5 ms).
+        spec, computing = _TRUE_DIVIDE, compute
     out = library.elementwise(spec, [a, b], shape, computing, result, be)
     if key is not None:
-        _remember_ufunc(key, ctx, name, computing, (a, b), out, be)
+        _remember_ufunc(key, ctx, spec.name, computing, (a, b), out, be)
     return out
 
 
