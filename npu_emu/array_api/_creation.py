@@ -189,11 +189,16 @@ def _filled(n: int, t: type, be: Backend, fill: Any) -> Array:
     out = empty_array((n,), dt, be)
     with computing(be):
         y = out._raw() if be.is_cpu else np.empty(n, t)
-        for i0 in range(0, n, _CHUNK):
-            fill(y[i0:i0 + _CHUNK], i0)
+        _fill_chunks(y, fill)
     if not be.is_cpu and n:
         be.copy_from_host(out._st.ptr, y, be.default_stream)
     return out
+
+
+def _fill_chunks(y: np.ndarray, fill: Any) -> None:
+    """fill(y[i0:i0 + _CHUNK], i0) over the whole of the 1-D y."""
+    for i0 in range(0, y.size, _CHUNK):
+        fill(y[i0:i0 + _CHUNK], i0)
 
 
 def _index_chunk(y: np.ndarray, i0: int) -> np.ndarray:
@@ -306,9 +311,7 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
         lo, hi = complex(lo), complex(hi)
         values = np.empty(num, np.complex128)
         for part, a, b in ((values.real, lo.real, hi.real), (values.imag, lo.imag, hi.imag)):
-            fill = _linspace_into(a, b, num, bool(endpoint))
-            for i0 in range(0, num, _CHUNK):
-                fill(part[i0:i0 + _CHUNK], i0)
+            _fill_chunks(part, _linspace_into(a, b, num, bool(endpoint)))
         return upload(values, dt.acl_dtype, be)    # rounded as our casts round
     x = _filled(num, np.float64, be, _linspace_into(float(lo), float(hi), num, bool(endpoint)))
     return x if x._t.dtype == dt.acl_dtype else convert(x, dt.acl_dtype)
