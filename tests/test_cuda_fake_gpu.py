@@ -545,3 +545,15 @@ def test_empty_cache_releases_nothing_while_a_fence_is_pending(gpu):
     s.synchronize()
     be.empty_cache()
     assert calls(gpu, "free") == [("free", blk)]
+
+
+def test_numpys_in_place_ufunc_at_refuses_an_array_on_the_gpu(gpu):
+    """np.add.at(x, ...) works in place. An array on the GPU has no host view, and NumPy's
+    call on a host copy would change nothing, so it is a TypeError that says so (on the cpu
+    backend it changes x: tests/array_api/test_numpy_protocols.py)."""
+    from npu_emu.array_api._engine.array import empty_array
+    from npu_emu.dtypes import aclDataType
+    be = gpu.start()
+    x = empty_array((3,), aclDataType.ACL_DOUBLE, be)
+    with pytest.raises(TypeError, match=r"np\.add\.at: our array on .* has no host view"):
+        np.add.at(x, [0, 1], 1.0)

@@ -1,7 +1,7 @@
 """NumPy's protocols as CuPy answers them: NumPy ufuncs and functions called on our arrays
 run the namespace's function of that name and return our arrays; calls the namespace has no
-function (or no argument) for run on NumPy over host copies, as before. And no NumPy warning
-escapes a namespace call. The reference is NumPy 2's own result on the same values."""
+function (or no argument) for run on NumPy over host copies (a ufunc's result then ours, a
+function's NumPy's). And no NumPy warning escapes a namespace call. The reference is NumPy 2's own result on the same values."""
 from __future__ import annotations
 
 import warnings
@@ -69,11 +69,31 @@ def test_ufunc_out_and_the_numpy_fallback():
     host = np.empty((2, 3))
     assert np.multiply(x, 3.0, out=host) is host                     # out= NumPy's: NumPy
     np.testing.assert_array_equal(host, H * 3.0)
-    got = np.add.reduce(x, axis=1)                                   # a method: NumPy
-    assert isinstance(got, np.ndarray) and got.tolist() == np.add.reduce(H, axis=1).tolist()
-    got = np.cbrt(x)                                                 # no such function
-    assert isinstance(got, np.ndarray)
-    np.testing.assert_array_equal(got, np.cbrt(H))
+    host = np.empty(2)
+    assert np.add.reduce(x, axis=1, out=host) is host                # a method into NumPy's
+    np.testing.assert_array_equal(host, np.add.reduce(H, axis=1))
+
+
+def test_ufuncs_the_namespace_lacks_run_on_numpy_and_give_ours():
+    """A ufunc the namespace has no function for (SciPy's special functions, np.cbrt) or a
+    ufunc's method runs on NumPy over host copies; its result is ours, as CuPy, Dask and
+    sparse return theirs (array-api-extra's test_lazy_xp_function_cython_ufuncs asks it)."""
+    special = pytest.importorskip("scipy.special")
+    x = xp.asarray(H)
+    _ours(special.erf(x), special.erf(H))
+    _ours(np.cbrt(xp.asarray(H, dtype=xp.float32)), np.cbrt(H.astype(np.float32)))
+    _ours(np.add.reduce(x, axis=1), np.add.reduce(H, axis=1))
+    _ours(np.add.reduce(x, axis=None), np.asarray(np.add.reduce(H, axis=None)))  # 0-d
+    _ours(np.multiply.outer(x[0, :], H[1, :]), np.multiply.outer(H[0], H[1]))
+    frac, whole = np.modf(x)                                         # two results: both ours
+    _ours(frac, np.modf(H)[0])
+    _ours(whole, np.modf(H)[1])
+    y = xp.asarray(H[0], copy=True)                                  # not H itself
+    assert np.add.at(y, [0, 0, 2], 1.0) is None                      # in place, on cpu
+    np.testing.assert_array_equal(np.asarray(y), H[0] + [2.0, 0.0, 1.0])
+    objects = np.frompyfunc(lambda v: v, 1, 1)(x)                    # object dtype: NumPy's
+    assert isinstance(objects, np.ndarray) and objects.dtype == object
+    assert objects.tolist() == H.tolist()
 
 
 def test_functions_dispatch_with_numpys_argument_forms():

@@ -4,7 +4,9 @@ of our arrays runs the namespace's function of that name on our arrays (NumPy ar
 the arguments become ours first) and returns our arrays. What the namespace has no function
 for, takes with arguments it does not know (`out=` a NumPy array, `where=`, `order=`...) or
 refuses with TypeError where NumPy does not (`np.fft.fft` of real input) runs on NumPy over
-host copies and returns NumPy's result, as without the protocols.
+host copies. A ufunc's result then comes back as our arrays (`scipy.special.erf(x)`,
+`np.add.reduce(x)`), as CuPy, Dask and sparse answer, unless `out=` names NumPy arrays; a
+function's result is NumPy's, as without the protocols.
 """
 from __future__ import annotations
 
@@ -58,6 +60,19 @@ def _on_numpy(call: Any, args: tuple, kwargs: dict) -> Any:
     return call(*_host(args), **_host(kwargs))
 
 
+def _back(value: Any, like: Array) -> Any:
+    """NumPy's results (also in a tuple) as our arrays on like's device, where the namespace
+    has their dtype (a string or object result stays NumPy's)."""
+    if isinstance(value, tuple):
+        return tuple(_back(v, like) for v in value)
+    if isinstance(value, (np.ndarray, np.generic)):
+        try:
+            return asarray(value, device=like.device)
+        except TypeError:
+            return value
+    return value
+
+
 def array_ufunc(ns: Any, ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
     name = UFUNCS.get(ufunc.__name__)
     fn = getattr(ns, name, None) if name else None
@@ -68,7 +83,15 @@ def array_ufunc(ns: Any, ufunc: np.ufunc, method: str, inputs: tuple, kwargs: di
             len(inputs) != ufunc.nin:
         if out is not None:
             kwargs["out"] = out
-        return _on_numpy(getattr(ufunc, method), inputs, kwargs)
+            return _on_numpy(getattr(ufunc, method), inputs, kwargs)
+        if method == "at" and not like._st.backend.is_cpu:
+            # NumPy's ufunc.at works in place: on a host copy it would change nothing.
+            raise TypeError(f"np.{ufunc.__name__}.at: our array on {like.device} has no host "
+                            f"view to change in place; use the namespace's indexing "
+                            f"(x[i] = ...)")
+        # A ufunc the namespace lacks (scipy.special.erf, np.cbrt) or a method (reduce,
+        # outer): NumPy's over host copies, our arrays out, as CuPy, Dask and sparse answer.
+        return _back(_on_numpy(getattr(ufunc, method), inputs, kwargs), like)
     result = fn(*(_ours(x, like) for x in inputs))
     if out is None:
         return result
