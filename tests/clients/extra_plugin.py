@@ -52,3 +52,28 @@ def pytest_configure(config: pytest.Config) -> None:
     # Set by Backend.pytest_param for Dask and JAX; pytest-run-parallel, which registers
     # it upstream, is not among our test dependencies.
     config.addinivalue_line("markers", "thread_unsafe: not run in parallel threads")
+
+
+def agnostic_only(item: pytest.Item) -> str | None:
+    """The reason of a skip on array_api_strict that is true of ours too: array-api-extra
+    delegates to the libraries it knows, and takes its array-agnostic path for the others.
+    It knows neither strict nor ours, so a test skipped on strict because strict takes that
+    path (`TestNUnique.test_delegates`: "array-agnostic fallback") is skipped on ours."""
+    from array_api_extra._lib._backends import Backend
+
+    for mark in item.iter_markers("skip_xp_backend"):
+        reason = mark.kwargs.get("reason") or ""
+        if mark.args and mark.args[0] == Backend.ARRAY_API_STRICT and "array-agnostic" in reason:
+            return reason
+    return None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is None or not isinstance(callspec.params.get("library"), NpuEmuBackend):
+            continue
+        reason = agnostic_only(item)
+        if reason is not None:
+            item.add_marker(pytest.mark.skip(
+                reason=f"{reason} (as on array_api_strict: array-api-extra knows neither)"))
