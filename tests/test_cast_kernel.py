@@ -331,6 +331,32 @@ def test_every_pair(backend, src, layout):
     assert not failures, "\n".join(failures)
 
 
+@pytest.mark.parametrize("src", [DT.ACL_BOOL, DT.ACL_INT8, DT.ACL_UINT8, DT.ACL_INT16,
+                                 DT.ACL_UINT16], ids=lambda d: d.name)
+def test_narrow_integer_sources_in_one_pass(backend, src):
+    """8- and 16-bit integer and bool sources into the integer, bool and float destinations:
+    one pass over a contiguous row on the CPU (cast.cuh narrow_int_to_real), the same bits as
+    the two steps. Each source's codes repeated past a few vectors, with an odd tail; a bool
+    source holds every byte, as memory shared with another library may (any nonzero byte
+    reads as true)."""
+    codes = np.arange(1 << (8 * INFO[src].itemsize), dtype=np.uint64)
+    raw = np.tile(codes.astype(np.uint16 if INFO[src].itemsize == 2 else np.uint8), 3)[:-5]
+    raw = raw.view(INFO[src].storage)
+    canonical = raw.view(np.uint8) != 0 if src == DT.ACL_BOOL else raw
+    failures = []
+    for dst in (DT.ACL_BOOL, DT.ACL_INT8, DT.ACL_UINT8, DT.ACL_INT16, DT.ACL_UINT16,
+                DT.ACL_INT32, DT.ACL_UINT32, DT.ACL_INT64, DT.ACL_UINT64, DT.ACL_FLOAT,
+                DT.ACL_DOUBLE):
+        if dst == src:
+            continue
+        try:
+            assert_bits_equal(cast_1d(backend, raw, src, dst), reference(canonical, src, dst),
+                              raw, f"{src.name} -> {dst.name}")
+        except AssertionError as exc:
+            failures.append(str(exc))
+    assert not failures, "\n".join(failures)
+
+
 def test_zero_dim_and_single_element_views(backend):
     x = np.array([2.75, -1e9, 7.0], dtype=np.float32)
     out = run_cast(backend, x, DT.ACL_FLOAT, DT.ACL_INT8, 4, ((), (), 1), ((), (), 2))
@@ -354,6 +380,7 @@ LARGE = [  # (src, dst, source stride): one case per step that writes the destin
     (DT.ACL_FLOAT16, DT.ACL_FLOAT, 1),      # load straight into the destination
     (DT.ACL_BF16, DT.ACL_FLOAT, 1),
     (DT.ACL_INT32, DT.ACL_INT8, 1),         # 1-byte elements through the chunk buffer
+    (DT.ACL_INT8, DT.ACL_INT16, 1),         # a narrow source streamed: the chunk path
     (DT.ACL_COMPLEX64, DT.ACL_COMPLEX128, 1),   # 16-byte elements, both parts
     (DT.ACL_FLOAT, DT.ACL_FLOAT16, 0),      # broadcast: fill
 ]
