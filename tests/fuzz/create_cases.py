@@ -90,7 +90,12 @@ def create_tensor(ctx: Ctx) -> None:
         else:
             params[p], accept = decode(tag), False
             if p == "stride" and tag is None:
-                accept = True                 # None strides: contiguous
+                # None strides: contiguous, a view that must still fit the storage (the
+                # case's own strides may have reached less of it)
+                dims = params["view_dims"]
+                reach = params["offset"] + sum((n - 1) * st for n, st in
+                                               zip(dims, contiguous_strides(dims)))
+                accept = any(n == 0 for n in dims) or reach < numel
                 canonical["stride"] = None
             elif p == "storage_dims" and tag is None:
                 accept = None                 # None storage: the view's shape, or refused

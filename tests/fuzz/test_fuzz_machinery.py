@@ -69,3 +69,19 @@ def test_reproducer_line_replays_the_case():
                          env={**__import__("os").environ, env_part.split("=")[0]: env_part.split("=")[1]})
     assert out.returncode == 1, out.stdout + out.stderr
     assert "escaped_exception: selftest.raises" in out.stdout
+
+
+@pytest.mark.parametrize("storage", [[82], [44]], ids=["fits", "past_the_storage"])
+def test_none_strides_are_contiguous_and_must_still_fit(runner, storage):
+    """aclCreateTensor with stride=None takes the contiguous strides: the oracle accepts the
+    descriptor where that view fits the storage and expects it refused where it does not
+    (found by seed 20261207: the case's own strides reached less of a 44-element storage than
+    the contiguous ones, which reach element 81 past offset 1)."""
+    c = {"entry": "aclCreateTensor", "soc": "Ascend910B", "seed": 1,
+         "args": {"view_dims": [3, 3, 3, 3], "data_type": 11, "stride": [6, 6, 1, 7],
+                  "offset": 1, "format": 2, "storage_dims": storage, "data": "none",
+                  "guard": 64},
+         "mut": {"kind": "list", "param": "stride", "value": None}}
+    outcome = runner.run(c)
+    assert outcome["status"] == "done" and not outcome["result"]["defects"], outcome
+    assert outcome["result"]["calls"]["aclCreateTensor"] == 1
