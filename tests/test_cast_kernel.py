@@ -357,6 +357,24 @@ def test_narrow_integer_sources_in_one_pass(backend, src):
     assert not failures, "\n".join(failures)
 
 
+@pytest.mark.parametrize("dst", sorted(INTS), ids=lambda d: d.name)
+def test_float32_to_integers_across_every_binade(backend, dst):
+    """float32 -> each integer type over every exponent and both signs: the mantissa's edges
+    and 200 random mantissas per binade, past a few vectors of each (the integer conversions
+    take different steps per range: uint16's trunc-and-modulo, uint8's and float_low32's
+    bits, the 32- and 64-bit saturations). All 2^32 float32 -> uint16 were compared with the
+    same reference when its steps changed (7 December 2026)."""
+    rng = np.random.default_rng(int(dst))
+    mant = np.concatenate([np.array([0, 1, 2, 0x3FFFFF, 0x400000, 0x7FFFFE, 0x7FFFFF], np.uint32),
+                           rng.integers(0, 1 << 23, 200).astype(np.uint32)])
+    exps = np.arange(256, dtype=np.uint32)
+    bits = (exps[:, None] << 23 | mant[None, :]).ravel()
+    bits = np.concatenate([bits, bits | np.uint32(0x80000000)])
+    values = bits.view(np.float32)
+    assert_bits_equal(cast_1d(backend, values, DT.ACL_FLOAT, dst),
+                      reference(values, DT.ACL_FLOAT, dst), values, f"FLOAT -> {dst.name}")
+
+
 def test_zero_dim_and_single_element_views(backend):
     x = np.array([2.75, -1e9, 7.0], dtype=np.float32)
     out = run_cast(backend, x, DT.ACL_FLOAT, DT.ACL_INT8, 4, ((), (), 1), ((), (), 2))
