@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import contextlib
 import enum
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field
 from typing import Iterator
 
-import ml_dtypes
 import numpy as np
 
 from .status import AclnnError, ACLNN_ERR_PARAM_INVALID
@@ -78,7 +78,15 @@ class DTypeInfo:
     bits: int
     kind: str
     storage: np.dtype | None
-    host: np.dtype | None
+    _host: np.dtype | str | None = field(compare=False)   # a str: ml_dtypes' type of that name
+
+    @property
+    def host(self) -> np.dtype | None:
+        h = self._host
+        if h.__class__ is str:
+            h = ml_dtype(h)
+            object.__setattr__(self, "_host", h)
+        return h
 
     @property
     def itemsize(self) -> int | None:
@@ -93,10 +101,23 @@ class DTypeInfo:
 _SAME = object()  # host dtype = storage dtype; an explicit None means "no host type"
 
 
+@functools.cache
+def ml_dtype(name: str) -> np.dtype:
+    """ml_dtypes' NumPy dtype of that name (bfloat16, float8_e5m2, ...). ml_dtypes is imported
+    the first time one is needed (a host view or value of bf16 or FP8, a NumPy array of such a
+    type handed to us): from version 0.7 its import registers its ufunc loops one at a time,
+    and NumPy's search of the loops already registered makes that about 0.5 s (4 ms for 0.6),
+    which a program that never meets these types should not pay."""
+    import ml_dtypes
+    return np.dtype(getattr(ml_dtypes, name))
+
+
 def _info(dt, short, bits, kind, storage, host=_SAME):
     storage = None if storage is None else np.dtype(storage)
     host = storage if host is _SAME else host
-    return DTypeInfo(dt, short, bits, kind, storage, None if host is None else np.dtype(host))
+    if host is not None and not isinstance(host, str):
+        host = np.dtype(host)
+    return DTypeInfo(dt, short, bits, kind, storage, host)
 
 
 INFO: dict[aclDataType, DTypeInfo] = {i.dtype: i for i in [
@@ -116,16 +137,16 @@ INFO: dict[aclDataType, DTypeInfo] = {i.dtype: i for i in [
     _info(DT.ACL_STRING, "string", 0, OTHER, None),
     _info(DT.ACL_COMPLEX64, "c64", 64, COMPLEX, np.complex64),
     _info(DT.ACL_COMPLEX128, "c128", 128, COMPLEX, np.complex128),
-    _info(DT.ACL_BF16, "bf16", 16, FLOATING, np.uint16, ml_dtypes.bfloat16),
+    _info(DT.ACL_BF16, "bf16", 16, FLOATING, np.uint16, "bfloat16"),
     _info(DT.ACL_INT4, "s4", 4, SIGNED, None),
     _info(DT.ACL_UINT1, "u1", 1, UNSIGNED, None),
     # complex32: two fp16 halves (real, imag) in one 32-bit word; NumPy has no host type.
     _info(DT.ACL_COMPLEX32, "c32", 32, COMPLEX, np.uint32, None),
     # HiFloat8: no library has it; host code works on the raw codes (npu_emu.hifloat8).
     _info(DT.ACL_HIFLOAT8, "hif8", 8, FLOATING, np.uint8, None),
-    _info(DT.ACL_FLOAT8_E5M2, "fp8e5m2", 8, FLOATING, np.uint8, ml_dtypes.float8_e5m2),
-    _info(DT.ACL_FLOAT8_E4M3FN, "fp8e4m3fn", 8, FLOATING, np.uint8, ml_dtypes.float8_e4m3fn),
-    _info(DT.ACL_FLOAT8_E8M0, "fp8e8m0", 8, FLOATING, np.uint8, ml_dtypes.float8_e8m0fnu),
+    _info(DT.ACL_FLOAT8_E5M2, "fp8e5m2", 8, FLOATING, np.uint8, "float8_e5m2"),
+    _info(DT.ACL_FLOAT8_E4M3FN, "fp8e4m3fn", 8, FLOATING, np.uint8, "float8_e4m3fn"),
+    _info(DT.ACL_FLOAT8_E8M0, "fp8e8m0", 8, FLOATING, np.uint8, "float8_e8m0fnu"),
     _info(DT.ACL_FLOAT6_E3M2, "fp6e3m2", 6, FLOATING, None),
     _info(DT.ACL_FLOAT6_E2M3, "fp6e2m3", 6, FLOATING, None),
     _info(DT.ACL_FLOAT4_E2M1, "fp4e2m1", 4, FLOATING, None),
@@ -143,11 +164,21 @@ _FROM_NUMPY = {
     np.dtype(np.uint16): DT.ACL_UINT16, np.dtype(np.uint32): DT.ACL_UINT32,
     np.dtype(np.uint64): DT.ACL_UINT64, np.dtype(np.bool_): DT.ACL_BOOL,
     np.dtype(np.complex64): DT.ACL_COMPLEX64, np.dtype(np.complex128): DT.ACL_COMPLEX128,
-    np.dtype(ml_dtypes.bfloat16): DT.ACL_BF16,
-    np.dtype(ml_dtypes.float8_e5m2): DT.ACL_FLOAT8_E5M2,
-    np.dtype(ml_dtypes.float8_e4m3fn): DT.ACL_FLOAT8_E4M3FN,
-    np.dtype(ml_dtypes.float8_e8m0fnu): DT.ACL_FLOAT8_E8M0,
 }
+# ml_dtypes' types, by their names (an array or scalar of one comes from a program that has
+# imported ml_dtypes: it joins _FROM_NUMPY when first met, _from_ml_dtypes).
+_ML_DTYPES = {i._host: d for d, i in INFO.items() if isinstance(i._host, str)}
+
+
+def _from_ml_dtypes(np_dtype: np.dtype) -> aclDataType | None:
+    """The aclDataType of one of ml_dtypes' dtypes (bfloat16, float8_e5m2, float8_e4m3fn,
+    float8_e8m0fnu), remembered in _FROM_NUMPY; None for any other dtype."""
+    found = _ML_DTYPES.get(np_dtype.name)
+    if found is None or not np_dtype.type.__module__.startswith("ml_dtypes") \
+            or ml_dtype(np_dtype.name) != np_dtype:
+        return None
+    _FROM_NUMPY[np_dtype] = found
+    return found
 
 
 # Names of the NumPy / ml_dtypes / PyTorch / array API spelling (lowercase) that NumPy alone
@@ -166,7 +197,7 @@ _AMBIGUOUS = {"float": "NumPy's 'float' is float64 but CANN's FLOAT is float32"}
 def is_ml_dtypes_scalar(value: object) -> bool:
     """A scalar of one of ml_dtypes' types that maps onto an aclDataType (bfloat16, fp8)."""
     return isinstance(value, np.generic) and type(value).__module__.startswith("ml_dtypes") \
-        and np.dtype(type(value)) in _FROM_NUMPY
+        and _from_ml_dtypes(np.dtype(type(value))) is not None
 
 
 def _from_numpy_dtype(np_dtype: np.dtype, value: object, param: str) -> aclDataType:
@@ -178,6 +209,8 @@ def _from_numpy_dtype(np_dtype: np.dtype, value: object, param: str) -> aclDataT
         raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"{param}={value!r} is not in native byte order",
                          TypeError)
     found = _FROM_NUMPY.get(np_dtype)
+    if found is None:
+        found = _from_ml_dtypes(np_dtype)
     if found is None:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID,
                          f"{param}={value!r}: NumPy dtype {np_dtype} has no aclDataType",

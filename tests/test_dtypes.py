@@ -599,3 +599,34 @@ def test_as_dtype_refuses_guesses(value, why):
         return
     with pytest.raises(TypeError, match=why):
         as_dtype(value)
+
+
+def test_ml_dtypes_is_imported_when_its_types_are_first_needed():
+    """ml_dtypes 0.7's import takes about half a second (its ufunc loops registered one by
+    one): npu_emu imports it the first time one of its types is needed. In a fresh process an
+    operation on float32 leaves it unimported; a bfloat16 array's host view, its finfo, and a
+    NumPy array of an ml_dtypes type handed to us then work as before."""
+    import subprocess
+    import sys
+    code = """
+import sys
+import numpy as np
+import npu_emu.array_api as xp
+from npu_emu import as_dtype, info
+x = xp.asarray([1.5, -2.0], dtype=xp.float32)
+float(xp.sum(xp.exp(x)))
+before = "ml_dtypes" in sys.modules
+b = xp.astype(x, xp.bfloat16)
+host = np.asarray(b)
+import ml_dtypes
+f8 = np.array([0.5, 448.0], dtype=ml_dtypes.float8_e4m3fn)
+y = xp.asarray(f8)
+print(before, host.dtype == np.dtype(ml_dtypes.bfloat16), host.tolist(),
+      y.dtype == xp.float8_e4m3fn, np.asarray(y).tolist(), xp.finfo(xp.bfloat16).eps,
+      as_dtype(ml_dtypes.float8_e8m0fnu).name, info("bf16").host == np.dtype(ml_dtypes.bfloat16))
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env={**__import__("os").environ, "NPU_EMU_DEVICE": "cpu"})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["False", "True", "[1.5,", "-2.0]", "True", "[0.5,", "448.0]",
+                                "0.0078125", "ACL_FLOAT8_E8M0", "True"], r.stdout

@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-import ml_dtypes
 import numpy as np
 
 from ..arch import current_soc
@@ -152,7 +151,11 @@ def _finfo(real: DT) -> finfo_object:
         eps, big, tiny = _hifloat8_info()
         return finfo_object(8, eps, big, -big, tiny, dt)
     host = INFO[real].host
-    f = ml_dtypes.finfo(host) if host.isbuiltin != 1 else np.finfo(host)
+    if host.isbuiltin != 1:                 # bfloat16, FP8: ml_dtypes' finfo (its own import)
+        import ml_dtypes
+        f = ml_dtypes.finfo(host)
+    else:
+        f = np.finfo(host)
     return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min),
                         float(f.smallest_normal), dt)
 
