@@ -147,6 +147,7 @@ def test_a_gpu_that_cannot_run_the_probe_is_a_broken_install(monkeypatch):
     loads it: a driver that refuses it makes the backend unavailable (not expected), with the
     driver's reason, instead of every operator failing later."""
     monkeypatch.setattr(cuda, "import_cupy", _gpu_that_cannot_load)
+    monkeypatch.setattr(cuda, "driver_missing", lambda: "")
     with pytest.raises(cuda.CudaUnavailable) as err:
         cuda.CudaBackend()
     assert not err.value.expected
@@ -168,8 +169,30 @@ def test_auto_falls_back_to_cpu_and_logs_why():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env=dict(os.environ, NPU_EMU_DEVICE="auto"))
     assert r.returncode == 0 and r.stdout.strip() == "cpu", r.stderr
+    why = cuda.driver_missing() or "CuPy is installed but no GPU answers"
     assert ("INFO:npu_emu:NPU_EMU_DEVICE=auto: using the cpu backend, because the cuda backend "
-            "is unavailable: CuPy is installed but no GPU answers") in r.stderr
+            "is unavailable: " + why) in r.stderr
+
+
+def test_the_driver_library_decides_before_cupy_is_imported(monkeypatch):
+    """No NVIDIA driver: CudaBackend() says so without importing CuPy (about half a second,
+    ml_dtypes' import most of it), and auto's first operation does not import it either."""
+    assert cuda.driver_missing("libc.so.6") == ""
+    why = cuda.driver_missing("libnpu_emu_no_such_driver.so.1")
+    assert why.startswith("no GPU here: the NVIDIA driver's library "
+                          "libnpu_emu_no_such_driver.so.1 does not load (")
+    monkeypatch.setattr(cuda, "driver_missing", lambda: why)
+    monkeypatch.setattr(cuda, "import_cupy", lambda: pytest.fail("CuPy imported"))
+    with pytest.raises(cuda.CudaUnavailable) as err:
+        cuda.CudaBackend()
+    assert err.value.expected and str(err.value) == why
+    if cuda.driver_missing():       # this machine has no driver: a fresh process shows it
+        code = ("import sys, npu_emu.array_api as xp\n"
+                "x = xp.asarray([1.0, 2.0]); float(xp.sum(xp.exp(x + x)))\n"
+                "print(sorted(m for m in ('cupy', 'ml_dtypes') if m in sys.modules))")
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env=dict(os.environ, NPU_EMU_DEVICE="auto"))
+        assert r.returncode == 0 and r.stdout.strip() == "[]", r.stdout + r.stderr
 
 
 def test_auto_warns_when_a_gpu_is_there_but_unusable(monkeypatch, caplog):

@@ -212,6 +212,7 @@ def gpu(monkeypatch):
     """A FakeGPU; `start(**kw)` makes a CudaBackend on it (the probe compiled by the real
     NVRTC once per session)."""
     monkeypatch.setattr(cuda, "compile_source", _compiled)
+    monkeypatch.setattr(cuda, "driver_missing", lambda: "")   # the stand-in is the driver too
     g = FakeGPU()
 
     def start(**kw) -> cuda.CudaBackend:

@@ -22,10 +22,12 @@ kernel, and fails with one clear `CudaUnavailable` when any of that does not wor
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import logging
 import os
 import re
 import struct
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -117,6 +119,23 @@ class CudaUnavailable(RuntimeError):
     def __init__(self, message: str, expected: bool = False) -> None:
         super().__init__(message)
         self.expected = expected
+
+
+# The NVIDIA driver's library, which the CUDA runtime loads to reach a GPU.
+DRIVER_LIBRARY = "nvcuda.dll" if sys.platform == "win32" else "libcuda.so.1"
+
+
+def driver_missing(library: str = DRIVER_LIBRARY) -> str:
+    """Why no GPU can answer here because the NVIDIA driver's library does not load, or "".
+    CudaBackend() asks this before it imports CuPy: that import takes about half a second
+    (ml_dtypes' most of it), which a machine with CuPy but no driver (a CI runner, a laptop)
+    would otherwise pay at its first operation under NPU_EMU_DEVICE=auto, to learn what CUDA's
+    runtime would find the same way (cudaErrorInsufficientDriver)."""
+    try:
+        ctypes.CDLL(library)
+    except OSError as exc:
+        return f"no GPU here: the NVIDIA driver's library {library} does not load ({exc})"
+    return ""
 
 
 def import_cupy():
@@ -431,6 +450,9 @@ class CudaBackend(Backend):
     is_cpu = False
 
     def __init__(self) -> None:
+        no_driver = driver_missing()
+        if no_driver:
+            raise CudaUnavailable(no_driver, expected=True)
         self._cupy = cupy = import_cupy()
         rt = cupy.cuda.runtime
         too_old = cupy_version_problem(str(getattr(cupy, "__version__", "")))
