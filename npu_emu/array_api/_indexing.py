@@ -11,6 +11,7 @@ from ..dtypes import INFO, SIGNED, UNSIGNED
 from ._engine.args import array_arg, axis_arg
 from ._engine.array import Array
 from ._engine.device import library, library_order
+from ._engine.indexing import gather
 from ._engine.library import raw_result
 
 
@@ -47,9 +48,7 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     idx = _index_array("take", x, indices)
     if idx.ndim != 1:
         raise ValueError(f"take: indices must be 1-D, not of shape {idx.shape}")
-    with library_order(x._st.backend):
-        out = library(x._st.backend).take(x._raw(), idx, axis=a)
-    return raw_result(out, x._t.dtype, x._st.backend)
+    return gather(x, idx, a)
 
 
 def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:

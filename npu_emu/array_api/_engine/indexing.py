@@ -10,11 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...dtypes import BOOL, COMPLEX, FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT
-from .array import Array, is_scalar
+from . import parts
+from .array import Array, empty_array, is_scalar
 from .asarray import asarray
 from .device import library, library_order
 from .kernel import assign, check_library_destination, check_writable, convert
-from .library import adopt
+from .library import adopt, raw_result
 from .scalars import SCALAR_KIND, TAKES, python_value, scalar_constant, scalar_dtype
 from .views import basic_view
 
@@ -73,12 +74,54 @@ def _library_key(x: Array, items: tuple) -> tuple:
     return tuple(out)
 
 
+# A gather moves memory and computes little: in parts from this many bytes of result (on the
+# 2-core Xeon of 2026-12-07, float32 rows by 1024 int64 indices: 4 MiB 0.36 ms whole against
+# 0.37 in two parts, 8 MiB 0.68 against 0.53, 32 MiB 4.2 against 1.4; NumPy 0.24, 0.52, 4.3).
+GATHER_SPLIT_FROM = 8 << 20
+
+
+def gather(x: Array, idx: object, axis: int) -> Array:
+    """x's elements at the 1-D integer indices `idx` (the library's array; negative ones count
+    from the end) along `axis`, x's bits unchanged: the library's take. A large result on the
+    cpu backend is taken in parts (parts) into our own new array: its rows along axis 0 (the
+    indices' parts when axis is 0), once the indices are known to be in range."""
+    be = x._st.backend
+    with library_order(be):
+        raw = x._raw()
+        shape = raw.shape[:axis] + (idx.shape[0],) + raw.shape[axis + 1:]
+        n = shape[0]
+        nbytes = int(np.prod(shape)) * raw.dtype.itemsize
+        k = parts.count(be, nbytes, n, GATHER_SPLIT_FROM)
+        if k == 1:
+            return raw_result(library(be).take(raw, idx, axis=axis), x._t.dtype, be)
+        size = raw.shape[axis]
+        lo, hi = int(idx.min()), int(idx.max())
+        if hi >= size or lo < -size:
+            raise IndexError(f"index {hi if hi >= size else lo} is out of bounds for axis "
+                             f"{axis} with size {size}")
+    out = empty_array(shape, x._t.dtype, be)
+    with library_order(be):
+        o = out._raw()
+        if axis == 0:      # in range: "wrap" only turns the negative ones around, unbuffered
+            parts.run(lambda s: np.take(raw, idx[s], axis=0, out=o[s], mode="wrap"), n, k)
+        else:
+            parts.run(lambda s: np.take(raw[s], idx, axis=axis, out=o[s], mode="wrap"), n, k)
+    return out
+
+
 def _advanced_get(x: Array, items: tuple) -> Array:
     be = x._st.backend
     with library_order(be):
-        result = x._raw()[_library_key(x, items)]
-        if getattr(result, "base", None) is not None:
-            result = result.copy()   # a view of our memory (a bool scalar index): own it
+        key = _library_key(x, items)
+        if be.is_cpu and len(key) == 1 and x.ndim >= 1 and getattr(key[0], "ndim", 0) == 1 \
+                and key[0].dtype.kind in "iu":    # x[indices]: one 1-D integer array
+            result = None
+        else:
+            result = x._raw()[key]
+            if getattr(result, "base", None) is not None:
+                result = result.copy()   # a view of our memory (a bool scalar index): own it
+    if result is None:
+        return gather(x, key[0], 0)
     if not hasattr(result, "shape"):
         result = library(be).asarray(result)
     return adopt(result, x._t.dtype, be, shared=False)

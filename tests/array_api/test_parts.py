@@ -1,0 +1,147 @@
+"""Library calls in parts on the cpu backend's threads (npu_emu/array_api/_engine/parts.py):
+the parts cover the work once, an error in any part is raised after all have finished, the
+caller's NumPy error state holds in every part; and sort, argsort, take and x[indices] split
+that way give the bits the whole call gives (NumPy's stable orders, NumPy's take), with the
+thresholds lowered so that small arrays take the parts."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import npu_emu.array_api as xp
+from npu_emu.array_api._engine import indexing, parts
+
+from ._support import FLOATS, REAL, SPECIAL, as_float, bits, make, sample, values
+from .test_sorting import stable_descending
+
+RNG = np.random.default_rng(27)
+
+
+@pytest.fixture
+def two_threads(cpu_backend, monkeypatch):
+    """Two threads for the cpu backend, every result large enough to split, and a count of
+    the calls split in two or more parts."""
+    before = cpu_backend.threads
+    cpu_backend.set_threads(2)
+    monkeypatch.setattr(parts, "SPLIT_FROM", 0)
+    monkeypatch.setattr(indexing, "GATHER_SPLIT_FROM", 0)
+    split = []
+    real_run = parts.run
+
+    def run(fn, n, k):
+        if k > 1:
+            split.append((n, k))
+        real_run(fn, n, k)
+    monkeypatch.setattr(parts, "run", run)
+    yield split
+    cpu_backend.set_threads(before)
+
+
+def test_run_covers_every_index_once_in_parts_at_once():
+    seen, threads = [], set()
+    lock = threading.Lock()
+
+    def fn(s):
+        with lock:
+            seen.extend(range(s.start, s.stop))
+            threads.add(threading.get_ident())
+    parts.run(fn, 10, 3)
+    assert sorted(seen) == list(range(10))
+    assert len(threads) > 1 and threading.get_ident() in threads
+    seen.clear()
+    parts.run(fn, 5, 1)
+    assert seen == list(range(5))
+
+
+def test_an_error_in_a_part_comes_after_every_part_and_the_error_state_holds():
+    done, states = [], []
+
+    def fn(s):
+        states.append(np.geterr()["invalid"])
+        if s.start == 0:
+            raise ValueError("first part")
+        done.append(s.start)
+    with np.errstate(invalid="ignore"):
+        with pytest.raises(ValueError, match="first part"):
+            parts.run(fn, 9, 3)
+    assert sorted(done) == [3, 6] and states == ["ignore"] * 3
+
+    def late(s):
+        if s.start:
+            raise KeyError(s.start)
+    with pytest.raises(KeyError):
+        parts.run(late, 4, 2)
+
+
+def test_count_splits_large_results_on_the_backends_threads(cpu_backend):
+    before = cpu_backend.threads
+    try:
+        cpu_backend.set_threads(2)
+        assert parts.count(cpu_backend, parts.SPLIT_FROM, 1000) == 2
+        assert parts.count(cpu_backend, parts.SPLIT_FROM - 1, 1000) == 1
+        assert parts.count(cpu_backend, parts.SPLIT_FROM, 1) == 1
+        assert parts.count(cpu_backend, 100, 1000, split_from=64) == 2
+        cpu_backend.set_threads(1)
+        assert parts.count(cpu_backend, 1 << 30, 1000) == 1
+    finally:
+        cpu_backend.set_threads(before)
+
+
+@pytest.mark.parametrize("dtype", REAL)
+def test_sort_and_argsort_in_parts_are_the_stable_orders(two_threads, dtype):
+    x = sample(dtype, (5, 9, 4), RNG)
+    host = as_float(values(x))
+    for axis in (0, 1, -1):
+        asc = xp.argsort(x, axis=axis)
+        np.testing.assert_array_equal(values(asc), np.argsort(host, axis=axis, kind="stable"))
+        desc = xp.argsort(x, axis=axis, descending=True)
+        np.testing.assert_array_equal(values(desc), stable_descending(host, axis))
+        np.testing.assert_array_equal(bits(xp.sort(x, axis=axis)),
+                                      np.take_along_axis(bits(x), values(asc), axis))
+        np.testing.assert_array_equal(bits(xp.sort(x, axis=axis, descending=True)),
+                                      np.take_along_axis(bits(x), values(desc), axis))
+    assert two_threads, "nothing ran in parts"
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_sort_in_parts_keeps_zeros_and_nans_in_their_lanes_order(two_threads, dtype):
+    v = np.array([SPECIAL * 3, SPECIAL[::-1] * 3, [np.nan, -0.0, 0.0] * 7])
+    x = make(v, dtype)
+    host = as_float(values(x))
+    for axis in (1, 0):
+        asc = np.argsort(host, axis=axis, kind="stable")
+        np.testing.assert_array_equal(bits(xp.sort(x, axis=axis)),
+                                      np.take_along_axis(bits(x), asc, axis))
+        desc = stable_descending(host, axis)
+        np.testing.assert_array_equal(bits(xp.sort(x, axis=axis, descending=True)),
+                                      np.take_along_axis(bits(x), desc, axis))
+    assert two_threads
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int64", "float32", "bfloat16",
+                                   "hifloat8", "complex128"])
+def test_take_and_integer_indexing_in_parts_are_numpys(two_threads, dtype):
+    x = sample(dtype, (6, 5, 3), RNG)
+    raw = bits(x)
+    for axis in (0, 1, 2):
+        n = raw.shape[axis]
+        idx = np.concatenate([RNG.integers(-n, n, 11), [0, n - 1, -n, -1]])
+        got = xp.take(x, xp.asarray(idx), axis=axis)
+        assert got.dtype == x.dtype and got.shape == np.take(raw, idx, axis=axis).shape
+        np.testing.assert_array_equal(bits(got), np.take(raw, idx, axis=axis))
+    idx = RNG.integers(-6, 6, 9)
+    np.testing.assert_array_equal(bits(x[xp.asarray(idx)]), raw[idx])
+    np.testing.assert_array_equal(bits(x[idx.tolist()]), raw[idx])
+    assert len(two_threads) == 5
+
+
+def test_take_in_parts_refuses_indices_out_of_range(two_threads):
+    x = xp.asarray(np.arange(12.0).reshape(4, 3))
+    for bad, axis in (([0, 4], 0), ([-5], 0), ([3], 1), ([-4, 1], 1)):
+        with pytest.raises(IndexError, match=f"out of bounds for axis {axis} with size"):
+            xp.take(x, xp.asarray(bad), axis=axis)
+    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 4"):
+        x[xp.asarray([1, 7])]
+    assert not two_threads        # refused before any part ran
