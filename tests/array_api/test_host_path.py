@@ -341,17 +341,21 @@ def test_the_in_place_short_way_refuses_what_the_full_path_refuses(full_path):
 
 
 def test_small_library_results_are_copied_into_the_pool_and_large_ones_adopted(cpu_backend):
-    """The library's own results (sort, unique, nonzero, ...) up to COPY_RESULTS_UP_TO bytes
-    are copied into the pool; larger ones are kept where the library made them. Either way
-    the values are NumPy's."""
+    """The library's own results (a descending sort, unique, nonzero, ...) up to
+    COPY_RESULTS_UP_TO bytes are copied into the pool; larger ones are kept where the library
+    made them. An ascending sort of x's own values is written into a pool array at any size.
+    Either way the values are NumPy's."""
     from npu_emu.array_api._engine.library import COPY_RESULTS_UP_TO
     rng = np.random.default_rng(5)
     for n in (300, COPY_RESULTS_UP_TO // 8, COPY_RESULTS_UP_TO // 8 + 1):
         a = rng.standard_normal(n)
-        got = xp.sort(xp.asarray(a))
-        np.testing.assert_array_equal(np.asarray(got), np.sort(a))
+        got = xp.sort(xp.asarray(a), descending=True)
+        np.testing.assert_array_equal(np.asarray(got), np.sort(a)[::-1])
         pooled = got._st.owner is None          # a pool block the storage owns itself
         assert pooled == (8 * n <= COPY_RESULTS_UP_TO), n
+        got = xp.sort(xp.asarray(a))
+        np.testing.assert_array_equal(np.asarray(got), np.sort(a))
+        assert got._st.owner is None, n
         idx = xp.nonzero(xp.asarray(a > 0))[0]
         np.testing.assert_array_equal(np.asarray(idx), np.nonzero(a > 0)[0])
     values = xp.unique_values(xp.asarray([3.0, -0.0, 1.0, 3.0, 0.0, np.nan, np.nan]))
