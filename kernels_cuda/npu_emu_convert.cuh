@@ -520,20 +520,13 @@ template <typename F> NPU_EMU_HD uint64_t sat_u64(F x) {
     return x >= hi ? 18446744073709551615ull : x >= half ? upper : static_cast<uint64_t>(sat_i64(x));
 }
 
-// Truncation and floor of a float, exact on every target: the instructions (SSE4.1's and
-// AVX-512's round, PTX's cvt.rzi / cvt.rmi), no libm.
+// Truncation of a float, exact on every target: the instruction (SSE4.1's and AVX-512's
+// round, PTX's cvt.rzi), no libm.
 NPU_EMU_HD float trunc_exact(float x) {
 #if defined(NPU_EMU_CPU)
     return __builtin_truncf(x);
 #else
     return truncf(x);
-#endif
-}
-NPU_EMU_HD float floor_exact(float x) {
-#if defined(NPU_EMU_CPU)
-    return __builtin_floorf(x);
-#else
-    return floorf(x);
 #endif
 }
 
@@ -565,13 +558,15 @@ template <typename I, typename F> NPU_EMU_HD I float_to_int(F x) {
     }
     else if constexpr (is_same<F, float>::value && is_same<I, uint16_t>::value) {
         // Same bits as float_low32, cheaper: trunc(x) modulo 2^16 as float arithmetic, every
-        // step exact for |x| < 2^63. t = trunc(x) and t * 2^-16 are exact, so are its floor
-        // and 2^16 times that (y); t - y lies in [0, 2^16): exact for |t| < 2^17 (integers),
-        // and beyond by Sterbenz's lemma (y within 2^16 of t, so between t/2 and 2t). From
-        // 2^39 on t is a multiple of 2^16 and gives 0, as the low bits of the int64 do. The
-        // ends: 0xFFFF from 2^63 up (INT64_MAX's low bits), 0 from -2^63 down and for NaN.
+        // step exact for |x| < 2^63. t = trunc(x) and t * 2^-16 are exact, so are its
+        // truncation and 2^16 times that (y); m = t - y lies in (-2^16, 2^16), t's remainder:
+        // exact for |t| < 2^17 (integers), and beyond by Sterbenz's lemma (y within 2^16 of t
+        // and of its sign, so between t/2 and t). The int32 m keeps t's low 16 bits, the
+        // uint16 takes them. From 2^39 on t is a multiple of 2^16 and gives 0, as the low bits
+        // of the int64 do. The ends: 0xFFFF from 2^63 up (INT64_MAX's low bits), 0 from -2^63
+        // down and for NaN.
         const float t = trunc_exact(x);
-        const float m = t - 65536.0f * floor_exact(t * 0x1p-16f);
+        const float m = t - 65536.0f * trunc_exact(t * 0x1p-16f);
         const bool inside = x >= -0x1p63f && x < 0x1p63f;     // false for NaN
         const int32_t v = static_cast<int32_t>(inside ? m : 0.0f);
         return static_cast<I>(x >= 0x1p63f ? 0xFFFF : v);
