@@ -7,7 +7,8 @@ NaNs sort after every number ascending, before them descending.
 argsort descending and stable: the library's stable ascending sort of x reversed along the
 axis, reversed back, gives equal elements in their original order; its indices count from
 the other end. On NumPy, values of at most 32 bits sort as unique 64-bit keys instead
-(_argsort_by_keys): the same indices, by NumPy's fast sort.
+(_argsort_by_keys): the same indices, by NumPy's fast sort. On the cpu backend a large sort
+or argsort runs in parts of its lanes at once, one per thread of the backend (parts).
 """
 from __future__ import annotations
 
@@ -161,7 +162,7 @@ def argsort(x: Array, /, *, axis: int = -1, descending: bool = False,
     with computing(be) as lib:
         if x.ndim == 0:
             v = v.reshape(1)
-        out = _argsort(lib, v, a, bool(descending), x._st.backend)
+        out = _argsort(lib, v, a, bool(descending), be)
         if x.ndim == 0:
             out = out.reshape(())
     return index_result(out, x)
