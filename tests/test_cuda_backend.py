@@ -7,6 +7,7 @@ GPU runs in the cuda-marked tests and benchmarks/run_gpu_check.sh."""
 from __future__ import annotations
 
 import ctypes
+import ctypes.util
 import logging
 import os
 import subprocess
@@ -177,7 +178,7 @@ def test_auto_falls_back_to_cpu_and_logs_why():
 def test_the_driver_library_decides_before_cupy_is_imported(monkeypatch):
     """No NVIDIA driver: CudaBackend() says so without importing CuPy (about half a second,
     ml_dtypes' import most of it), and auto's first operation does not import it either."""
-    assert cuda.driver_missing("libc.so.6") == ""
+    assert cuda.driver_missing(ctypes.util.find_library("c") or "libc.so.6") == ""
     why = cuda.driver_missing("libnpu_emu_no_such_driver.so.1")
     assert why.startswith("no GPU here: the NVIDIA driver's library "
                           "libnpu_emu_no_such_driver.so.1 does not load (")
