@@ -69,19 +69,26 @@ def _lanes_axis(a: Any, axis: int) -> int | None:
     return max(others, key=lambda d: a.shape[d]) if others else None
 
 
+def _in_lanes(a: Any, axis: int, be: Any, nbytes: int, step: Any) -> None:
+    """step(at) over all of a's lanes along `axis` (at: an index of a's parts): one call with
+    `...`, or, for a large result (`nbytes`), one per part of the lanes at once on the
+    backend's threads (parts)."""
+    other = _lanes_axis(a, axis)
+    k = 1 if other is None else parts.count(be, nbytes, a.shape[other])
+    if k == 1:
+        step(...)
+        return
+    parts.run(lambda s: step((slice(None),) * other + (s,)), a.shape[other], k)
+
+
 def _sort_lanes(a: np.ndarray, axis: int, be: Any, source: np.ndarray | None = None) -> None:
     """a.sort(axis) in place (with `source`: a = source first), NumPy's fast sort, in parts
-    of the lanes on the backend's threads (parts) when it is large: each lane sorted as one
-    sort sorts it."""
-    other = _lanes_axis(a, axis)
-    k = 1 if other is None else parts.count(be, a.nbytes, a.shape[other])
-
-    def part(s: slice) -> None:
-        at = (slice(None),) * other + (s,) if k > 1 else ...
+    of the lanes when it is large: each lane sorted as one sort sorts it."""
+    def step(at: Any) -> None:
         if source is not None:
             a[at] = source[at]
         a[at].sort(axis=axis)
-    parts.run(part, a.shape[other] if k > 1 else 1, k)
+    _in_lanes(a, axis, be, a.nbytes, step)
 
 
 def _by_keys(v: Any, axis: int) -> bool:
@@ -109,13 +116,8 @@ def _argsort_by_keys(v: np.ndarray, axis: int, descending: bool, be: Any,
     ms). Floats: -0 ranks as +0 and every NaN as one value past +inf (they compare equal).
     Into `keys` (uint64, v's shape), which it returns; a large one runs in parts of the lanes
     on the backend's threads (parts)."""
-    other = _lanes_axis(v, axis)
-    k = 1 if other is None else parts.count(be, keys.nbytes, v.shape[other])
-
-    def part(s: slice) -> None:
-        at = (slice(None),) * other + (s,) if k > 1 else ...
-        _sorted_keys(v[at], axis, descending, keys[at])
-    parts.run(part, v.shape[other] if k > 1 else 1, k)
+    _in_lanes(v, axis, be, keys.nbytes,
+              lambda at: _sorted_keys(v[at], axis, descending, keys[at]))
     return keys
 
 
