@@ -115,7 +115,9 @@ def _patched(found: dict, x: Array, be: object) -> Array:
         return raw_result(distinct, x._t.dtype, be)     # a new array (a gather)
     # Sorted: the zero where 0 would go, the NaNs at the end.
     n = distinct.size
-    zero = int(distinct.searchsorted(0)) if n else 0
+    # A zero of the values' own type: with a Python 0, NumPy 2.4 takes 0.5-2 ms at 1M
+    # elements (the search itself takes a microsecond).
+    zero = int(distinct.searchsorted(distinct.dtype.type(0))) if n else 0
     zero = zero if zero < n and distinct[zero] == 0 else None
     nan = n and distinct[-1] != distinct[-1]
 
