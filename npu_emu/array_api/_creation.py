@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import BOOL, COMPLEX, FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT
+from ..kernels import select as select_family
 from ..runtime.base import Backend
 from ._engine import dtypes as _dtypes
 from ._engine.args import array_arg, shape_arg
@@ -22,9 +23,10 @@ from ._engine.array import Array, empty_array, is_scalar, standard_sequence
 from ._engine.asarray import asarray, from_dlpack, upload
 from ._engine.device import backend_for
 from ._engine.dtypes import DType, to_dtype
-from ._engine.kernel import assign, convert, copy_into
+from ._engine.kernel import assign, convert, copy_into, select
 from ._engine.library import compute_dtype, computing, raw_result, result
 from ._engine.scalars import TAKES, python_value, scalar_constant, scalar_value
+from ._engine.ufunc import binary
 
 
 def _dtype_or(dtype: object, default: DType) -> DType:
@@ -372,6 +374,12 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
     return standard_sequence(grids)
 
 
+# tril and triu of at least this many bytes run on our kernels on the cpu backend (five
+# launches: below this the library's one call on one thread is sooner; 256 x 256 float32 took
+# 60 us either way). On cuda the library's tril is one launch on the device already.
+TRIANGLE_KERNELS_FROM = 256 << 10
+
+
 def _triangle(fname: str, x: object, k: int) -> Array:
     if not isinstance(x, Array):
         raise TypeError(f"{fname}: x is a {type(x).__name__}, not an array of "
@@ -379,10 +387,28 @@ def _triangle(fname: str, x: object, k: int) -> Array:
     if x.ndim < 2:
         raise ValueError(f"{fname} takes arrays of at least 2 dimensions, not shape {x.shape}")
     k = _int(k, "k")
-    with computing(x._st.backend) as lib:
+    be, dt = x._st.backend, x._t.dtype
+    if (be.is_cpu and x._t.numel * INFO[dt].itemsize >= TRIANGLE_KERNELS_FROM
+            and x._layout is None and INFO[dt].itemsize in select_family.WIDTHS):
+        # On our kernels, on the backend's threads: which elements stay, j - i <= k (tril) or
+        # >= k (triu), is a comparison of the column index with the row index plus k (one
+        # bool matrix, broadcast over the leading axes), and the select kernel moves x's bits
+        # there and zero bits elsewhere. (The library's tril runs on one thread: 2048 x 2048
+        # float32 2.35 ms, ours 1.08, PyTorch's at two threads 1.15.)
+        rows, cols = x.shape[-2:]
+        k = min(max(k, -rows - 1), cols + 1)           # past either corner: all or nothing
+        col = upload(np.arange(cols, dtype=np.int64).reshape(1, cols), DT.ACL_INT64, be)
+        row = upload(np.arange(k, rows + k, dtype=np.int64).reshape(rows, 1), DT.ACL_INT64, be)
+        keep = binary("less_equal" if fname == "tril" else "greater_equal", col, row)
+        zero = empty_array((), dt, be)
+        be.memset(zero._st.ptr, 0, INFO[dt].itemsize, be.default_stream)   # zero bits
+        out = select(keep, x, zero, x.shape)
+        if out is not None:
+            return out
+    with computing(be) as lib:
         # Raw storage: zero bits are 0 in every dtype.
         value = getattr(lib, fname)(x._raw(), k=k)
-    return raw_result(value, x._t.dtype, x._st.backend)
+    return raw_result(value, dt, be)
 
 
 def tril(x: Array, /, *, k: int = 0) -> Array:

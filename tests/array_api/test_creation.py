@@ -201,6 +201,44 @@ def test_tril_triu_keep_bits_of_stacks(dtype, k):
         xp.tril(xp.zeros(3))
 
 
+@pytest.mark.parametrize("dtype", ["bool", "float16", "float32", "float64", "complex128",
+                                   "float8_e4m3fn"])
+def test_tril_triu_on_the_kernels_keep_bits_of_every_width(dtype, backend, monkeypatch):
+    """Past TRIANGLE_KERNELS_FROM the cpu backend's tril and triu are a comparison of the
+    indices and our select kernel (1- to 16-byte elements): NumPy's tril of x's bits, for
+    every k (past either corner too), stacks, transposed, reversed and strided views."""
+    import npu_emu.array_api._creation as creation
+    monkeypatch.setattr(creation, "TRIANGLE_KERNELS_FROM", 0)
+    rng = np.random.default_rng(29)
+    base = sample(dtype, (3, 9, 14), rng)
+    views = {"stack": base, "T": xp.permute_dims(base, (0, 2, 1)), "reversed": base[:, ::-1, :],
+             "strided": base[1, 1::2, ::3], "one row": base[0, :1, :], "one column": base[0, :, :1]}
+    for name, x in views.items():
+        rows, cols = x.shape[-2:]
+        for k in (-2**63, -rows - 3, -rows, -3, -1, 0, 1, 4, cols, cols + 7, 2**70):
+            for fname in ("tril", "triu"):
+                got = getattr(xp, fname)(x, k=k)
+                assert got.dtype == x.dtype
+                want = getattr(np, fname)(bits(x), k=max(min(k, 99), -99))
+                np.testing.assert_array_equal(bits(got), want, err_msg=f"{fname} {name} k={k}")
+
+
+def test_tril_of_a_large_matrix_runs_on_the_kernels(backend):
+    """A float32 stack past TRIANGLE_KERNELS_FROM (no patching): NumPy's bits, signed zeros
+    and NaN payloads kept below the diagonal, +0 above."""
+    import npu_emu.array_api._creation as creation
+    rng = np.random.default_rng(30)
+    v = rng.standard_normal((2, 300, 310)).astype(np.float32)
+    v[v > 1.5] = -0.0
+    raw = v.view(np.uint32)
+    raw[v < -1.5] = 0x7FC01234
+    assert v.nbytes >= creation.TRIANGLE_KERNELS_FROM
+    x = xp.asarray(v, copy=True)       # on the backend the fixture made current
+    for fname, k in (("tril", -1), ("triu", 3)):
+        got = np.asarray(getattr(xp, fname)(x, k=k))
+        np.testing.assert_array_equal(got.view(np.uint32), getattr(np, fname)(raw, k=k))
+
+
 # ------------------------------------------------------------------------ asarray
 
 @pytest.mark.parametrize("obj,dtype", [
