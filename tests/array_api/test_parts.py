@@ -145,3 +145,18 @@ def test_take_in_parts_refuses_indices_out_of_range(two_threads):
     with pytest.raises(IndexError, match="out of bounds for axis 0 with size 4"):
         x[xp.asarray([1, 7])]
     assert not two_threads        # refused before any part ran
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int16", "float32", "bfloat16", "complex128"])
+def test_copies_of_reversed_views_in_parts_are_numpys(two_threads, dtype):
+    """A reversed view is copied ascending by the library (Array._materialized), in parts
+    along its first axis: x's bits in the view's order, for every reversed axis, odd lengths
+    and a first axis of one (one part)."""
+    x = sample(dtype, (7, 5, 3), RNG)
+    raw = bits(x)
+    for view, want in ((x[::-1], raw[::-1]), (x[:, ::-2], raw[:, ::-2]),
+                       (x[::-1, :, ::-1], raw[::-1, :, ::-1]), (x[:1, ::-1], raw[:1, ::-1])):
+        got = xp.asarray(view, copy=True)
+        assert got._flip is None and got.shape == want.shape
+        np.testing.assert_array_equal(bits(got), want)
+    assert len(two_threads) == 3        # the first axis of one: one call

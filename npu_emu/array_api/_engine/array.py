@@ -28,7 +28,7 @@ from ...formats import aclFormat
 from ...fractal import L, Layout, tensor_layout
 from ...runtime.base import Backend
 from ...tensor import Tensor, contiguous_strides
-from . import dtypes as _dtypes
+from . import dtypes as _dtypes, parts
 from .device import Device, Storage, backend_for, device_of, library_order, memory_view
 
 ND = aclFormat.ACL_FORMAT_ND
@@ -146,10 +146,17 @@ class Array:
         return self._materialized()._t
 
     def _materialized(self) -> "Array":
-        """A contiguous copy made by the backend library (reversed axes become ascending)."""
-        out = empty_array(self._t.view_shape, self._t.dtype, self._st.backend)
-        with library_order(self._st.backend):
-            out._raw()[...] = self._raw()
+        """A contiguous copy made by the backend library (reversed axes become ascending), in
+        parts along the first axis on the cpu backend's threads."""
+        be = self._st.backend
+        out = empty_array(self._t.view_shape, self._t.dtype, be)
+        with library_order(be):
+            dst, src = out._raw(), self._raw()
+            if dst.ndim == 0:
+                dst[...] = src
+            else:
+                n = dst.shape[0]
+                parts.run(lambda s: dst.__setitem__(s, src[s]), n, parts.count(be, dst.nbytes, n))
         return out
 
     # ------------------------------------------------------- copies, pickling
