@@ -203,3 +203,57 @@ def test_broadcast_views_are_not_destinations():
         b[xp.asarray([0])] = 1
     with pytest.raises(ValueError, match="overlap"):
         xp.broadcast_to(xp.zeros(2, dtype=xp.complex64), (2, 2))[...] = 1j
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "float32", "float64", "bfloat16",
+                                   "complex128"])
+def test_masked_fill_runs_on_the_select_kernel_and_gives_numpys_bits(dtype):
+    """x[mask] = v with a bool array of ours over x's leading axes and one value is our
+    select kernel writing x in place: NumPy's bits, for masks over every leading axis count,
+    reversed and strided views of x, Python scalars and 0-d arrays converted to x's dtype;
+    the value's own bits (a NaN payload) where the mask holds."""
+    from ._support import bits, make, sample
+    rng = np.random.default_rng(31)
+    base = sample(dtype, (6, 5, 4), rng)
+    fill = sample(dtype, (), rng)
+    views = {"whole": lambda a: a, "reversed": lambda a: a[::-1, :, ::-2],
+             "strided": lambda a: a[1::2, ::2]}
+    for vname, view in views.items():
+        for lead in (1, 2, 3):
+            for value in (fill, 1, True) if dtype == "bool" else (fill, 1, xp.asarray(2.5)):
+                x = xp.asarray(base, copy=True)
+                target = view(x)
+                m = rng.integers(0, 2, target.shape[:lead]).astype(bool)
+                want = bits(x).copy()
+                v = value if isinstance(value, xp.Array) else xp.asarray(value)
+                v_bits = bits(xp.astype(v, x.dtype))
+                view(want)[m] = v_bits
+                target[xp.asarray(m)] = value
+                np.testing.assert_array_equal(bits(x), want, err_msg=f"{vname} {lead} {value!r}")
+    if dtype == "float32":
+        x = make(np.zeros(5), dtype)
+        nan = xp.asarray(np.array([0x7FC01234], np.uint32).view(np.float32)[0])
+        x[xp.asarray([True, False, True, False, False])] = nan
+        np.testing.assert_array_equal(bits(x).view(np.uint32), [0x7FC01234, 0, 0x7FC01234, 0, 0])
+
+
+def test_masked_fills_over_their_own_memory_are_numpys():
+    """The mask or the value a view of x's own memory: x itself as the mask (the kernel's
+    in-place case), another view of it, and a value read from x (the library's path)."""
+    h = np.array([True, False, True, True, False, False])
+    x = xp.asarray(h.copy())
+    x[x] = False
+    assert not np.asarray(x).any()
+    run = np.ones(40, bool)
+    for dst, msk in ((slice(1, None), slice(None, -1)), (slice(None, -1), slice(1, None))):
+        x = xp.asarray(run.copy())
+        x[dst][x[msk]] = False              # the mask read before any element is written
+        want = run.copy()
+        want[dst][run[msk]] = False
+        np.testing.assert_array_equal(np.asarray(x), want)
+    v = np.arange(8.0)
+    x = xp.asarray(v.copy())
+    x[x > 3] = x[2]
+    want = v.copy()
+    want[v > 3] = v[2]
+    np.testing.assert_array_equal(np.asarray(x), want)

@@ -199,15 +199,18 @@ def launch(be: Backend, launches: Sequence[Launch], touched: Sequence[Array],
 SELECT = ("select",)   # the select family's call (family_plan's key; one kernel per width)
 
 
-def select(cond: Array, x1: Array, x2: Array, shape: tuple[int, ...]) -> Array | None:
+def select(cond: Array, x1: Array, x2: Array, shape: tuple[int, ...],
+           out: Array | None = None) -> Array | None:
     """where(cond, x1, x2) into a new array of x1's dtype and `shape` (the three broadcast
-    together; laid out as result_array lays out an elementwise result), by our select
+    together; laid out as result_array lays out an elementwise result), or into `out` (of
+    that shape and dtype; an operand may be out's very view, no other overlap), by our select
     kernel: cond bool, x1 and x2 of one dtype, no private layout. None, having done
     nothing, past the kernels' MAX_DIMS (the caller takes the library)."""
     if len(shape) > MAX_DIMS:
         return None
     be = x1._st.backend
-    out = result_array(shape, x1._t.dtype, be, (cond, x1, x2))
+    if out is None:
+        out = result_array(shape, x1._t.dtype, be, (cond, x1, x2))
     if out.size == 0:
         return out
     arrays = [out, cond, x1, x2]
