@@ -160,3 +160,23 @@ def test_copies_of_reversed_views_in_parts_are_numpys(two_threads, dtype):
         assert got._flip is None and got.shape == want.shape
         np.testing.assert_array_equal(bits(got), want)
     assert len(two_threads) == 3        # the first axis of one: one call
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "float32", "bfloat16", "hifloat8",
+                                   "complex128"])
+def test_masked_gathers_in_parts_are_numpys(two_threads, dtype):
+    """x[mask] with a mask of x's shape is compressed part by part along axis 0 (each part's
+    count first, then its elements in their place): NumPy's x[mask] bits, for masks keeping
+    some, none and all elements, odd first axes, and a first axis of one (one part)."""
+    x = sample(dtype, (7, 5, 3), RNG)
+    raw = bits(x)
+    masks = [RNG.integers(0, 2, raw.shape).astype(bool), np.zeros(raw.shape, bool),
+             np.ones(raw.shape, bool)]
+    for m in masks:
+        got = x[xp.asarray(m)]
+        assert got.dtype == x.dtype and got.shape == (int(m.sum()),)
+        np.testing.assert_array_equal(bits(got), raw[m])
+    one = RNG.integers(0, 2, (1, 5, 3)).astype(bool)
+    np.testing.assert_array_equal(bits(x[:1][xp.asarray(one)]), raw[:1][one])
+    np.testing.assert_array_equal(bits(x[::-2][xp.asarray(masks[0][::2])]), raw[::-2][masks[0][::2]])
+    assert len(two_threads) == 2 * 4     # counts and copies of each mask but the one-row one

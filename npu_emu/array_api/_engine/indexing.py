@@ -109,10 +109,46 @@ def gather(x: Array, idx: object, axis: int) -> Array:
     return out
 
 
+def masked_gather(x: Array, mask: np.ndarray) -> Array | None:
+    """x[mask] for a bool NumPy mask of x's shape on the cpu backend, in parts along axis 0
+    (parts): each part's count first, then each part's elements compressed into its place in
+    our new array, in order: the bits of one call (16M float32, 38 % kept: 19.9 -> 4.6 ms
+    at two threads). None (nothing done) where it would be one part. (A mask over fewer
+    axes, picking whole rows, stays NumPy's one call: compressing rows in parts was 2.5x
+    slower than its row copy.) Call in library order."""
+    be = x._st.backend
+    raw = x._raw()
+    n = raw.shape[0]
+    k = parts.count(be, raw.nbytes, n)
+    if k == 1:
+        return None
+    counts: dict[int, int] = {}
+    parts.run(lambda s: counts.__setitem__(s.start, int(np.count_nonzero(mask[s]))), n, k)
+    starts, place = sorted(counts), {}
+    total = 0
+    for start in starts:
+        place[start] = total
+        total += counts[start]
+    out = empty_array((total,), x._t.dtype, be)
+    o = out._raw()
+
+    def part(s: slice) -> None:
+        at = place[s.start]
+        np.compress(mask[s].reshape(-1), raw[s].reshape(-1), out=o[at:at + counts[s.start]])
+    parts.run(part, n, k)
+    return out
+
+
 def _advanced_get(x: Array, items: tuple) -> Array:
     be = x._st.backend
     with library_order(be):
         key = _library_key(x, items)
+        k0 = key[0] if len(key) == 1 else None
+        if (be.is_cpu and isinstance(k0, np.ndarray) and k0.dtype == np.bool_
+                and k0.ndim >= 1 and k0.shape == x.shape):
+            out = masked_gather(x, k0)           # x[mask]: in parts where it is large
+            if out is not None:
+                return out
         if be.is_cpu and len(key) == 1 and x.ndim >= 1 and getattr(key[0], "ndim", 0) == 1 \
                 and key[0].dtype.kind in "iu":    # x[indices]: one 1-D integer array
             result = None

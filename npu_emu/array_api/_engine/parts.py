@@ -1,12 +1,12 @@
 """NumPy calls of the library path run part by part on the cpu backend's threads.
 
-NumPy runs each call on one thread. Its sorts, takes and copies release the GIL, so a call
-whose result splits into independent parts along an axis runs the same call on each part at
-once:
-the calling thread takes the first part, and a pool of Python threads takes the others, one
-part per thread of the backend (`parallelism`, as its kernels use). Each part is the same NumPy
-call on a slice, so the bits are those of one whole call. A result below SPLIT_FROM bytes stays
-one call: handing a part to another thread costs tens of microseconds.
+NumPy runs each call on one thread. Its sorts, takes, compresses and copies release the GIL,
+so a call whose result splits into independent parts along an axis runs the same call on
+each part at once: the calling thread takes the first part, and a pool of Python threads
+takes the others, one part per thread of the backend (`parallelism`, as its kernels use).
+Each part is the same NumPy call on a slice, so the bits are those of one whole call. A
+result below SPLIT_FROM bytes stays one call: handing a part to another thread costs tens of
+microseconds.
 """
 from __future__ import annotations
 
