@@ -257,3 +257,19 @@ def test_masked_fills_over_their_own_memory_are_numpys():
     want = v.copy()
     want[v > 3] = v[2]
     np.testing.assert_array_equal(np.asarray(x), want)
+
+
+def test_masked_gathers_past_the_compress_threshold_are_numpys():
+    """x[mask] with a mask of x's shape from MASK_COMPRESS_FROM bytes on (NumPy's compress,
+    in parts from 1 MiB on the cpu backend's threads): NumPy's boolean indexing's values, NaN
+    payloads and signed zeros included."""
+    from npu_emu.array_api._engine import indexing
+    rng = np.random.default_rng(32)
+    for shape in ((indexing.MASK_COMPRESS_FROM // 4 + 3,), (400, 700)):
+        v = rng.standard_normal(shape).astype(np.float32)
+        v[v > 1.8] = -0.0
+        raw = v.view(np.uint32)
+        raw[v < -1.8] = 0x7FC04321
+        m = rng.standard_normal(shape) > 0.2
+        got = xp.asarray(v)[xp.asarray(m)]
+        np.testing.assert_array_equal(np.asarray(got).view(np.uint32), raw[m])

@@ -27,6 +27,7 @@ def two_threads(cpu_backend, monkeypatch):
     cpu_backend.set_threads(2)
     monkeypatch.setattr(parts, "SPLIT_FROM", 0)
     monkeypatch.setattr(indexing, "GATHER_SPLIT_FROM", 0)
+    monkeypatch.setattr(indexing, "MASK_COMPRESS_FROM", 0)
     split = []
     real_run = parts.run
 
@@ -167,7 +168,8 @@ def test_copies_of_reversed_views_in_parts_are_numpys(two_threads, dtype):
 def test_masked_gathers_in_parts_are_numpys(two_threads, dtype):
     """x[mask] with a mask of x's shape is compressed part by part along axis 0 (each part's
     count first, then its elements in their place): NumPy's x[mask] bits, for masks keeping
-    some, none and all elements, odd first axes, and a first axis of one (one part)."""
+    some, none and all elements, odd first axes, and a first axis of one (one part, one
+    compress)."""
     x = sample(dtype, (7, 5, 3), RNG)
     raw = bits(x)
     masks = [RNG.integers(0, 2, raw.shape).astype(bool), np.zeros(raw.shape, bool),
