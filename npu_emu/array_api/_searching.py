@@ -18,7 +18,7 @@ from ..ops._checks import broadcast_shapes
 from ._engine import dtypes as _dtypes
 from ._engine.args import array_arg, axes_arg, axis_arg, same_device
 from ._engine.array import Array, empty_array
-from ._engine import repeat
+from ._engine import parts, repeat
 from ._engine.kernel import SELECT, context, convert, copy_into, select
 from ._engine.library import arg_reduce, compute_dtype, computing, operand, result
 from ._engine.scalars import PyScalar, promote, scalar_array, scalar_constant, scalar_dtype
@@ -136,9 +136,18 @@ def searchsorted(x1: Array, x2: Array, /, *, side: Literal["left", "right"] = "l
             raise ValueError(f"searchsorted: sorter has shape {sorter.shape}, x1 {x1.shape}")
         order = sorter._values()
     v1, v2 = operand(x1, ct), operand(x2, ct)
+    n = v2.shape[0] if v2.ndim else 1
+    k = parts.count(be, v2.size * INFO[INDEX].itemsize, n)
+    if k > 1:   # x2's rows searched in parts on the cpu backend's threads, into our array
+        out = empty_array(v2.shape, INDEX, be)
+        with computing(be):
+            o = out._raw()
+            parts.run(lambda s: o.__setitem__(s, np.searchsorted(v1, v2[s], side=side,
+                                                                 sorter=order)), n, k)
+        return out
     with computing(be) as lib:
-        out = lib.searchsorted(v1, v2, side=side, sorter=order)
-    return index_result(out, x1)
+        found = lib.searchsorted(v1, v2, side=side, sorter=order)
+    return index_result(found, x1)
 
 
 _NO_BRANCH = object()

@@ -182,3 +182,26 @@ def test_masked_gathers_in_parts_are_numpys(two_threads, dtype):
     np.testing.assert_array_equal(bits(x[:1][xp.asarray(one)]), raw[:1][one])
     np.testing.assert_array_equal(bits(x[::-2][xp.asarray(masks[0][::2])]), raw[::-2][masks[0][::2]])
     assert len(two_threads) == 2 * 4     # counts and copies of each mask but the one-row one
+
+
+@pytest.mark.parametrize("dtype", ["int16", "float32", "float64", "bfloat16"])
+def test_searchsorted_in_parts_is_numpys(two_threads, dtype):
+    """searchsorted of x2's rows in parts: NumPy's indices for both sides, with a sorter,
+    for 1-D and 2-D x2 (repeated values: the sides differ), and a 0-d x2 (one call)."""
+    x1 = sample(dtype, (23,), RNG)
+    h1 = as_float(values(x1))
+    order = np.argsort(h1, kind="stable")
+    s1 = xp.sort(x1)
+    hs = np.sort(h1)
+    for shape in ((9,), (5, 4)):
+        x2 = sample(dtype, shape, RNG)
+        h2 = as_float(values(x2))
+        for side in ("left", "right"):
+            np.testing.assert_array_equal(values(xp.searchsorted(s1, x2, side=side)),
+                                          np.searchsorted(hs, h2, side=side))
+            np.testing.assert_array_equal(
+                values(xp.searchsorted(x1, x2, side=side, sorter=xp.asarray(order))),
+                np.searchsorted(h1, h2, side=side, sorter=order))
+    np.testing.assert_array_equal(values(xp.searchsorted(s1, xp.asarray(hs[3]))),
+                                  np.searchsorted(hs, hs[3]))
+    assert len(two_threads) == 8
