@@ -105,9 +105,46 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
         raise ValueError("nonzero takes arrays of at least one dimension, not 0-d (use "
                          "nonzero(reshape(x, (1,))))")
     v = values(x)
-    with computing(x._st.backend) as lib:
+    be = x._st.backend
+    if be.is_cpu and v.ndim > 1 and v.nbytes >= NONZERO_FLAT_FROM:
+        return _nonzero_flat(v, be)
+    with computing(be) as lib:
         found = lib.nonzero(v)
     return tuple(index_result(i, x) for i in found)
+
+
+# nonzero of 2 or more dims from this many bytes of x on the cpu backend: NumPy's flatnonzero
+# and unravel_index (its nonzero of a (4096, 1024) bool, 38 % true, took 25.8 ms, flatnonzero
+# and unravel_index 12.0), in parts along axis 0 from parts.SPLIT_FROM (9.1 ms at two
+# threads). A 1-D x is NumPy's nonzero, which is its flatnonzero.
+NONZERO_FLAT_FROM = 64 << 10
+
+
+def _nonzero_flat(v: np.ndarray, be: Any) -> tuple[Array, ...]:
+    """nonzero of the library view v (at least 1-D) into our new index arrays: per part of
+    axis 0 (parts) its count, then its flat indices unravelled into their place (the first
+    axis offset by the part's start): row-major order, as NumPy's nonzero."""
+    n = v.shape[0]
+    k = parts.count(be, v.nbytes, n)
+    with computing(be):
+        counts: dict[int, int] = {}
+        parts.run(lambda s: counts.__setitem__(s.start, int(np.count_nonzero(v[s]))), n, k)
+        place, total = {}, 0
+        for start in sorted(counts):
+            place[start] = total
+            total += counts[start]
+        outs = [empty_array((total,), INDEX, be) for _ in range(v.ndim)]
+        raws = [o._raw() for o in outs]
+
+        def part(s: slice) -> None:
+            at, c = place[s.start], counts[s.start]
+            piece = v[s]
+            idx = np.unravel_index(np.flatnonzero(piece), piece.shape)
+            np.add(idx[0], s.start, out=raws[0][at:at + c])
+            for d in range(1, v.ndim):
+                raws[d][at:at + c] = idx[d]
+        parts.run(part, n, k)
+    return tuple(outs)
 
 
 def searchsorted(x1: Array, x2: Array, /, *, side: Literal["left", "right"] = "left",

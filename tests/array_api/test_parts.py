@@ -205,3 +205,29 @@ def test_searchsorted_in_parts_is_numpys(two_threads, dtype):
     np.testing.assert_array_equal(values(xp.searchsorted(s1, xp.asarray(hs[3]))),
                                   np.searchsorted(hs, hs[3]))
     assert len(two_threads) == 8
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "float32", "complex64"])
+def test_nonzero_of_several_dims_by_flat_indices_in_parts_is_numpys(two_threads, monkeypatch,
+                                                                    dtype):
+    """nonzero of 2 or more dims from NONZERO_FLAT_FROM bytes: each part's flat indices
+    unravelled into their place (the first axis offset by the part's start): NumPy's
+    nonzero for 2-D and 3-D x, NaN non-zero and -0.0 zero, none and all non-zero, and a first
+    axis of one (one part)."""
+    from npu_emu.array_api import _searching
+    monkeypatch.setattr(_searching, "NONZERO_FLAT_FROM", 0)
+    for shape in ((7, 6), (5, 3, 4), (1, 9)):
+        v = RNG.integers(-1, 2, shape).astype(np.float64)
+        if dtype in ("float32", "complex64"):
+            v[v == 1] = np.nan
+            v[v == 0] = -0.0
+        cases = [v, np.zeros(shape), np.ones(shape)]
+        for c in cases:
+            x = make(c, dtype)
+            want = np.nonzero(as_float(values(x)) if dtype != "complex64" else values(x))
+            got = xp.nonzero(x)
+            assert len(got) == len(shape)
+            for g, w in zip(got, want):
+                assert g.dtype == xp.int64
+                np.testing.assert_array_equal(values(g), w)
+    assert len(two_threads) == 2 * 3 * 2        # counts and indices, 3 cases, 2 shapes

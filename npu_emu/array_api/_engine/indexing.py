@@ -119,7 +119,7 @@ MASK_COMPRESS_FROM = 64 << 10
 def masked_gather(x: Array, mask: np.ndarray) -> Array | None:
     """x[mask] for a bool NumPy mask of x's shape on the cpu backend, by np.compress in parts
     along axis 0 (parts): each part's count first, then each part's elements compressed into
-    its place in our new array, in order: the bits of one call (16M float32, 38 % kept: 19.9
+    its place in our new array, in order: the bits of one call (4M float32, 38 % kept: 19.9
     -> 3.1 ms at two threads). None (nothing done) below MASK_COMPRESS_FROM bytes. (A mask
     over fewer axes, picking whole rows, stays NumPy's one call: compressing rows in parts
     was 2.5x slower than its row copy.) Call in library order."""
@@ -209,7 +209,7 @@ def setitem(x: Array, key: object, value: object) -> None:
 def _masked_fill(x: Array, items: tuple, src: Array) -> bool:
     """x[mask] = v for a bool array of ours over x's leading axes and one value (0-d, in x's
     dtype), as x = where(mask, v, x) in x's own memory by our select kernel (it moves bits:
-    a pass over x at the kernels' speed; NumPy's masked assignment took 17 ms for 16M float32
+    a pass over x at the kernels' speed; NumPy's masked assignment took 17 ms for 4M float32
     on one thread). Whether it was done: not for other keys, private layouts, or a mask or
     value over x's own memory (other than x itself as the mask)."""
     mask = items[0] if len(items) == 1 else None
