@@ -3,13 +3,15 @@ The Array's [] and []= are the engine's (npu_emu/array_api/_engine/indexing.py).
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from ..dtypes import INFO, SIGNED, UNSIGNED
+from ._engine import parts
 from ._engine.args import array_arg, axis_arg
-from ._engine.array import Array
+from ._engine.array import Array, empty_array
 from ._engine.device import library, library_order
 from ._engine.indexing import gather
 from ._engine.library import raw_result
@@ -61,9 +63,24 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
                          f"{x.ndim}; they must have the same rank")
     a = axis_arg(axis, x.ndim)
     be = x._st.backend
+    p = 1 if a == 0 else 0               # the axis the parts split (another than `axis`)
+    if x.ndim > 1 and x.shape[p] == idx.shape[p]:
+        shape = list(np.broadcast_shapes(*(tuple(1 if d == a else n for d, n in
+                                                 enumerate(s)) for s in (x.shape, idx.shape))))
+        shape[a] = idx.shape[a]
+        nbytes = math.prod(shape) * INFO[x._t.dtype].itemsize
+        k = parts.count(be, nbytes, x.shape[p])
+        if k > 1:   # in parts along axis p on the cpu backend's threads, into our new array
+            out = empty_array(shape, x._t.dtype, be)
+            with library_order(be):
+                raw, o = x._raw(), out._raw()
+                lead = (slice(None),) * p
+                parts.run(lambda s: o.__setitem__(lead + (s,), np.take_along_axis(
+                    raw[lead + (s,)], idx[lead + (s,)], axis=a)), x.shape[p], k)
+            return out
     with library_order(be):
-        out = library(be).take_along_axis(x._raw(), idx, axis=a)
-    return raw_result(out, x._t.dtype, be)
+        found = library(be).take_along_axis(x._raw(), idx, axis=a)
+    return raw_result(found, x._t.dtype, be)
 
 
 __all__ = ["take", "take_along_axis"]

@@ -13,8 +13,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ..dtypes import aclDataType as DT
+from ._engine import parts
 from ._engine.args import array_arg, flag, same_device
-from ._engine.array import Array
+from ._engine.array import Array, empty_array
 from ._engine.kernel import convert
 from ._engine.library import computing, raw_result, result
 from ._engine.scalars import dtype_of, promote, scalar_array
@@ -173,6 +174,14 @@ def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     ins = [o if isinstance(o, Array) else scalar_array(o.value, dt, be) for o in (a, b)]
     ins = [o if o._t.dtype == dt else convert(o, dt) for o in ins]
     va, vb = values(ins[0]), values(ins[1])
+    inv = flag(invert, "invert")
+    k = parts.count(be, va.size, va.shape[0]) if va.ndim else 1
+    if k > 1:   # x1's rows in parts on the cpu backend's threads, into our new array
+        out = empty_array(va.shape, DT.ACL_BOOL, be)
+        with computing(be):
+            o = out._raw()
+            parts.run(lambda s: o.__setitem__(s, np.isin(va[s], vb, invert=inv)), va.shape[0], k)
+        return out
     with computing(be) as lib:
-        out = lib.isin(va, vb, invert=flag(invert, "invert"))
-    return result(out, DT.ACL_BOOL, be)
+        found = lib.isin(va, vb, invert=inv)
+    return result(found, DT.ACL_BOOL, be)

@@ -231,3 +231,45 @@ def test_nonzero_of_several_dims_by_flat_indices_in_parts_is_numpys(two_threads,
                 assert g.dtype == xp.int64
                 np.testing.assert_array_equal(values(g), w)
     assert len(two_threads) == 2 * 3 * 2        # counts and indices, 3 cases, 2 shapes
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int16", "float32", "hifloat8", "complex128"])
+def test_take_along_axis_in_parts_is_numpys(two_threads, dtype):
+    """take_along_axis split along another axis than its own: NumPy's bits for every axis,
+    indices broadcasting along a third axis, negative indices; and indices that broadcast
+    along the split axis (one call)."""
+    x = sample(dtype, (5, 6, 4), RNG)
+    raw = bits(x)
+    for axis in (0, 1, 2):
+        shape = list(raw.shape)
+        shape[axis] = 3
+        idx = RNG.integers(-raw.shape[axis], raw.shape[axis], shape)
+        np.testing.assert_array_equal(bits(xp.take_along_axis(x, xp.asarray(idx), axis=axis)),
+                                      np.take_along_axis(raw, idx, axis=axis))
+    wide = RNG.integers(0, 6, (5, 2, 1))
+    np.testing.assert_array_equal(bits(xp.take_along_axis(x, xp.asarray(wide), axis=1)),
+                                  np.take_along_axis(raw, wide, axis=1))
+    lone = RNG.integers(0, 6, (1, 2, 4))
+    np.testing.assert_array_equal(bits(xp.take_along_axis(x, xp.asarray(lone), axis=1)),
+                                  np.take_along_axis(raw, lone, axis=1))
+    assert len(two_threads) == 4
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int64", "float32", "float64"])
+def test_isin_in_parts_is_numpys(two_threads, dtype):
+    """isin of x1's rows in parts (each part's own choice of NumPy's algorithm): NumPy's
+    answers, both ways, for 1-D and 2-D x1 (NaN in nothing, -0.0 equal to 0.0), and a 0-d x1
+    (one call)."""
+    x1 = sample(dtype, (9, 4), RNG)
+    x2 = sample(dtype, (5,), RNG)
+    h1, h2 = as_float(values(x1)), as_float(values(x2))
+    if dtype.startswith("float"):
+        h1[0, 0], h1[1, 1], h2[0] = np.nan, -0.0, 0.0
+        x1, x2 = make(h1, dtype), make(h2, dtype)
+    for invert in (False, True):
+        np.testing.assert_array_equal(values(xp.isin(x1, x2, invert=invert)),
+                                      np.isin(h1, h2, invert=invert))
+        np.testing.assert_array_equal(values(xp.isin(x1[:, 0], x2, invert=invert)),
+                                      np.isin(h1[:, 0], h2, invert=invert))
+    np.testing.assert_array_equal(values(xp.isin(x1[0, 0], x2)), np.isin(h1[0, 0], h2))
+    assert len(two_threads) == 4
