@@ -805,15 +805,20 @@ def array_api_build(b: "Bench", s: CaseSpec) -> Built:
 
 # Functions that read a whole array or axis at a time (their cost is not one pass of
 # elementwise work): sorting, sets, a scan down the columns, a dot product per row, a norm
-# per row, clip; and elementwise work on a transposed view (x.T + 1, where(x.T > 0, x.T, 0):
-# the result in x.T's order, as NumPy's and PyTorch's) and on a reversed one (x[::-1] + 1:
-# PyTorch has no negative strides, its peer is flip(t, 0) + 1). Each on float32 (M, N)
-# arrays, against NumPy's and PyTorch's own.
+# per row, clip, tril; elementwise work on a transposed view (x.T + 1, where(x.T > 0, x.T,
+# 0): the result in x.T's order, as NumPy's and PyTorch's) and on a reversed one (x[::-1] +
+# 1: PyTorch has no negative strides, its peer is flip(t, 0) + 1); and a boolean mask made
+# once (x > 0, about half the elements): x[mask], and x[mask] = 0 in x's own memory (the
+# same values written each run). Each on float32 (M, N) arrays, against NumPy's and
+# PyTorch's own.
 WHOLE_CASES = ("sort", "unique_values", "cumulative_sum_axis0", "vecdot", "vector_norm", "clip",
-               "add_transposed", "where_transposed", "add_reversed")
+               "add_transposed", "where_transposed", "add_reversed", "tril", "mask_select",
+               "mask_fill")
 
 
 def _whole_out(variant: str, rows: int, cols: int) -> tuple[int, ...]:
+    if variant == "mask_select":
+        return (rows * cols // 2,)         # about half: x > 0 of symmetric values
     return (rows,) if variant in ("vecdot", "vector_norm") else (rows, cols)
 
 
@@ -833,8 +838,8 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
     """The function through npu_emu.array_api as a user calls it (a new result each call).
     The reference is NumPy's on the same values: equal bits for sort, unique_values (the
     inputs repeat every PERIOD elements: as many values as that), the float32 running sum
-    down the columns and clip; vecdot and vector_norm within their sums' bound of float64's
-    result (vecdot is the cube's product of a row by a column)."""
+    down the columns, clip, tril and the two mask cases; vecdot and vector_norm within their
+    sums' bound of float64's result (vecdot is the cube's product of a row by a column)."""
     import npu_emu.array_api as xp
     from npu_emu import dtypes
     if short(s.dtype) != "f32":
@@ -844,6 +849,12 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
     raws = [random_storage(s.dtype, math.prod(shape), seed=9 + k) for k in range(arity)]
     values = [host_values(r, s.dtype).reshape(shape) for r in raws]
     args = [xp.asarray(v, copy=True) for v in values]       # our pool, not shared
+    mask = values[0] > 0
+    m = xp.asarray(mask, copy=True)
+
+    def fill():
+        args[0][m] = 0.0
+        return args[0]
     ours = {"sort": lambda: xp.sort(args[0], axis=-1),
             "unique_values": lambda: xp.unique_values(args[0]),
             "cumulative_sum_axis0": lambda: xp.cumulative_sum(args[0], axis=0),
@@ -852,7 +863,8 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
             "clip": lambda: xp.clip(args[0], -1.0, 1.0),
             "add_transposed": lambda: args[0].T + 1.0,
             "where_transposed": lambda: xp.where(args[0].T > 0.0, args[0].T, 0.0),
-            "add_reversed": lambda: args[0][::-1] + 1.0}[variant]
+            "add_reversed": lambda: args[0][::-1] + 1.0, "tril": lambda: xp.tril(args[0]),
+            "mask_select": lambda: args[0][m], "mask_fill": fill}[variant]
     v64 = [v.astype(np.float64) for v in values]
     with np.errstate(all="ignore"):
         ref = {"sort": lambda: np.sort(values[0], axis=-1),
@@ -864,7 +876,9 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
                "add_transposed": lambda: values[0].T + np.float32(1),
                "where_transposed": lambda: np.where(values[0].T > 0, values[0].T,
                                                     np.float32(0)),
-               "add_reversed": lambda: values[0][::-1] + np.float32(1)}[variant]().reshape(-1)
+               "add_reversed": lambda: values[0][::-1] + np.float32(1),
+               "tril": lambda: np.tril(values[0]), "mask_select": lambda: values[0][mask],
+               "mask_fill": lambda: np.where(mask, np.float32(0), values[0])}[variant]().reshape(-1)
     bounded = variant in ("vecdot", "vector_norm")
     # The sums' bound: their fixed orders' error, in float32 units, times the sum of the
     # magnitudes (the cube's: one rounding a K0 step, docs/operators.md), with room.
@@ -902,6 +916,13 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
         if variant == "add_reversed":
             one = np.float32(1)
             return lambda: a[0][::-1] + one
+        if variant in ("mask_select", "mask_fill"):
+            mk = asarray(mask)
+            if variant == "mask_select":
+                return lambda: a[0][mk]
+            return lambda: a[0].__setitem__(mk, 0.0)
+        if variant == "tril":
+            return lambda: xp_lib.tril(a[0])
         if variant == "vecdot":
             f = getattr(xp_lib, "vecdot", None)
             return (lambda: f(a[0], a[1])) if f is not None else \
@@ -914,6 +935,7 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
 
     def torch_work(torch, tensor):
         t = [tensor(r, s.dtype).reshape(shape) for r in raws]
+        tm = t[0] > 0
         return {"sort": lambda: torch.sort(t[0], dim=-1),
                 "unique_values": lambda: torch.unique(t[0]),
                 "cumulative_sum_axis0": lambda: torch.cumsum(t[0], 0),
@@ -922,12 +944,15 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
                 "clip": lambda: torch.clip(t[0], -1.0, 1.0),
                 "add_transposed": lambda: t[0].T + 1.0,
                 "where_transposed": lambda: torch.where(t[0].T > 0, t[0].T, 0.0),
-                "add_reversed": lambda: torch.flip(t[0], (0,)) + 1.0}[variant]
+                "add_reversed": lambda: torch.flip(t[0], (0,)) + 1.0,
+                "tril": lambda: torch.tril(t[0]), "mask_select": lambda: t[0][tm],
+                "mask_fill": lambda: t[0].masked_fill_(tm, 0.0)}[variant]
     built.xp_work, built.torch_work = xp_work, torch_work
     built.peer_notes = {"numpy": {"clip": "np.clip(..., out=out)", "vecdot": "np.vecdot",
                                   "add_transposed": "np.add(a.T, 1, out=empty_like(a.T))",
                                   "where_transposed": "np.where(a.T > 0, a.T, 0)",
                                   "add_reversed": "a[::-1] + 1",
+                                  "mask_select": "a[mask]", "mask_fill": "a[mask] = 0",
                                   "vector_norm": "np.linalg.norm(axis=-1)",
                                   "unique_values": "np.unique",
                                   "cumulative_sum_axis0": "np.cumsum(axis=0)"}.get(variant, f"np.{variant}"),
@@ -937,7 +962,9 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
                                   "cumulative_sum_axis0": "torch.cumsum(dim=0)",
                                   "add_transposed": "t.T + 1",
                                   "where_transposed": "torch.where(t.T > 0, t.T, 0)",
-                                  "add_reversed": "torch.flip(t, (0,)) + 1"
+                                  "add_reversed": "torch.flip(t, (0,)) + 1",
+                                  "mask_select": "t[mask]",
+                                  "mask_fill": "t.masked_fill_(mask, 0)"
                                   }.get(variant, f"torch.{variant}")}
     return built
 
