@@ -1018,7 +1018,8 @@ OPS: dict[str, Op] = {op.name: op for op in [
        array_api_build),
     Op("array_api_whole", "npu_emu.array_api functions that read a whole array or axis at a "
        "time, on (M, N) arrays: sort and cumulative_sum along an axis, unique_values, vecdot "
-       "and vector_norm per row, clip; add and where on x.T, add on x[::-1]", "inputs + result",
+       "and vector_norm per row, clip, tril; add and where on x.T, add on x[::-1]; x[mask] "
+       "and x[mask] = 0 with a mask of x > 0", "inputs + result",
        WHOLE_CASES,
        ("f32",), ("f32",),
        whole_spec, whole_build),
