@@ -127,17 +127,12 @@ def _nonzero_flat(v: np.ndarray, be: Any) -> tuple[Array, ...]:
     n = v.shape[0]
     k = parts.count(be, v.nbytes, n)
     with computing(be):
-        counts: dict[int, int] = {}
-        parts.run(lambda s: counts.__setitem__(s.start, int(np.count_nonzero(v[s]))), n, k)
-        place, total = {}, 0
-        for start in sorted(counts):
-            place[start] = total
-            total += counts[start]
+        place, total = parts.placed(lambda s: int(np.count_nonzero(v[s])), n, k)
         outs = [empty_array((total,), INDEX, be) for _ in range(v.ndim)]
         raws = [o._raw() for o in outs]
 
         def part(s: slice) -> None:
-            at, c = place[s.start], counts[s.start]
+            at, c = place[s.start]
             piece = v[s]
             idx = np.unravel_index(np.flatnonzero(piece), piece.shape)
             np.add(idx[0], s.start, out=raws[0][at:at + c])

@@ -76,6 +76,13 @@ def test_an_error_in_a_part_comes_after_every_part_and_the_error_state_holds():
         parts.run(late, 4, 2)
 
 
+def test_placed_counts_every_part_and_places_them_in_order():
+    sizes = {0: 2, 3: 0, 6: 5}            # range(10) in 3 parts starts at 0, 3 and 6
+    place, total = parts.placed(lambda s: sizes[s.start], 10, 3)
+    assert place == {0: (0, 2), 3: (2, 0), 6: (2, 5)} and total == 7
+    assert parts.placed(lambda s: s.stop - s.start, 4, 1) == ({0: (0, 4)}, 4)
+
+
 def test_count_splits_large_results_on_the_backends_threads(cpu_backend):
     before = cpu_backend.threads
     try:

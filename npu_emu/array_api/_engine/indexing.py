@@ -129,19 +129,13 @@ def masked_gather(x: Array, mask: np.ndarray) -> Array | None:
         return None
     n = raw.shape[0]
     k = parts.count(be, raw.nbytes, n)
-    counts: dict[int, int] = {}
-    parts.run(lambda s: counts.__setitem__(s.start, int(np.count_nonzero(mask[s]))), n, k)
-    starts, place = sorted(counts), {}
-    total = 0
-    for start in starts:
-        place[start] = total
-        total += counts[start]
+    place, total = parts.placed(lambda s: int(np.count_nonzero(mask[s])), n, k)
     out = empty_array((total,), x._t.dtype, be)
     o = out._raw()
 
     def part(s: slice) -> None:
-        at = place[s.start]
-        np.compress(mask[s].reshape(-1), raw[s].reshape(-1), out=o[at:at + counts[s.start]])
+        at, c = place[s.start]
+        np.compress(mask[s].reshape(-1), raw[s].reshape(-1), out=o[at:at + c])
     parts.run(part, n, k)
     return out
 

@@ -78,3 +78,16 @@ def run(fn: Callable[[slice], None], n: int, k: int) -> None:
             error = error or exc
     if error is not None:
         raise error
+
+
+def placed(count: Callable[[slice], int], n: int, k: int) -> tuple[dict[int, tuple[int, int]], int]:
+    """For a result that concatenates k parts of range(n) in order, each of a size known only
+    once it is counted (a compress, a nonzero): count(part) for every part at once (run), and
+    ({each part's start: (where it goes in the result, its count)}, the total)."""
+    counts: dict[int, int] = {}
+    run(lambda s: counts.__setitem__(s.start, count(s)), n, k)
+    place, total = {}, 0
+    for start in sorted(counts):
+        place[start] = (total, counts[start])
+        total += counts[start]
+    return place, total
