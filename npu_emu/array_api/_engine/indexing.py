@@ -1,9 +1,10 @@
 """Indexing as Array's [] runs it. Basic indexing (integers, slices with any step, `...`,
 `None`) gives a view of the same memory, no copy; integer-array and boolean-mask indexing
-gather with the backend's array library into a new array. Assignment to a basic index is one
-InplaceCopy (the value broadcast, then converted to the array's dtype, as the NPU converts);
-to an advanced index, the value is converted by our kernels first and the library scatters
-its bits.
+gather with the backend's array library into a new array (on the cpu backend a large one in
+parts, on its threads). Assignment to a basic index is one InplaceCopy (the value broadcast,
+then converted to the array's dtype, as the NPU converts); to an advanced index, the value
+is converted by our kernels first, then x[mask] = one value is our select kernel in x's
+memory and the library scatters the other values' bits.
 """
 from __future__ import annotations
 
