@@ -280,3 +280,37 @@ def test_isin_in_parts_is_numpys(two_threads, dtype):
                                       np.isin(h1[:, 0], h2, invert=invert))
     np.testing.assert_array_equal(values(xp.isin(x1[0, 0], x2)), np.isin(h1[0, 0], h2))
     assert len(two_threads) == 4
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int16", "float32", "bfloat16", "complex128"])
+def test_masked_scatters_in_parts_are_numpys(two_threads, dtype):
+    """x[mask] = values (one for each true element) in parts along axis 0: NumPy's bits, for
+    values of x's dtype and of another (converted first), masks setting none and all, a
+    first axis of one (one part); too few values: NumPy's ValueError, x unchanged."""
+    x = sample(dtype, (7, 5, 3), RNG)
+    m = RNG.integers(0, 2, (7, 5, 3)).astype(bool)
+    for mask in (m, np.zeros(m.shape, bool), np.ones(m.shape, bool)):
+        y = xp.asarray(x, copy=True)
+        vals = sample(dtype, (int(mask.sum()),), RNG)
+        want = bits(y).copy()
+        want[mask] = bits(vals)
+        y[xp.asarray(mask)] = vals
+        np.testing.assert_array_equal(bits(y), want)
+    y = xp.asarray(x, copy=True)
+    ints = xp.asarray(RNG.integers(0, 2, int(m.sum())))
+    want = bits(y).copy()
+    want[m] = bits(xp.astype(ints, x.dtype))
+    y[xp.asarray(m)] = ints
+    np.testing.assert_array_equal(bits(y), want)
+    before = bits(y).copy()
+    with pytest.raises(ValueError, match="cannot assign"):
+        y[xp.asarray(m)] = ints[:2]          # (one value would broadcast, as in NumPy)
+    np.testing.assert_array_equal(bits(y), before)
+    one = xp.asarray(x[:1], copy=True)
+    m1 = RNG.integers(0, 2, (1, 5, 3)).astype(bool)
+    vals = sample(dtype, (int(m1.sum()),), RNG)
+    want = bits(one).copy()
+    want[m1] = bits(vals)
+    one[xp.asarray(m1)] = vals
+    np.testing.assert_array_equal(bits(one), want)
+    assert len(two_threads) == 2 * 4 + 1    # counts and values of each; the refused one counted
