@@ -314,3 +314,17 @@ def test_masked_scatters_in_parts_are_numpys(two_threads, dtype):
     one[xp.asarray(m1)] = vals
     np.testing.assert_array_equal(bits(one), want)
     assert len(two_threads) == 2 * 4 + 1    # counts and values of each; the refused one counted
+
+
+def test_compressed_is_boolean_indexing_at_every_density():
+    """library.compressed: NumPy's compress in the middle densities, its boolean indexing
+    near none and near all; values[mask] either way, into out or into a new array."""
+    from npu_emu.array_api._engine.library import compressed
+    v = RNG.standard_normal(1000).astype(np.float32)
+    for p in (0.0, 0.03, 0.5, 0.95, 1.0):
+        m = RNG.random(1000) < p
+        c = int(m.sum())
+        np.testing.assert_array_equal(compressed(m, v, c), v[m])
+        out = np.empty(c, np.float32)
+        assert compressed(m, v, c, out) is out
+        np.testing.assert_array_equal(out, v[m])

@@ -16,7 +16,7 @@ from .array import Array, empty_array, is_scalar
 from .asarray import asarray
 from .device import library, library_order
 from .kernel import assign, check_library_destination, check_writable, convert, select
-from .library import adopt, raw_result
+from .library import adopt, compressed, raw_result
 from .scalars import SCALAR_KIND, TAKES, python_value, scalar_constant, scalar_dtype
 from .views import basic_view
 
@@ -110,20 +110,21 @@ def gather(x: Array, idx: object, axis: int) -> Array:
     return out
 
 
-# x[mask] is compressed (np.compress, into our new array) from this many bytes of x: NumPy's
-# boolean indexing of a random mask is 1.5-4x slower than its compress from 4K elements on
-# (float32, 2026-12-07: 64K 273 -> 64 us, 200K 860 -> 245 us); below 16K elements our
-# array's own costs (a few microseconds) ate that (x[mask] of 8192: 31 us, NumPy's 23).
+# x[mask] is compressed into our new array (compressed) from this many bytes of x:
+# NumPy's boolean indexing of a random mask is 1.5-4x slower than its compress from 4K
+# elements on (float32, 2026-12-07: 64K 273 -> 64 us, 200K 860 -> 245 us); below 16K
+# elements our array's own costs (a few microseconds) ate that (x[mask] of 8192: 31 us,
+# NumPy's 23).
 MASK_COMPRESS_FROM = 64 << 10
 
 
 def masked_gather(x: Array, mask: np.ndarray) -> Array | None:
-    """x[mask] for a bool NumPy mask of x's shape on the cpu backend, by np.compress in parts
-    along axis 0 (parts): each part's count first, then each part's elements compressed into
-    its place in our new array, in order: the bits of one call (4M float32, 38 % kept: 19.9
-    -> 3.1 ms at two threads). None (nothing done) below MASK_COMPRESS_FROM bytes. (A mask
-    over fewer axes, picking whole rows, stays NumPy's one call: compressing rows in parts
-    was 2.5x slower than its row copy.) Call in library order."""
+    """x[mask] for a bool NumPy mask of x's shape on the cpu backend, in parts along axis 0
+    (parts): each part's count first, then each part's elements compressed into its place in
+    our new array (compressed), in order: the bits of one call (4M float32, 38 % kept:
+    19.9 -> 3.1 ms at two threads). None (nothing done) below MASK_COMPRESS_FROM bytes. (A
+    mask over fewer axes, picking whole rows, stays NumPy's one call: compressing rows in
+    parts was 2.5x slower than its row copy.) Call in library order."""
     be = x._st.backend
     raw = x._raw()
     if raw.nbytes < MASK_COMPRESS_FROM:
@@ -136,7 +137,7 @@ def masked_gather(x: Array, mask: np.ndarray) -> Array | None:
 
     def part(s: slice) -> None:
         at, c = place[s.start]
-        np.compress(mask[s].reshape(-1), raw[s].reshape(-1), out=o[at:at + c])
+        compressed(mask[s].reshape(-1), raw[s].reshape(-1), c, o[at:at + c])
     parts.run(part, n, k)
     return out
 

@@ -139,6 +139,21 @@ def adopt(lib_array: Any, dtype: DT, be: Backend, readonly: bool = False,
                           readonly, shared)
 
 
+def compressed(mask: np.ndarray, values: np.ndarray, count: int,
+               out: np.ndarray | None = None) -> np.ndarray:
+    """values[mask] for 1-D NumPy arrays (`count`: how many of the mask are set), into `out`
+    when given: NumPy's compress where between 5 % and 90 % of the mask is set, its boolean
+    indexing where nearly none or nearly all is. Boolean indexing branches on each element:
+    1M float32 at 38 % took 4.3 ms, compress 1.3; but compress makes an index array first:
+    at 100 % 2.2 ms, boolean indexing 0.66 (2026-12-07)."""
+    if 0.05 * mask.size <= count <= 0.9 * mask.size:
+        return np.compress(mask, values, out=out)
+    if out is None:
+        return values[mask]
+    out[...] = values[mask]
+    return out
+
+
 def raw_result(value: Any, dtype: DT, be: Backend) -> Array:
     """Our array over a new library array (never a view of an input) holding `dtype`'s
     storage bits, as a gather over raw storage gives: no copy, no conversion."""
