@@ -11,10 +11,10 @@ import numpy as np
 from ..dtypes import INFO, SIGNED, UNSIGNED
 from ._engine import parts
 from ._engine.args import array_arg, axis_arg
-from ._engine.array import Array, empty_array
+from ._engine.array import Array
 from ._engine.device import library, library_order
 from ._engine.indexing import gather
-from ._engine.library import raw_result
+from ._engine.library import in_parts, raw_result
 
 
 # ------------------------------------------------------------- take, take_along_axis
@@ -71,13 +71,9 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
         nbytes = math.prod(shape) * INFO[x._t.dtype].itemsize
         k = parts.count(be, nbytes, x.shape[p])
         if k > 1:   # in parts along axis p on the cpu backend's threads, into our new array
-            out = empty_array(shape, x._t.dtype, be)
-            with library_order(be):
-                raw, o = x._raw(), out._raw()
-                lead = (slice(None),) * p
-                parts.run(lambda s: o.__setitem__(lead + (s,), np.take_along_axis(
-                    raw[lead + (s,)], idx[lead + (s,)], axis=a)), x.shape[p], k)
-            return out
+            raw, lead = x._raw(), (slice(None),) * p
+            return in_parts(shape, x._t.dtype, be, lambda s: np.take_along_axis(
+                raw[lead + (s,)], idx[lead + (s,)], axis=a), x.shape[p], k, axis=p)
     with library_order(be):
         found = library(be).take_along_axis(x._raw(), idx, axis=a)
     return raw_result(found, x._t.dtype, be)

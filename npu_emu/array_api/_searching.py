@@ -20,7 +20,8 @@ from ._engine.args import array_arg, axes_arg, axis_arg, same_device
 from ._engine.array import Array, empty_array
 from ._engine import parts, repeat
 from ._engine.kernel import SELECT, context, convert, copy_into, select
-from ._engine.library import arg_reduce, compute_dtype, computing, operand, result
+from ._engine.library import (arg_reduce, compute_dtype, computing, in_parts, operand,
+                              result)
 from ._engine.scalars import PyScalar, promote, scalar_array, scalar_constant, scalar_dtype
 from ._engine.ufunc import operands
 
@@ -171,12 +172,8 @@ def searchsorted(x1: Array, x2: Array, /, *, side: Literal["left", "right"] = "l
     n = v2.shape[0] if v2.ndim else 1
     k = parts.count(be, v2.size * INFO[INDEX].itemsize, n)
     if k > 1:   # x2's rows searched in parts on the cpu backend's threads, into our array
-        out = empty_array(v2.shape, INDEX, be)
-        with computing(be):
-            o = out._raw()
-            parts.run(lambda s: o.__setitem__(s, np.searchsorted(v1, v2[s], side=side,
-                                                                 sorter=order)), n, k)
-        return out
+        return in_parts(v2.shape, INDEX, be, lambda s: np.searchsorted(
+            v1, v2[s], side=side, sorter=order), n, k)
     with computing(be) as lib:
         found = lib.searchsorted(v1, v2, side=side, sorter=order)
     return index_result(found, x1)

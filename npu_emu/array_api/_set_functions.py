@@ -15,9 +15,9 @@ import numpy as np
 from ..dtypes import aclDataType as DT
 from ._engine import parts
 from ._engine.args import array_arg, flag, same_device
-from ._engine.array import Array, empty_array
+from ._engine.array import Array
 from ._engine.kernel import convert
-from ._engine.library import compressed, computing, raw_result, result
+from ._engine.library import compressed, computing, in_parts, raw_result, result
 from ._engine.scalars import dtype_of, promote, scalar_array
 from ._engine.ufunc import operands
 from ._searching import index_result, values
@@ -181,11 +181,8 @@ def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     inv = flag(invert, "invert")
     k = parts.count(be, va.size, va.shape[0]) if va.ndim else 1
     if k > 1:   # x1's rows in parts on the cpu backend's threads, into our new array
-        out = empty_array(va.shape, DT.ACL_BOOL, be)
-        with computing(be):
-            o = out._raw()
-            parts.run(lambda s: o.__setitem__(s, np.isin(va[s], vb, invert=inv)), va.shape[0], k)
-        return out
+        return in_parts(va.shape, DT.ACL_BOOL, be, lambda s: np.isin(va[s], vb, invert=inv),
+                        va.shape[0], k)
     with computing(be) as lib:
         found = lib.isin(va, vb, invert=inv)
     return result(found, DT.ACL_BOOL, be)

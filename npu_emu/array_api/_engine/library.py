@@ -24,7 +24,7 @@ from ...kernels import reduce as reduce_family, ufunc as ufunc_family
 from ...kernels.indexing import MAX_DIMS
 from ...runtime.base import Backend
 from ...status import AclnnError
-from . import dtypes as _dtypes
+from . import dtypes as _dtypes, parts
 from .array import Array, empty_array, external_array, library_dtype, result_array
 from .device import library, library_memory, library_order, numpy_quiet, synchronize
 from .dtypes import VIA_FLOAT32
@@ -151,6 +151,19 @@ def compressed(mask: np.ndarray, values: np.ndarray, count: int,
     if out is None:
         return values[mask]
     out[...] = values[mask]
+    return out
+
+
+def in_parts(shape: Sequence[int], dtype: DT, be: Backend, piece: Any, n: int, k: int,
+             axis: int = 0) -> Array:
+    """A new array of `shape` and `dtype` made by a library call on each of k parts of its
+    `axis` (n long) at once (parts.run, inside `computing`): the part at slice s is
+    piece(s), a NumPy array of that part's shape holding `dtype`'s storage bits."""
+    out = empty_array(shape, dtype, be)
+    lead = (slice(None),) * axis
+    with computing(be):
+        o = out._raw()
+        parts.run(lambda s: o.__setitem__(lead + (s,), piece(s)), n, k)
     return out
 
 
