@@ -16,6 +16,30 @@ __device__ __forceinline__ T clip_one(T x, T lo, T hi) {
     return apply2<op_minimum, T>(apply2<op_maximum, T>(x, lo), hi);
 }
 
+#if defined(NPU_EMU_CPU)
+// clip_one for float or double bounds that are neither NaN nor zero, in selects: with such a
+// bound, max_min's two other cases change nothing. Its tie (x == l: the bits and-ed) differs
+// from either operand's bits only for -0 against +0, and its NaN case (the bits of x + l, made
+// canonical) gives the canonical NaN, which the selects' NaN (x itself: no comparison moves
+// it) becomes in Store. So clip_one's bits, in a loop that vectorizes to a compare and a
+// blend a step (the GPU's lanes keep clip_one).
+template <typename T> __device__ __forceinline__ bool plain_bounds(T, T) { return false; }
+__device__ __forceinline__ bool plain_bounds(float lo, float hi) {
+    return lo == lo && hi == hi && lo != 0.0f && hi != 0.0f;
+}
+__device__ __forceinline__ bool plain_bounds(double lo, double hi) {
+    return lo == lo && hi == hi && lo != 0.0 && hi != 0.0;
+}
+template <typename T>
+__device__ __forceinline__ T clip_plain_of(T x, T lo, T hi) {
+    const T t = x < lo ? lo : x;
+    return npu_emu::ufunc::Store<T>::run(t > hi ? hi : t);
+}
+template <typename T> __device__ __forceinline__ T clip_plain(T x, T lo, T hi) { return clip_one(x, lo, hi); }
+__device__ __forceinline__ float clip_plain(float x, float lo, float hi) { return clip_plain_of(x, lo, hi); }
+__device__ __forceinline__ double clip_plain(double x, double lo, double hi) { return clip_plain_of(x, lo, hi); }
+#endif
+
 template <typename T, typename I>
 __device__ __forceinline__ void clip_row(T* __restrict__ o, const T* __restrict__ x,
                                          const T* __restrict__ lo, const T* __restrict__ hi,
@@ -23,6 +47,10 @@ __device__ __forceinline__ void clip_row(T* __restrict__ o, const T* __restrict_
 #if defined(NPU_EMU_CPU)
     if (so == 1 && sx == 1 && sl == 0 && sh == 0) {   // clip(x, scalar, scalar): one loop
         const T l = *lo, h = *hi;
+        if (plain_bounds(l, h)) {
+            for (I j = 0; j < n; ++j) o[j] = clip_plain(x[j], l, h);
+            return;
+        }
         for (I j = 0; j < n; ++j) o[j] = clip_one(x[j], l, h);
         return;
     }

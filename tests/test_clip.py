@@ -79,6 +79,48 @@ def test_clip_gives_the_bits_of_maximum_then_minimum(cpu_backend, short):
         np.testing.assert_array_equal(got[finite], want[finite])
 
 
+def _edge_values(dt: np.dtype) -> np.ndarray:
+    """Every kind of float the scalar-bound loop must keep: NaNs with payloads (quiet and
+    signalling, both signs), signed zeros, infinities, subnormals, the extremes, values equal
+    to the bounds, random ones."""
+    u = np.uint32 if dt == np.float32 else np.uint64
+    e = 23 if dt == np.float32 else 52
+    exp_all = u((1 << (dt.itemsize * 8 - 1 - e)) - 1) << u(e)
+    sign = u(1) << u(dt.itemsize * 8 - 1)
+    nans = np.array([exp_all | u(1), exp_all | u(1) << u(e - 1), exp_all | u(12345),
+                     sign | exp_all | u(7), sign | exp_all | u(1) << u(e - 1)], u).view(dt)
+    info = np.finfo(dt)
+    plain = np.array([0.0, -0.0, np.inf, -np.inf, info.max, -info.max, info.tiny, -info.tiny,
+                      info.smallest_subnormal, -info.smallest_subnormal, 1.5, -1.5, 2.25, -2.25,
+                      -1.0, 1.0, 3.0, -3.0], dt)
+    rand = (np.random.default_rng(11).standard_normal(4093) * 3).astype(dt)
+    return np.concatenate([nans, plain, rand])
+
+
+@pytest.mark.parametrize("short", ["f32", "f64"])
+@pytest.mark.parametrize("lo, hi", [(-1.5, 2.25), (-2.25, -1.0), (1.0, 3.0), (3.0, -1.0),
+                                    (-np.inf, 1.5), (-1.5, np.inf), (0.0, 1.5), (-0.0, 1.5),
+                                    (-1.5, 0.0), (-1.5, -0.0), (np.nan, 1.5), (-1.5, np.nan),
+                                    (2.25, 2.25)])
+def test_clip_with_python_bounds_keeps_every_float_s_bits(cpu_backend, short, lo, hi):
+    """clip(x, lo, hi) with Python bounds on a contiguous float32/float64 x: the cpu backend's
+    loop in selects where the bounds are neither NaN nor zero, clip_one's otherwise. Both
+    give the bits of maximum then minimum (our kernels, apart), and where the bounds are plain,
+    NumPy's minimum(maximum(x, lo), hi) with every NaN as the canonical one."""
+    dt = _host(short)
+    a = _edge_values(dt)
+    x = xp.asarray(a)
+    got = xp.clip(x, lo, hi)
+    assert _bits(got) == _bits(xp.minimum(xp.maximum(x, lo), hi)), (lo, hi)
+    if lo == lo and hi == hi and lo != 0 and hi != 0:
+        with np.errstate(invalid="ignore"):
+            want = np.minimum(np.maximum(a, dt.type(lo)), dt.type(hi))
+        canonical = np.array([0x7FC00000], np.uint32).view(np.float32)[0] if dt == np.float32 \
+            else np.array([0x7FF8000000000000], np.uint64).view(np.float64)[0]
+        want[np.isnan(a)] = canonical
+        assert _bits(got) == _bits(want), (lo, hi)
+
+
 def test_clip_is_one_launch_and_keeps_the_layout_of_x(cpu_backend, monkeypatch):
     launched = []
     real = engine_kernel.launch
