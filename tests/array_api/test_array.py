@@ -330,3 +330,38 @@ def test_asarray_of_an_array():
     assert xp.asarray(x, dtype=xp.float16).dtype == xp.float16
     with pytest.raises(ValueError):
         xp.asarray(x, dtype=xp.float16, copy=False)
+
+
+@pytest.mark.parametrize("name", ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                  "uint32", "uint64", "float32", "float64"])
+def test_python_conversions_of_0d_arrays_read_the_element_exactly(name):
+    """bool(), int(), float() and operator.index of a 0-d array (read on the host by its C
+    type): the element itself, as NumPy's item() gives it, at the dtype's extremes, signed
+    zeros, subnormals, infinities and NaN."""
+    dt = np.dtype(name)
+    if dt.kind == "b":
+        values = [True, False]
+    elif dt.kind in "iu":
+        info = np.iinfo(dt)
+        values = [info.min, info.max, 0, 1, info.max // 3]
+    else:
+        info = np.finfo(dt)
+        values = [-0.0, 0.0, info.max, -info.max, info.smallest_subnormal, info.tiny,
+                  np.inf, -np.inf, np.nan, 0.1]
+    for v in values:
+        a = np.asarray(v, dtype=dt)
+        x = xp.asarray(a)
+        assert bool(x) == bool(a.item())
+        if dt.kind == "f":
+            got = float(x)
+            assert type(got) is float
+            assert np.asarray(got).tobytes() == np.asarray(a.item(), np.float64).tobytes()
+            if np.isfinite(a):
+                assert int(x) == int(a.item())
+        else:
+            assert int(x) == int(a.item()) and float(x) == float(a.item())
+            if dt.kind == "b":
+                with pytest.raises(TypeError, match="integer"):
+                    operator.index(x)
+            else:
+                assert operator.index(x) == int(a.item())
