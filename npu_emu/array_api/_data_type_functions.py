@@ -11,10 +11,10 @@ import numpy as np
 from ..arch import current_soc
 from ..dtypes import COMPLEX, INFO, aclDataType as DT
 from ..ops.cast import CAST
-from ._engine import dtypes as _dtypes
+from ._engine import dtypes as _dtypes, repeat
 from ._engine.array import Array, is_scalar, to_device
 from ._engine.dtypes import DType, real_of, to_dtype
-from ._engine.kernel import RULES, call_new, convert, copy as copy_array
+from ._engine.kernel import RULES, call_new, context, convert, copy as copy_array
 from ._engine.scalars import promote, python_value, scalar_dtype
 
 
@@ -34,11 +34,20 @@ def astype(x: Array, dtype: object, /, *, copy: bool = True, device: object = No
     if x.dtype.kind == COMPLEX and dt.kind != COMPLEX:
         raise TypeError(f"astype: {x.dtype.name} to {dt.name} would drop the imaginary part; "
                         f"the standard leaves it out (take real(x) first)")
+    # A repeated call (a client's loop) takes the short way to the cached plan of aclnnCast.
+    out, key = repeat.short_way("astype", x, params=(dt.acl_dtype,))
+    if out is not None:
+        return out
     # The result keeps x's own order of axes, as an elementwise result does (result_array):
     # astype(x.T, float64) reads and writes in stride, as NumPy's astype (order="K") does.
     cast = current_soc().dtypes_for("Cast")
     if x._t.dtype in cast and dt.acl_dtype in cast:
-        return call_new(CAST, [x], {"dtype": dt.acl_dtype}, elementwise=True)
+        attrs = {"dtype": dt.acl_dtype}
+        be = x._st.backend
+        out = call_new(CAST, [x], attrs, elementwise=True)
+        if key is not None:
+            repeat.remember_operator(key, context(be), (CAST, attrs), (x,), [x], out)
+        return out
     return convert(x, dt.acl_dtype, keep_order=True)
 
 

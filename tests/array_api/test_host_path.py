@@ -280,6 +280,34 @@ def test_repeated_argmax_and_argmin_skip_to_their_plan_and_read_the_new_values(c
         xp.argmax(xp.zeros((0,)))        # refused every time, remembered never
 
 
+def test_a_repeated_astype_skips_to_its_plan_and_reads_the_new_values(cpu_backend, monkeypatch):
+    """astype takes the short way where it is aclnnCast: a repeated call on an array of the
+    same geometry (transposed and strided views too) runs the cached plan without the full
+    path, on the values the array holds now. Reference: NumPy's astype (the conversions
+    here are exact, or round to nearest even as NumPy does)."""
+    from npu_emu.array_api import _data_type_functions as dtf
+    full = count_calls(monkeypatch, dtf, "call_new")
+    clear_plan_cache()
+    rng = np.random.default_rng(41)
+    data = [rng.standard_normal((7, 10)) * 3 for _ in range(3)]
+    data[1][0, 0], data[1][2, 3] = -0.0, np.inf
+    calls = [(lambda m: xp.astype(m, xp.float32), lambda a: a.astype(np.float32)),
+             (lambda m: xp.astype(m > 0, xp.float64), lambda a: (a > 0).astype(np.float64)),
+             (lambda m: xp.astype(m.T, xp.float16), lambda a: a.T.astype(np.float16)),
+             (lambda m: xp.astype(m[::2, 1::3], xp.float32), lambda a: a[::2, 1::3].astype(np.float32))]
+    for ours, _ in calls:
+        ours(xp.asarray(data[0], copy=True))
+    planned = full["call_new"]
+    for a in data:
+        m = xp.asarray(a, copy=True)
+        for ours, want in calls:
+            got, ref = np.asarray(ours(m)), want(a)
+            assert got.dtype == ref.dtype and got.tobytes() == ref.tobytes()
+    assert full["call_new"] == planned
+    with pytest.raises(TypeError, match="imaginary"):
+        xp.astype(xp.asarray(data[0] + 1j), xp.float64)   # refused every time
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "float16"])
 def test_a_repeated_in_place_call_skips_to_its_plan_and_gives_the_full_paths_bits(full_path, dtype):
     """x op= y takes the short way too where it is one launch (float32 += on our operator,
