@@ -804,14 +804,15 @@ def array_api_build(b: "Bench", s: CaseSpec) -> Built:
 # ------------------------------------------------------- array API, whole-array functions
 
 # Functions that read a whole array or axis at a time (their cost is not one pass of
-# elementwise work): sorting, sets, a scan down the columns, a dot product per row, a norm
+# elementwise work): sorting (by rows, and the whole array as one lane), sets, a scan down
+# the columns, a dot product per row, a norm
 # per row, clip, tril; elementwise work on a transposed view (x.T + 1, where(x.T > 0, x.T,
 # 0): the result in x.T's order, as NumPy's and PyTorch's) and on a reversed one (x[::-1] +
 # 1: PyTorch has no negative strides, its peer is flip(t, 0) + 1); and a boolean mask made
 # once (x > 0, about half the elements): x[mask], and x[mask] = 0 in x's own memory (the
 # same values written each run). Each on float32 (M, N) arrays, against NumPy's and
 # PyTorch's own.
-WHOLE_CASES = ("sort", "unique_values", "cumulative_sum_axis0", "vecdot", "vector_norm", "clip",
+WHOLE_CASES = ("sort", "sort_flat", "unique_values", "cumulative_sum_axis0", "vecdot", "vector_norm", "clip",
                "add_transposed", "where_transposed", "add_reversed", "tril", "mask_select",
                "mask_fill")
 
@@ -851,11 +852,12 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
     args = [xp.asarray(v, copy=True) for v in values]       # our pool, not shared
     mask = values[0] > 0
     m = xp.asarray(mask, copy=True)
+    flat = xp.reshape(args[0], (-1,))
 
     def fill():
         args[0][m] = 0.0
         return args[0]
-    ours = {"sort": lambda: xp.sort(args[0], axis=-1),
+    ours = {"sort": lambda: xp.sort(args[0], axis=-1), "sort_flat": lambda: xp.sort(flat),
             "unique_values": lambda: xp.unique_values(args[0]),
             "cumulative_sum_axis0": lambda: xp.cumulative_sum(args[0], axis=0),
             "vecdot": lambda: xp.vecdot(args[0], args[1]),
@@ -868,6 +870,7 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
     v64 = [v.astype(np.float64) for v in values]
     with np.errstate(all="ignore"):
         ref = {"sort": lambda: np.sort(values[0], axis=-1),
+               "sort_flat": lambda: np.sort(values[0].reshape(-1)),
                "unique_values": lambda: np.unique(values[0]),
                "cumulative_sum_axis0": lambda: np.cumsum(values[0], axis=0, dtype=np.float32),
                "vecdot": lambda: np.einsum("ij,ij->i", v64[0], v64[1]),
@@ -929,6 +932,9 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
                 (lambda: xp_lib.einsum("ij,ij->i", a[0], a[1]))
         if variant == "vector_norm":
             return lambda: xp_lib.linalg.norm(a[0], axis=-1)
+        if variant == "sort_flat":
+            f = a[0].reshape(-1)
+            return lambda: xp_lib.sort(f)
         return {"sort": lambda: xp_lib.sort(a[0], axis=-1),
                 "unique_values": lambda: xp_lib.unique(a[0]),
                 "cumulative_sum_axis0": lambda: xp_lib.cumsum(a[0], axis=0)}[variant]
@@ -937,6 +943,7 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
         t = [tensor(r, s.dtype).reshape(shape) for r in raws]
         tm = t[0] > 0
         return {"sort": lambda: torch.sort(t[0], dim=-1),
+                "sort_flat": lambda: torch.sort(t[0].reshape(-1)),
                 "unique_values": lambda: torch.unique(t[0]),
                 "cumulative_sum_axis0": lambda: torch.cumsum(t[0], 0),
                 "vecdot": lambda: torch.linalg.vecdot(t[0], t[1]),
@@ -955,7 +962,8 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
                                   "mask_select": "a[mask]", "mask_fill": "a[mask] = 0",
                                   "vector_norm": "np.linalg.norm(axis=-1)",
                                   "unique_values": "np.unique",
-                                  "cumulative_sum_axis0": "np.cumsum(axis=0)"}.get(variant, f"np.{variant}"),
+                                  "cumulative_sum_axis0": "np.cumsum(axis=0)",
+                                  "sort_flat": "np.sort(a.reshape(-1))"}.get(variant, f"np.{variant}"),
                         "torch": {"vecdot": "torch.linalg.vecdot",
                                   "vector_norm": "torch.linalg.vector_norm",
                                   "unique_values": "torch.unique",
@@ -964,7 +972,8 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
                                   "where_transposed": "torch.where(t.T > 0, t.T, 0)",
                                   "add_reversed": "torch.flip(t, (0,)) + 1",
                                   "mask_select": "t[mask]",
-                                  "mask_fill": "t.masked_fill_(mask, 0)"
+                                  "mask_fill": "t.masked_fill_(mask, 0)",
+                                  "sort_flat": "torch.sort(t.reshape(-1))"
                                   }.get(variant, f"torch.{variant}")}
     return built
 
@@ -1017,7 +1026,8 @@ OPS: dict[str, Op] = {op.name: op for op in [
        "inputs + result", tuple(ARRAY_API_CASES), ("f32",), ("f32",), array_api_spec,
        array_api_build),
     Op("array_api_whole", "npu_emu.array_api functions that read a whole array or axis at a "
-       "time, on (M, N) arrays: sort and cumulative_sum along an axis, unique_values, vecdot "
+       "time, on (M, N) arrays: sort and cumulative_sum along an axis, sort of the whole array "
+       "as one lane, unique_values, vecdot "
        "and vector_norm per row, clip, tril; add and where on x.T, add on x[::-1]; x[mask] "
        "and x[mask] = 0 with a mask of x > 0", "inputs + result",
        WHOLE_CASES,
