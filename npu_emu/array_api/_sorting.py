@@ -70,21 +70,22 @@ def _lanes_axis(a: Any, axis: int) -> int | None:
 
 
 def _in_lanes(a: Any, axis: int, be: Any, nbytes: int, step: Any) -> None:
-    """step(at) over all of a's lanes along `axis` (at: an index of a's parts): one call with
-    `...`, or, for a large result (`nbytes`), one per part of the lanes at once on the
-    backend's threads (parts)."""
+    """step(at, one) over all of a's lanes along `axis` (at: an index of a's parts; one: the
+    backend where `at` is a single lane, all of a, else None): one call with `...`, or, for a
+    large result (`nbytes`), one per part of the lanes at once on the backend's threads
+    (parts)."""
     other = _lanes_axis(a, axis)
     k = 1 if other is None else parts.count(be, nbytes, a.shape[other])
     if k == 1:
-        step(...)
+        step(..., be if other is None else None)
         return
-    parts.run(lambda s: step((slice(None),) * other + (s,)), a.shape[other], k)
+    parts.run(lambda s: step((slice(None),) * other + (s,), None), a.shape[other], k)
 
 
 def _sort_lanes(a: np.ndarray, axis: int, be: Any, source: np.ndarray | None = None) -> None:
     """a.sort(axis) in place (with `source`: a = source first), NumPy's fast sort, in parts
     of the lanes when it is large: each lane sorted as one sort sorts it."""
-    def step(at: Any) -> None:
+    def step(at: Any, one: Any) -> None:
         if source is not None:
             a[at] = source[at]
         a[at].sort(axis=axis)
@@ -117,13 +118,32 @@ def _argsort_by_keys(v: np.ndarray, axis: int, descending: bool, be: Any,
     Into `keys` (uint64, v's shape), which it returns; a large one runs in parts of the lanes
     on the backend's threads (parts)."""
     _in_lanes(v, axis, be, keys.nbytes,
-              lambda at: _sorted_keys(v[at], axis, descending, keys[at]))
+              lambda at, one: _sorted_keys(v[at], axis, descending, keys[at], one))
     return keys
 
 
-def _sorted_keys(v: np.ndarray, axis: int, descending: bool, keys: np.ndarray) -> None:
+def _sorted_keys(v: np.ndarray, axis: int, descending: bool, keys: np.ndarray,
+                 one: Any = None) -> None:
     """_argsort_by_keys of v into `keys` (uint64, v's shape): the keys made, sorted along
-    `axis`, and cut to their indices."""
+    `axis`, and cut to their indices. `one`: the backend where v is a single lane: a large
+    one makes and cuts its keys in parts of the lane on the backend's threads (elementwise:
+    the same keys), around NumPy's one sort (1M float32: 15 -> 11 ms at two threads)."""
+    if one is not None and keys.flags.c_contiguous:
+        flat, lane, n = keys.reshape(-1), v.reshape(-1), keys.size
+        k = parts.count(one, keys.nbytes, n)
+        parts.run(lambda s: _make_keys(lane[s], 0, descending, flat[s], s.start), n, k)
+        flat.sort()
+        parts.run(lambda s: np.bitwise_and(flat[s], np.uint64(0xFFFFFFFF), out=flat[s]), n, k)
+        return
+    _make_keys(v, axis, descending, keys)
+    keys.sort(axis=axis)
+    np.bitwise_and(keys, np.uint64(0xFFFFFFFF), out=keys)
+
+
+def _make_keys(v: np.ndarray, axis: int, descending: bool, keys: np.ndarray,
+               start: int = 0) -> None:
+    """The unique keys of v into `keys` (uint64, v's shape): each value's rank (32 bits)
+    above its index along `axis` (counted from `start`: a part of a lane)."""
     kind = v.dtype.kind
     with np.errstate(invalid="ignore"):
         if kind == "f":
@@ -142,10 +162,8 @@ def _sorted_keys(v: np.ndarray, axis: int, descending: bool, keys: np.ndarray) -
     n = v.shape[axis]
     keys[...] = rank
     np.left_shift(keys, np.uint64(32), out=keys)
-    np.bitwise_or(keys, np.arange(n, dtype=np.uint64).reshape(
+    np.bitwise_or(keys, np.arange(start, start + n, dtype=np.uint64).reshape(
         [n if d == axis else 1 for d in range(v.ndim)]), out=keys)
-    keys.sort(axis=axis)
-    np.bitwise_and(keys, np.uint64(0xFFFFFFFF), out=keys)
 
 
 def argsort(x: Array, /, *, axis: int = -1, descending: bool = False,

@@ -128,6 +128,32 @@ def test_sort_in_parts_keeps_zeros_and_nans_in_their_lanes_order(two_threads, dt
     assert two_threads
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int32", "float16", "bfloat16",
+                                   "float32"])
+def test_argsort_of_one_lane_makes_its_keys_in_parts(two_threads, dtype):
+    """argsort of a single lane (1-D, one row, one column) by unique keys makes and cuts the
+    keys in parts of the lane (each part's indices counted from its start): NumPy's stable
+    orders, both ways, with zeros, infinities and NaNs among repeats."""
+    rng = np.random.default_rng(43)
+    for n in (1, 2, 9, 1001):
+        if dtype in FLOATS:
+            v = np.round(rng.standard_normal(n) * 3).astype(np.float32)
+            v[rng.integers(0, n, min(n, 9))] = rng.choice(SPECIAL, min(n, 9))
+            x = make(v, dtype)
+        else:
+            x = sample(dtype, (n,), rng)
+        host = as_float(values(x))
+        for shape in ((n,), (1, n), (n, 1)):
+            axis = 0 if shape == (n, 1) else -1
+            y, h = xp.reshape(x, shape), host.reshape(shape)
+            two_threads.clear()
+            np.testing.assert_array_equal(values(xp.argsort(y, axis=axis)),
+                                          np.argsort(h, axis=axis, kind="stable"))
+            assert n < 2 or two_threads, "the keys were not made in parts"
+            np.testing.assert_array_equal(values(xp.argsort(y, axis=axis, descending=True)),
+                                          stable_descending(h, axis))
+
+
 @pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int64", "float32", "bfloat16",
                                    "hifloat8", "complex128"])
 def test_take_and_integer_indexing_in_parts_are_numpys(two_threads, dtype):
