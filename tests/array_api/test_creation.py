@@ -204,15 +204,16 @@ def test_tril_triu_keep_bits_of_stacks(dtype, k):
 @pytest.mark.parametrize("dtype", ["bool", "float16", "float32", "float64", "complex128",
                                    "float8_e4m3fn"])
 def test_tril_triu_on_the_kernels_keep_bits_of_every_width(dtype, backend, monkeypatch):
-    """Past TRIANGLE_KERNELS_FROM the cpu backend's tril and triu are a comparison of the
-    indices and our select kernel (1- to 16-byte elements): NumPy's tril of x's bits, for
-    every k (past either corner too), stacks, transposed, reversed and strided views."""
-    import npu_emu.array_api._creation as creation
-    monkeypatch.setattr(creation, "TRIANGLE_KERNELS_FROM", 0)
+    """The cpu backend's tril and triu are our triangle kernel (1- to 16-byte elements):
+    NumPy's tril of x's bits, for every k (past either corner too), stacks, transposed,
+    reversed and strided views, and leading axes that do not merge (one launch per index of
+    the first)."""
     rng = np.random.default_rng(29)
     base = sample(dtype, (3, 9, 14), rng)
+    four = sample(dtype, (2, 3, 5, 7), rng)
     views = {"stack": base, "T": xp.permute_dims(base, (0, 2, 1)), "reversed": base[:, ::-1, :],
-             "strided": base[1, 1::2, ::3], "one row": base[0, :1, :], "one column": base[0, :, :1]}
+             "strided": base[1, 1::2, ::3], "one row": base[0, :1, :], "one column": base[0, :, :1],
+             "axes apart": xp.permute_dims(four, (1, 0, 2, 3))}
     for name, x in views.items():
         rows, cols = x.shape[-2:]
         for k in (-2**63, -rows - 3, -rows, -3, -1, 0, 1, 4, cols, cols + 7, 2**70):
@@ -223,16 +224,15 @@ def test_tril_triu_on_the_kernels_keep_bits_of_every_width(dtype, backend, monke
                 np.testing.assert_array_equal(bits(got), want, err_msg=f"{fname} {name} k={k}")
 
 
-def test_tril_of_a_large_matrix_runs_on_the_kernels(backend):
-    """A float32 stack past TRIANGLE_KERNELS_FROM (no patching): NumPy's bits, signed zeros
-    and NaN payloads kept below the diagonal, +0 above."""
-    import npu_emu.array_api._creation as creation
+def test_tril_of_a_large_matrix_keeps_zeros_and_nan_payloads(backend):
+    """A float32 stack, on each backend (the triangle kernel on cpu, the library's tril on
+    cuda): NumPy's bits, signed zeros and NaN payloads kept on their side of the diagonal,
+    +0 on the other."""
     rng = np.random.default_rng(30)
     v = rng.standard_normal((2, 300, 310)).astype(np.float32)
     v[v > 1.5] = -0.0
     raw = v.view(np.uint32)
     raw[v < -1.5] = 0x7FC01234
-    assert v.nbytes >= creation.TRIANGLE_KERNELS_FROM
     x = xp.asarray(v, copy=True)       # on the backend the fixture made current
     for fname, k in (("tril", -1), ("triu", 3)):
         got = np.asarray(getattr(xp, fname)(x, k=k))
