@@ -25,7 +25,7 @@ import numpy as np
 
 from ..dtypes import COMPLEX, INFO, aclDataType as DT
 from ..ops._checks import broadcast_shapes
-from ._engine import dtypes as _dtypes
+from ._engine import dtypes as _dtypes, repeat
 from ._engine.args import array_arg, axis_arg, same_device
 from ._engine.array import Array, empty_array
 from ._engine.dtypes import complex_of, real_of
@@ -361,7 +361,12 @@ def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
     axes, keep = _norm_axes(axis, a.ndim), bool(keepdims)
     ct = compute_dtype(a._t.dtype)
     if ord == 2 and INFO[ct].kind != COMPLEX and a.size:
-        squares = sum_of_squares(a, ct, axes, keep)     # sum(x * x) in one pass
+        # sum(x * x) in one pass; a repeated call takes the short way to its plan
+        squares, key = repeat.short_way("sum_of_squares", a, params=(ct, axes, keep))
+        if squares is None:
+            squares = sum_of_squares(a, ct, axes, keep)
+            if squares is not None:
+                repeat.remember_reduction(key, "sum_of_squares", a, a, squares, axes, keep)
         if squares is not None:
             return _rounded(sqrt(squares), a)
     v = a if a._t.dtype == ct else convert(a, ct)

@@ -250,6 +250,34 @@ def test_repeated_all_and_any_skip_to_their_plan_and_read_the_new_values(cpu_bac
         xp.any(xp.asarray(masks[0]), keepdims=1)   # refused every time, remembered or not
 
 
+def test_a_repeated_vector_norm_skips_to_its_sum_of_squares_plan(cpu_backend, monkeypatch):
+    """vector_norm (ord 2, real) takes the short way to its one-pass sum of squares: a
+    repeated call on an array of the same geometry runs that plan without the full path, on
+    the values the array holds now. Reference: NumPy's sqrt of the float64 sum of squares,
+    within float32's rounding of the sum."""
+    from npu_emu.array_api import linalg
+    full = count_calls(monkeypatch, linalg, "sum_of_squares")
+    clear_plan_cache()
+    rng = np.random.default_rng(43)
+    data = [rng.standard_normal((9, 13)).astype(np.float32) for _ in range(3)]
+    calls = [(lambda m: xp.linalg.vector_norm(m), lambda a: np.linalg.norm(a.astype(np.float64))),
+             (lambda m: xp.linalg.vector_norm(m, axis=0),
+              lambda a: np.linalg.norm(a.astype(np.float64), axis=0)),
+             (lambda m: xp.linalg.vector_norm(m, axis=1, keepdims=True),
+              lambda a: np.linalg.norm(a.astype(np.float64), axis=1, keepdims=True))]
+    for ours, _ in calls:
+        ours(xp.asarray(data[0], copy=True))
+    planned = full["sum_of_squares"]
+    for a in data:
+        m = xp.asarray(a, copy=True)
+        for ours, want in calls:
+            got, ref = np.asarray(ours(m)), want(a)
+            assert got.dtype == np.float32 and got.shape == ref.shape
+            np.testing.assert_allclose(got, ref, rtol=4e-6)
+            np.testing.assert_array_equal(got, np.asarray(ours(xp.asarray(a, copy=True))))
+    assert full["sum_of_squares"] == planned
+
+
 def _repeats_without_the_full_path(full: dict, counted: str, calls: list, data: list,
                                    dtype: type) -> None:
     """Each of `calls` (ours, NumPy's) on arrays of data[0]'s geometry, then on each of `data`
