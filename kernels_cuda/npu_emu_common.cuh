@@ -22,3 +22,11 @@ typedef unsigned long long uint64_t;
 #define NPU_EMU_EXPORT(name)
 #define NPU_EMU_HD __host__ __device__ __forceinline__
 #endif
+
+namespace npu_emu {
+// A 16-byte element (complex128) moved whole as bits, by the families that move elements of
+// any dtype by width (select, triangle: npu_emu/kernels/copy.py BIT_TYPES).
+struct bits16 {
+    uint64_t lo, hi;
+};
+}  // namespace npu_emu

@@ -15,10 +15,6 @@
 namespace npu_emu {
 namespace select_kernels {
 
-struct b16 {   // a 16-byte element (complex128): moved whole
-    uint64_t lo, hi;
-};
-
 // k ? a : b by masks, not a jump: a random condition mispredicts half of its jumps (3 ns an
 // element on strided rows, measured on x86).
 template <typename T>
@@ -26,7 +22,7 @@ __device__ __forceinline__ T blend(bool k, T a, T b) {
     const T m = static_cast<T>(0) - static_cast<T>(k);
     return static_cast<T>((a & m) | (b & static_cast<T>(~m)));
 }
-__device__ __forceinline__ b16 blend(bool k, b16 a, b16 b) {
+__device__ __forceinline__ bits16 blend(bool k, bits16 a, bits16 b) {
     return {blend<uint64_t>(k, a.lo, b.lo), blend<uint64_t>(k, a.hi, b.hi)};
 }
 

@@ -13,10 +13,6 @@
 namespace npu_emu {
 namespace triangle_kernels {
 
-struct b16 {   // a 16-byte element (complex128): moved whole
-    uint64_t lo, hi;
-};
-
 // Mirrored by triangle.py's params_dtype.
 struct TriangleParams {
     int64_t batch, rows, cols;     // out's shape (one batch dim; the host merges or loops)

@@ -14,6 +14,9 @@ from ..runtime.base import Backend, Launch, Pointer, Workspace
 from .indexing import IterSpace, broadcast_strides, coalesce, pack_params
 
 MODULE = "strided_copy.cu"
+# The C type that moves an element of each width as bits, for the families that serve every
+# dtype of a width with one kernel (select, triangle); 16: complex128 (npu_emu_common.cuh).
+BIT_TYPES = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t", 16: "npu_emu::bits16"}
 UNITS = {1: "b1", 2: "b2", 4: "b4", 8: "b8"}
 TILE_MIN = 16   # both axes at least this long before a tile pays
 

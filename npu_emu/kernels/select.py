@@ -12,13 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..runtime.base import Backend, Launch, kernels_dir
-from .copy import View
+from .copy import BIT_TYPES, View
 from .ufunc import WIDE_INDEX, check_broadcast, row_launch   # noqa: F401 (WIDE_INDEX: select.cuh's flag too)
 
 MODULE = "select.cu"
-# element width in bytes -> the type select.cuh moves (16: complex128, as two 64-bit words)
-WIDTHS = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t",
-          16: "npu_emu::select_kernels::b16"}
+# element width in bytes -> the type select.cuh moves (copy.BIT_TYPES)
+WIDTHS = BIT_TYPES
 
 
 def kernel_name(width: int) -> str:

@@ -14,12 +14,11 @@ from pathlib import Path
 import numpy as np
 
 from ..runtime.base import Backend, Launch, kernels_dir
-from .copy import pointer_arg
+from .copy import BIT_TYPES, pointer_arg
 
 MODULE = "triangle.cu"
-# element width in bytes -> the type triangle.cuh moves (16: complex128, as two 64-bit words)
-WIDTHS = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t",
-          16: "npu_emu::triangle_kernels::b16"}
+# element width in bytes -> the type triangle.cuh moves (copy.BIT_TYPES)
+WIDTHS = BIT_TYPES
 # Elements a CPU block writes at least (a block is handed out as one piece of work); a GPU
 # block writes one row with its threads.
 BLOCK_ELEMENTS = 1 << 15
