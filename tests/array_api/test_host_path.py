@@ -265,34 +265,33 @@ def test_a_repeated_vector_norm_skips_to_its_sum_of_squares_plan(cpu_backend, mo
               lambda a: np.linalg.norm(a.astype(np.float64), axis=0)),
              (lambda m: xp.linalg.vector_norm(m, axis=1, keepdims=True),
               lambda a: np.linalg.norm(a.astype(np.float64), axis=1, keepdims=True))]
-    for ours, _ in calls:
-        ours(xp.asarray(data[0], copy=True))
-    planned = full["sum_of_squares"]
-    for a in data:
-        m = xp.asarray(a, copy=True)
-        for ours, want in calls:
-            got, ref = np.asarray(ours(m)), want(a)
-            assert got.dtype == np.float32 and got.shape == ref.shape
-            np.testing.assert_allclose(got, ref, rtol=4e-6)
-            np.testing.assert_array_equal(got, np.asarray(ours(xp.asarray(a, copy=True))))
-    assert full["sum_of_squares"] == planned
+    _repeats_without_the_full_path(full, "sum_of_squares", calls, data, np.float32,
+                                   lambda got, ref: np.testing.assert_allclose(got, ref, rtol=4e-6))
+
+
+def _same_bytes(got: np.ndarray, want: np.ndarray) -> None:
+    assert got.tobytes() == want.tobytes(), (got, want)
 
 
 def _repeats_without_the_full_path(full: dict, counted: str, calls: list, data: list,
-                                   dtype: type) -> None:
+                                   dtype: type | None, check=None) -> None:
     """Each of `calls` (ours, NumPy's) on arrays of data[0]'s geometry, then on each of `data`
-    in turn: NumPy's values and dtype, and no call of the full path's `counted` after the
-    first round. Copies in the pool: imports of NumPy's memory sit at other offsets, which a
-    plan may read (ops._bindings.signature), so each import is planned once for itself."""
+    in turn: NumPy's values and dtype (`dtype`; None: the reference's own), or what
+    check(got, want) asserts, and no call of the full path's `counted` after the first round.
+    Copies in the pool: imports of NumPy's memory sit at other offsets, which a plan may read
+    (ops._bindings.signature), so each import is planned once for itself."""
     for ours, _ in calls:
         ours(xp.asarray(data[0], copy=True))
     planned = full[counted]
     for a in data:
         m = xp.asarray(a, copy=True)
         for ours, want in calls:
-            got = np.asarray(ours(m))
-            assert got.dtype == dtype and got.shape == want(a).shape
-            np.testing.assert_array_equal(got, want(a))
+            got, ref = np.asarray(ours(m)), want(a)
+            assert got.dtype == (ref.dtype if dtype is None else dtype) and got.shape == ref.shape
+            if check is None:
+                np.testing.assert_array_equal(got, ref)
+            else:
+                check(got, ref)
     assert full[counted] == planned
 
 
@@ -332,15 +331,7 @@ def test_a_repeated_astype_skips_to_its_plan_and_reads_the_new_values(cpu_backen
              (lambda m: xp.astype(m > 0, xp.float64), lambda a: (a > 0).astype(np.float64)),
              (lambda m: xp.astype(m.T, xp.float16), lambda a: a.T.astype(np.float16)),
              (lambda m: xp.astype(m[::2, 1::3], xp.float32), lambda a: a[::2, 1::3].astype(np.float32))]
-    for ours, _ in calls:
-        ours(xp.asarray(data[0], copy=True))
-    planned = full["call_new"]
-    for a in data:
-        m = xp.asarray(a, copy=True)
-        for ours, want in calls:
-            got, ref = np.asarray(ours(m)), want(a)
-            assert got.dtype == ref.dtype and got.tobytes() == ref.tobytes()
-    assert full["call_new"] == planned
+    _repeats_without_the_full_path(full, "call_new", calls, data, None, _same_bytes)
     with pytest.raises(TypeError, match="imaginary"):
         xp.astype(xp.asarray(data[0] + 1j), xp.float64)   # refused every time
 
