@@ -32,11 +32,7 @@ namespace {
 
 using npu_emu::IterParams;
 
-// The canonical NaN of each float type (see the top of this file).
-NPU_EMU_HD float canonical_nan(float x) { return x != x ? npu_emu::bits_as_float(0x7FC00000u) : x; }
-NPU_EMU_HD double canonical_nan(double x) {
-    return x != x ? npu_emu::bits_as_double(0x7FF8000000000000ull) : x;
-}
+using npu_emu::canonical_nan;   // the canonical NaN of each float type (npu_emu_convert.cuh)
 
 // Arithmetic on one storage type.
 template <typename T> struct Arith {  // float, double

@@ -61,10 +61,8 @@ template <> struct Parts<c128> { using R = double; static constexpr bool complex
 
 // A NaN result leaves as the canonical quiet NaN: which operand's NaN an operation passes on
 // (and with what sign) differs between targets and between a loop's scalar and vector forms.
-__device__ __forceinline__ float canonical(float x) { return x != x ? bits_as_float(0x7FC00000u) : x; }
-__device__ __forceinline__ double canonical(double x) {
-    return x != x ? bits_as_double(0x7FF8000000000000ull) : x;
-}
+__device__ __forceinline__ float canonical(float x) { return canonical_nan(x); }
+__device__ __forceinline__ double canonical(double x) { return canonical_nan(x); }
 template <typename S>
 __device__ __forceinline__ S canonical_of(S v) {
     if constexpr (Parts<S>::complex) return S{canonical(v.re), canonical(v.im)};

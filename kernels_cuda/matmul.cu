@@ -138,9 +138,7 @@ struct LoadS8 {
 // constant of each kernel, passed down as a value so that one body serves every output dtype;
 // see cube_body). store_as: for one output dtype; store_out: for `out`.
 enum Out : int32_t { OUT_F32, OUT_F16, OUT_BF16, OUT_S32 };
-__device__ __forceinline__ float canonical(float x) {
-    return x != x ? npu_emu::bits_as_float(0x7FC00000u) : x;
-}
+__device__ __forceinline__ float canonical(float x) { return npu_emu::canonical_nan(x); }
 template <int OUT>
 __device__ __forceinline__ void store_as(void* C, int64_t i, float x) {
     if (OUT == OUT_F16) static_cast<uint16_t*>(C)[i] = npu_emu::from_float<npu_emu::f16>(canonical(x)).bits;

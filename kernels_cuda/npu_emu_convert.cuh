@@ -112,6 +112,20 @@ NPU_EMU_HD double bits_as_double(uint64_t u) {
 #endif
 }
 
+// ------------------------------------------------------------------ the canonical NaN
+// Every NaN a kernel computes is stored as its type's canonical quiet NaN (positive, the quiet
+// bit alone): which operand's NaN an operation passes on, and with what sign, differs between
+// the CPU and the GPU and between a loop's scalar and vector forms. Its codes, declared once
+// here for every kernel family, and the float compare-and-select most families apply it with.
+constexpr uint32_t CANONICAL_NAN_F32 = 0x7FC00000u;
+constexpr uint64_t CANONICAL_NAN_F64 = 0x7FF8000000000000ull;
+constexpr uint16_t CANONICAL_NAN_F16 = 0x7E00u;
+constexpr uint16_t CANONICAL_NAN_BF16 = 0x7FC0u;
+NPU_EMU_HD float canonical_nan_f32() { return bits_as_float(CANONICAL_NAN_F32); }
+NPU_EMU_HD double canonical_nan_f64() { return bits_as_double(CANONICAL_NAN_F64); }
+NPU_EMU_HD float canonical_nan(float x) { return x != x ? canonical_nan_f32() : x; }
+NPU_EMU_HD double canonical_nan(double x) { return x != x ? canonical_nan_f64() : x; }
+
 namespace detail {
 
 template <typename A, typename B> struct is_same { static constexpr bool value = false; };

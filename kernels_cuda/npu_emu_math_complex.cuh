@@ -35,7 +35,6 @@ constexpr double PI = 3.141592653589793, PI_2 = 1.5707963267948966, PI_4 = 0.785
                  LOG10_2 = 0.30102999566398120;
 
 NPU_EMU_HD double inf() { return bits_as_double(0x7FF0000000000000ull); }
-NPU_EMU_HD double nan() { return bits_as_double(0x7FF8000000000000ull); }
 NPU_EMU_HD double fabs_(double x) { return bits_as_double(double_as_bits(x) & 0x7FFFFFFFFFFFFFFFull); }
 NPU_EMU_HD double copysign_(double m, double s) {
     return bits_as_double((double_as_bits(m) & 0x7FFFFFFFFFFFFFFFull) | (double_as_bits(s) & 0x8000000000000000ull));
@@ -91,17 +90,17 @@ NPU_EMU_CPLX cd exp_(double x, double y) {
         const double e = exp(x);
         return {e * c, e * s};
     }
-    if (isnan_(x)) return {x, y == 0.0 ? y : nan()};          // NaN + i0 -> NaN + i0
+    if (isnan_(x)) return {x, y == 0.0 ? y : canonical_nan_f64()};          // NaN + i0 -> NaN + i0
     if (isinf_(x)) {
         if (!neg(x)) {
             if (y == 0.0) return {x, y};
-            if (!finite(y)) return {x, nan()};                 // +inf + i(inf | NaN): +inf + iNaN
+            if (!finite(y)) return {x, canonical_nan_f64()};                 // +inf + i(inf | NaN): +inf + iNaN
             return {x * cos(y), x * sin(y)};
         }
         if (!finite(y)) return {0.0, 0.0};                     // -inf + i(inf | NaN): +0 + i0
         return {0.0 * cos(y), 0.0 * sin(y)};                   // +0 cis(y)
     }
-    return {nan(), nan()};                                     // finite + i(inf | NaN)
+    return {canonical_nan_f64(), canonical_nan_f64()};                                     // finite + i(inf | NaN)
 }
 
 // e^z - 1: (expm1(x) cos y - 2 sin^2(y/2)) + i e^x sin y, no cancellation near 0.
@@ -119,7 +118,7 @@ template <int Base> NPU_EMU_CPLX cd log_(double x, double y) {
     const double k = Base == 2 ? INV_LN2 : Base == 10 ? INV_LN10 : 1.0;
     const double arg = Base == 0 ? atan2(y, x) : atan2(y, x) * k;
     if (!finite(x) || !finite(y)) {   // Annex G: log|z| = +inf for an infinite part, NaN else
-        return {isinf_(x) || isinf_(y) ? inf() : nan(), arg};
+        return {isinf_(x) || isinf_(y) ? inf() : canonical_nan_f64(), arg};
     }
     if (x == 0.0 && y == 0.0) return {-inf(), arg};
     return {log_abs<Base>(x, y), arg};
@@ -170,11 +169,11 @@ template <bool Cosh> NPU_EMU_CPLX cd sinh_cosh(double x, double y) {
         return Cosh ? cd{cosh(x) * c, sinh(x) * s} : cd{sinh(x) * c, cosh(x) * s};
     }
     if (!finite(y)) {   // y inf or NaN
-        if (x == 0.0) return Cosh ? cd{nan(), 0.0} : cd{x, nan()};
-        if (isinf_(x)) return {Cosh ? inf() : x, nan()};
-        return {nan(), nan()};
+        if (x == 0.0) return Cosh ? cd{canonical_nan_f64(), 0.0} : cd{x, canonical_nan_f64()};
+        if (isinf_(x)) return {Cosh ? inf() : x, canonical_nan_f64()};
+        return {canonical_nan_f64(), canonical_nan_f64()};
     }
-    if (isnan_(x)) return {x, y == 0.0 ? y : nan()};           // NaN + i0 -> NaN + i0
+    if (isnan_(x)) return {x, y == 0.0 ? y : canonical_nan_f64()};           // NaN + i0 -> NaN + i0
     if (y == 0.0) return Cosh ? cd{inf(), neg(x) ? -y : y} : cd{x, y};
     return Cosh ? cd{inf() * cos(y), x * sin(y)} : cd{x * cos(y), inf() * sin(y)};
 }
@@ -192,8 +191,8 @@ NPU_EMU_CPLX cd tanh_(double x, double y) {
         return {(b * r * s) / d, t / d};
     }
     if (isinf_(x)) return {copysign_(1.0, x), copysign_(0.0, y)};   // +-1 + i0 (y's sign)
-    if (isnan_(x)) return {x, y == 0.0 ? y : nan()};
-    return {x == 0.0 ? x : nan(), nan()};                       // finite + i(inf | NaN)
+    if (isnan_(x)) return {x, y == 0.0 ? y : canonical_nan_f64()};
+    return {x == 0.0 ? x : canonical_nan_f64(), canonical_nan_f64()};                       // finite + i(inf | NaN)
 }
 
 // ------------------------------------------------------------------ inverse functions
@@ -201,8 +200,8 @@ NPU_EMU_CPLX cd tanh_(double x, double y) {
 // symmetric); log(2z) past 2^28 (the z^-2 terms are below 2^-56).
 NPU_EMU_CPLX cd asinh_(double x, double y) {
     if (!finite(x) || !finite(y)) {
-        if (isnan_(x)) return {isinf_(y) ? inf() : x, y == 0.0 ? y : nan()};
-        if (isnan_(y)) return {isinf_(x) ? x : nan(), nan()};
+        if (isnan_(x)) return {isinf_(y) ? inf() : x, y == 0.0 ? y : canonical_nan_f64()};
+        if (isnan_(y)) return {isinf_(x) ? x : canonical_nan_f64(), canonical_nan_f64()};
         return {copysign_(inf(), x), atan2(y, fabs_(x))};
     }
     const double ax = fabs_(x), ay = fabs_(y);
@@ -223,8 +222,8 @@ NPU_EMU_CPLX cd asinh_(double x, double y) {
 // acosh z = log1p((z - 1) + sqrt(z - 1) sqrt(z + 1)) (conjugate symmetric), log(2z) past 2^28.
 NPU_EMU_CPLX cd acosh_(double x, double y) {
     if (!finite(x) || !finite(y)) {
-        if (isnan_(x)) return {isinf_(y) ? inf() : x, nan()};
-        if (isnan_(y)) return {isinf_(x) ? inf() : nan(), x == 0.0 ? PI_2 : nan()};
+        if (isnan_(x)) return {isinf_(y) ? inf() : x, canonical_nan_f64()};
+        if (isnan_(y)) return {isinf_(x) ? inf() : canonical_nan_f64(), x == 0.0 ? PI_2 : canonical_nan_f64()};
         return {inf(), atan2(y, x)};
     }
     const double ay = fabs_(y);
@@ -249,8 +248,8 @@ NPU_EMU_CPLX cd acos_(double x, double y) {
 // first quadrant (odd, conjugate symmetric); past 2^60: x / |z|^2 + i pi/2.
 NPU_EMU_CPLX cd atanh_(double x, double y) {
     if (!finite(x) || !finite(y)) {
-        if (isnan_(x)) return isinf_(y) ? cd{0.0, copysign_(PI_2, y)} : cd{x, nan()};
-        if (isnan_(y)) return {isinf_(x) || x == 0.0 ? copysign_(0.0, x) : nan(), nan()};
+        if (isnan_(x)) return isinf_(y) ? cd{0.0, copysign_(PI_2, y)} : cd{x, canonical_nan_f64()};
+        if (isnan_(y)) return {isinf_(x) || x == 0.0 ? copysign_(0.0, x) : canonical_nan_f64(), canonical_nan_f64()};
         return {copysign_(0.0, x), copysign_(PI_2, y)};
     }
     const double ax = fabs_(x), ay = fabs_(y);
@@ -270,7 +269,7 @@ NPU_EMU_CPLX cd atanh_(double x, double y) {
 // repeated multiplication (1 / z^|n| for n < 0); else exp(w log z).
 NPU_EMU_CPLX cd pow_(cd z, cd w) {
     if (w.re == 0.0 && w.im == 0.0) return {1.0, 0.0};
-    if (z.re == 0.0 && z.im == 0.0) return w.re > 0.0 ? cd{0.0, 0.0} : cd{nan(), nan()};
+    if (z.re == 0.0 && z.im == 0.0) return w.re > 0.0 ? cd{0.0, 0.0} : cd{canonical_nan_f64(), canonical_nan_f64()};
     if (w.im == 0.0 && w.re > -100.0 && w.re < 100.0 && w.re == static_cast<double>(static_cast<int>(w.re))) {
         const int n = static_cast<int>(w.re);
         cd r = z, p = z;   // r: the product of the powers p = z^(2^j) of n's set bits
@@ -289,9 +288,9 @@ NPU_EMU_CPLX cd pow_(cd z, cd w) {
 }
 
 NPU_EMU_CPLX cd sign_(double x, double y) {   // z / |z|; 0 at 0; NaN with a NaN part
-    if (isnan_(x) || isnan_(y)) return {nan(), nan()};
+    if (isnan_(x) || isnan_(y)) return {canonical_nan_f64(), canonical_nan_f64()};
     if (isinf_(x) || isinf_(y)) {
-        if (isinf_(x) && isinf_(y)) return {nan(), nan()};
+        if (isinf_(x) && isinf_(y)) return {canonical_nan_f64(), canonical_nan_f64()};
         return isinf_(x) ? cd{copysign_(1.0, x), 0.0} : cd{0.0, copysign_(1.0, y)};
     }
     if (x == 0.0 && y == 0.0) return {0.0, 0.0};

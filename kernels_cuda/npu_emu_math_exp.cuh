@@ -94,7 +94,6 @@ constexpr double INV_LN10_H = 0x1.bcb7b1526e50ep-2, INV_LN10_L = 0x1.95355baaafa
 constexpr uint64_t SQRT2_BITS = 0x3FF6A09E667F3BCDull;
 
 NPU_EMU_HD double inf_d() { return bits_as_double(0x7FF0000000000000ull); }
-NPU_EMU_HD double nan_d() { return bits_as_double(0x7FF8000000000000ull); }  // the canonical NaN
 NPU_EMU_HD double abs_d(double x) { return bits_as_double(double_as_bits(x) & 0x7FFFFFFFFFFFFFFFull); }
 NPU_EMU_HD double high_word(double v) {  // v with its low 32 bits cleared: 21 significant bits
     return bits_as_double(double_as_bits(v) & 0xFFFFFFFF00000000ull);
@@ -261,7 +260,7 @@ namespace fn { struct exp; struct log; struct log2; struct log10; }
 // Every split form in this header declares `canonical` (fast() on a non-rare lane makes no NaN
 // but the canonical one): each rare() takes NaN, and the infinities but for float32 expm1's
 // -inf (clamped to -17.5 first) and tanh's +-inf (clamped to 9.25 / 22 first; float32 tanh
-// returns nan_f() for NaN as its last select), so fast() computes on finite arguments in
+// returns canonical_nan_f32() for NaN as its last select), so fast() computes on finite arguments in
 // bounded ranges, with nonzero divisors and non-negative square roots: nothing there makes a
 // NaN (a result may overflow to inf). tests/test_split_canonical.py checks it.
 // exp in fdlibm's scheme (e_exp.c) in plain double, no double-double: x = k ln2 + r with ln2 in
@@ -351,13 +350,13 @@ template <> struct Split<fn::exp, double> {  // -708 < x < 709: 2^k a normal sca
 NPU_EMU_HD double exp(double x) {
     using S = Split<fn::exp, double>;
     if (!S::rare(x)) return S::fast(x);
-    if (x != x) return expdetail::nan_d();
+    if (x != x) return canonical_nan_f64();
     return expdetail::exp_scaled({x, 0.0}, 0);
 }
 
 NPU_EMU_HD double exp2(double x) {
     using namespace expdetail;
-    if (x != x) return nan_d();
+    if (x != x) return canonical_nan_f64();
     if (x > 1025.0) return inf_d();
     if (x < -1076.0) return 0.0;
     const double k = round_to_int(x);
@@ -386,7 +385,7 @@ NPU_EMU_HD double expm1(double x) {
     using namespace expdetail;
     using S = Split<fn::expm1, double>;
     if (!S::rare(x)) return S::fast(x);
-    if (x != x) return nan_d();
+    if (x != x) return canonical_nan_f64();
     if (abs_d(x) < 0x1p-54) return x;  // e^x - 1 = x + x^2/2 rounds to x (keeps -0)
     if (x > 700.0) return exp(x);      // the -1 is below half an ulp
     return -1.0;                       // x < -40: e^x < 2^-57
@@ -500,7 +499,7 @@ NPU_EMU_HD double log1p_d(double x) {
 NPU_EMU_HD bool log_rare(double x) { return !(x >= 0x1p-1022 && x < expdetail::inf_d()); }
 NPU_EMU_HD double log_special(double x) {  // x <= 0, NaN or +inf
     using namespace expdetail;
-    return x == 0.0 ? -inf_d() : x == inf_d() ? inf_d() : nan_d();
+    return x == 0.0 ? -inf_d() : x == inf_d() ? inf_d() : canonical_nan_f64();
 }
 NPU_EMU_HD bool is_subnormal_d(double x) { return x > 0.0 && x < 0x1p-1022; }
 
@@ -552,7 +551,7 @@ NPU_EMU_HD double log1p(double x) {
     using namespace expdetail;
     using S = Split<fn::log1p, double>;
     if (!S::rare(x)) return S::fast(x);
-    if (!(x >= -1.0)) return nan_d();  // NaN or x < -1
+    if (!(x >= -1.0)) return canonical_nan_f64();  // NaN or x < -1
     if (x == -1.0) return -inf_d();
     if (x == inf_d()) return inf_d();
     return x;  // |x| < 2^-54: x - x^2/2 rounds to x (keeps -0)
@@ -593,7 +592,7 @@ NPU_EMU_HD double sinh(double x) {
     using namespace expdetail;
     using S = Split<fn::sinh, double>;
     if (!S::rare(x)) return S::fast(x);
-    if (x != x) return nan_d();
+    if (x != x) return canonical_nan_f64();
     if (abs_d(x) < 0x1p-28) return x;  // x^3/6 is below half an ulp
     return with_sign_of(exp_scaled({abs_d(x), 0.0}, -1), x);  // e^-|x| is below 2^-63 of the result
 }
@@ -611,7 +610,7 @@ NPU_EMU_HD double cosh(double x) {
     using namespace expdetail;
     using S = Split<fn::cosh, double>;
     if (!S::rare(x)) return S::fast(x);
-    if (x != x) return nan_d();
+    if (x != x) return canonical_nan_f64();
     return exp_scaled({abs_d(x), 0.0}, -1);
 }
 
@@ -643,7 +642,7 @@ NPU_EMU_HD double tanh(double x) {
     using namespace expdetail;
     using S = Split<fn::tanh, double>;
     if (!S::rare(x)) return S::fast(x);
-    if (x != x) return nan_d();
+    if (x != x) return canonical_nan_f64();
     return x;  // |x| < 2^-28: x^3/3 is below half an ulp
 }
 
@@ -714,7 +713,7 @@ NPU_EMU_HD double asinh(double x) {
     using namespace expdetail;
     using S = Split<fn::asinh, double>;
     if (!S::rare(x)) return S::fast(x);
-    if (x != x) return nan_d();
+    if (x != x) return canonical_nan_f64();
     const double ax = abs_d(x);
     if (ax < 0x1p-28 || ax == inf_d()) return x;
     const dd l = dd_add(log_dd({ax, 0.0}), dd{LN2_H, LN2_L});
@@ -742,7 +741,7 @@ NPU_EMU_HD double acosh(double x) {
     using namespace expdetail;
     using S = Split<fn::acosh, double>;
     if (!S::rare(x)) return S::fast(x);
-    if (!(x >= 1.0)) return nan_d();  // NaN or x < 1
+    if (!(x >= 1.0)) return canonical_nan_f64();  // NaN or x < 1
     if (x == 1.0) return 0.0;
     if (x == inf_d()) return inf_d();
     const dd l = dd_add(log_dd({x, 0.0}), dd{LN2_H, LN2_L});
@@ -774,9 +773,9 @@ NPU_EMU_HD double atanh(double x) {
     using namespace expdetail;
     using S = Split<fn::atanh, double>;
     if (!S::rare(x)) return S::fast(x);
-    if (x != x) return nan_d();
+    if (x != x) return canonical_nan_f64();
     const double ax = abs_d(x);
-    if (ax > 1.0) return nan_d();
+    if (ax > 1.0) return canonical_nan_f64();
     if (ax < 0x1p-28) return x;  // x^3/3 is below half an ulp
     return with_sign_of(inf_d(), x);
 }
@@ -898,7 +897,7 @@ NPU_EMU_HD double pow(double x, double y) {
     using S = Split<fn::pow, double>;
     if (!S::rare(x, y)) return S::fast(x, y);
     if (y == 0.0 || x == 1.0) return 1.0;
-    if (x != x || y != y) return nan_d();
+    if (x != x || y != y) return canonical_nan_f64();
     const double ax = abs_d(x), ay = abs_d(y);
     // y an integer? odd? (every double of magnitude >= 2^53 is an even integer)
     bool y_int = true, y_odd = false;
@@ -920,7 +919,7 @@ NPU_EMU_HD double pow(double x, double y) {
         const double r = y < 0.0 ? 0.0 : inf_d();
         return neg ? -r : r;
     }
-    if (x < 0.0 && !y_int) return nan_d();
+    if (x < 0.0 && !y_int) return canonical_nan_f64();
     double r;
     if (ax == 1.0) {  // x == -1, y an integer
         r = 1.0;
@@ -1016,7 +1015,7 @@ NPU_EMU_HD double logaddexp(double x, double y) {
     using namespace expdetail;
     using S = Split<fn::logaddexp, double>;
     if (!S::rare(x, y)) return S::fast(x, y);
-    if (x != x || y != y) return nan_d();
+    if (x != x || y != y) return canonical_nan_f64();
     if (x == y) {  // x + ln2 (and no inf - inf below)
         if (abs_d(x) == inf_d()) return x;
         const dd s = two_sum(x, LN2_H);
@@ -1053,7 +1052,6 @@ NPU_EMU_HD double logaddexp(double x, double y) {
 // results are the canonical NaN.
 namespace expdetail {
 
-NPU_EMU_HD float nan_f() { return bits_as_float(0x7FC00000u); }
 NPU_EMU_HD float inf_f() { return bits_as_float(0x7F800000u); }
 NPU_EMU_HD float with_sign_of(float r, float x) {  // |r| with x's sign (r >= 0 or +0)
     return bits_as_float(float_as_bits(r) | (float_as_bits(x) & 0x80000000u));
@@ -1447,7 +1445,7 @@ NPU_EMU_HD float tanh_lanes_f(float x) {
     const float s = 1.0f - q0, e = (1.0f - s) - q0;
     const float big = s + (e + c);
     const float res = with_sign_of(a < TANH_SMALL_F ? small : big, x);
-    return x != x ? nan_f() : res;  // NaN in the lanes too: rare() is false
+    return x != x ? canonical_nan_f32() : res;  // NaN in the lanes too: rare() is false
 }
 }  // namespace expdetail
 
@@ -1459,12 +1457,12 @@ template <> struct Split<fn::exp, float> {  // outside [-87, 88]: the double pat
 NPU_EMU_HD float exp(float x) {
     using namespace expdetail;
     using S = Split<fn::exp, float>;
-    return !S::rare(x) ? S::fast(x) : x != x ? nan_f() : static_cast<float>(exp_f(clamp(x, -104.0, 90.0)));
+    return !S::rare(x) ? S::fast(x) : x != x ? canonical_nan_f32() : static_cast<float>(exp_f(clamp(x, -104.0, 90.0)));
 }
 
 NPU_EMU_HD float exp2(float x) {
     using namespace expdetail;
-    if (x != x) return nan_f();
+    if (x != x) return canonical_nan_f32();
     if (x > 129.0f) return inf_f();
     if (x < -151.0f) return 0.0f;
     const double k = round_to_int(x);
@@ -1487,7 +1485,7 @@ template <> struct Split<fn::expm1, float> {
 NPU_EMU_HD float expm1(float x) {
     using namespace expdetail;
     using S = Split<fn::expm1, float>;
-    return !S::rare(x) ? S::fast(x) : x != x ? nan_f() : static_cast<float>(expm1_f(clamp(x, -18.0, 90.0)));
+    return !S::rare(x) ? S::fast(x) : x != x ? canonical_nan_f32() : static_cast<float>(expm1_f(clamp(x, -18.0, 90.0)));
 }
 
 // The float logarithms compute in float lanes (log_reduce_lanes above). Their rare arguments:
@@ -1497,7 +1495,7 @@ NPU_EMU_HD bool log_rare(float x) { return !(x >= 0x1p-126f && x < expdetail::in
 NPU_EMU_HD expdetail::log_lanes log_subnormal(float x) { return expdetail::log_reduce_lanes(x * 0x1p23f, -23); }
 NPU_EMU_HD float log_special(float x) {  // NaN, x <= 0 or +inf
     using namespace expdetail;
-    return !(x >= 0.0f) ? nan_f() : x == 0.0f ? -inf_f() : x;
+    return !(x >= 0.0f) ? canonical_nan_f32() : x == 0.0f ? -inf_f() : x;
 }
 NPU_EMU_HD bool is_subnormal(float x) { return x > 0.0f && x < 0x1p-126f; }
 
@@ -1543,7 +1541,7 @@ NPU_EMU_HD float log1p(float x) {
     using namespace expdetail;
     using S = Split<fn::log1p, float>;
     if (!S::rare(x)) return S::fast(x);
-    return x == -1.0f ? -inf_f() : x == inf_f() ? x : nan_f();
+    return x == -1.0f ? -inf_f() : x == inf_f() ? x : canonical_nan_f32();
 }
 
 // sinh and cosh of a = |x| = k ln2 + r by the addition formulas, sinh a = sinh(k ln2) cosh r +
@@ -1576,7 +1574,7 @@ NPU_EMU_HD float sinh(float x) {
     using S = Split<fn::sinh, float>;
     if (!S::rare(x)) return S::fast(x);
     const double a = abs_d(x);
-    return x != x ? nan_f() : with_sign_of(static_cast<float>(sinh_cosh(a > 90.0 ? 90.0 : a).sinh), x);
+    return x != x ? canonical_nan_f32() : with_sign_of(static_cast<float>(sinh_cosh(a > 90.0 ? 90.0 : a).sinh), x);
 }
 
 // cosh: float lanes up to |x| = 88 (cosh_lanes_f), the double addition formulas beyond.
@@ -1590,7 +1588,7 @@ NPU_EMU_HD float cosh(float x) {
     using S = Split<fn::cosh, float>;
     if (!S::rare(x)) return S::fast(x);
     const double a = abs_d(x);
-    return x != x ? nan_f() : static_cast<float>(sinh_cosh(a > 90.0 ? 90.0 : a).cosh);
+    return x != x ? canonical_nan_f32() : static_cast<float>(sinh_cosh(a > 90.0 ? 90.0 : a).cosh);
 }
 
 // tanh: float lanes for every argument (tanh_lanes_f; NaN gives the canonical NaN there, a
@@ -1602,7 +1600,7 @@ template <> struct Split<fn::tanh, float> {
 };
 NPU_EMU_HD float tanh(float x) {
     using S = Split<fn::tanh, float>;
-    return S::rare(x) ? expdetail::nan_f() : S::fast(x);
+    return S::rare(x) ? canonical_nan_f32() : S::fast(x);
 }
 
 // asinh |x| = log u, u = a + s, s = sqrt(a^2 + 1) (a = |x|), in float lanes as acosh's below:
@@ -1639,7 +1637,7 @@ template <> struct Split<fn::asinh, float> {
 NPU_EMU_HD float asinh(float x) {
     using namespace expdetail;
     using S = Split<fn::asinh, float>;
-    return !S::rare(x) ? S::fast(x) : x != x ? nan_f() : x;
+    return !S::rare(x) ? S::fast(x) : x != x ? canonical_nan_f32() : x;
 }
 
 // acosh x = log u, u = x + s, s = sqrt(x^2 - 1), in float lanes with one float square root and
@@ -1675,7 +1673,7 @@ NPU_EMU_HD float acosh(float x) {
     using S = Split<fn::acosh, float>;
     if (!S::rare(x)) return S::fast(x);
     const double xd = x;
-    return x == inf_f() ? x : x >= 1.0f ? static_cast<float>(log_f(xd + sqrt_rn(xd * xd - 1.0))) : nan_f();
+    return x == inf_f() ? x : x >= 1.0f ? static_cast<float>(log_f(xd + sqrt_rn(xd * xd - 1.0))) : canonical_nan_f32();
 }
 
 // atanh |x| = log(q) / 2, q = (1 + |x|) / (1 - |x|), in float lanes with one float division:
@@ -1711,7 +1709,7 @@ NPU_EMU_HD float atanh(float x) {
     using namespace expdetail;
     using S = Split<fn::atanh, float>;
     if (!S::rare(x)) return S::fast(x);
-    return abs_d(x) == 1.0 ? with_sign_of(inf_f(), x) : nan_f();
+    return abs_d(x) == 1.0 ? with_sign_of(inf_f(), x) : canonical_nan_f32();
 }
 
 // Normal x > 0 and finite y: 2^w, w = y log2 x, in double with glibc's powf scheme (two short

@@ -9,7 +9,7 @@
 // rare(x) is false is never a NaN but the canonical quiet one (float 0x7FC00000, double
 // 0x7FF8000000000000), so staged_row stores it without Store's canonicalization (a compare
 // and blend per lane: 10 % of a float32 exp). Declared only where the code makes it plain:
-// NaN arguments are rare (or fast() returns nan_f()/nan_d() for them), and no non-rare lane
+// NaN arguments are rare (or fast() returns the canonical NaN for them), and no non-rare lane
 // reaches inf - inf, 0 * inf, 0 / 0, inf / inf or the square root of a negative number in
 // the value it returns (a lane that computes such a NaN and then selects another value is
 // fine). tests/test_split_canonical.py checks every form that declares it.

@@ -119,7 +119,6 @@ NPU_EMU_TRIG_TABLE uint32_t TWO_OVER_PI_BITS[40] = {
 // ------------------------------------------------------------------ bits and scaling
 NPU_EMU_HD bool is_nan(double x) { return (double_as_bits(x) & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull; }
 NPU_EMU_HD bool is_inf(double x) { return (double_as_bits(x) & 0x7FFFFFFFFFFFFFFFull) == 0x7FF0000000000000ull; }
-NPU_EMU_HD double qnan() { return bits_as_double(0x7FF8000000000000ull); }
 NPU_EMU_HD double fabs_(double x) { return bits_as_double(double_as_bits(x) & 0x7FFFFFFFFFFFFFFFull); }
 NPU_EMU_HD double copysign_(double mag, double sgn) {
     return bits_as_double((double_as_bits(mag) & 0x7FFFFFFFFFFFFFFFull) |
@@ -140,7 +139,7 @@ NPU_EMU_HD double pow2(int k) { return bits_as_double(static_cast<uint64_t>(k + 
 // float result of a double evaluation: one rounding, NaN as the canonical float NaN (a GPU's
 // f64 -> f32 conversion would give 0x7FFFFFFF).
 NPU_EMU_HD float to_f32(double r) {
-    return is_nan(r) ? bits_as_float(0x7FC00000u) : static_cast<float>(r);
+    return is_nan(r) ? canonical_nan_f32() : static_cast<float>(r);
 }
 
 // branch-free choices: masks all 0 or all 1
@@ -535,7 +534,7 @@ NPU_EMU_HD float sincostan_fast_f(float x) {
 // Any float outside the fast range: NaN for NaN and +-inf, Payne-Hanek from 2^20 up.
 template <int WHICH>
 NPU_EMU_HD float sincostan_rare_f(float x) {
-    if ((float_as_bits(x) & 0x7FFFFFFFu) >= 0x7F800000u) return bits_as_float(0x7FC00000u);
+    if ((float_as_bits(x) & 0x7FFFFFFFu) >= 0x7F800000u) return canonical_nan_f32();
     double d = x;
     reduced red = reduce_payne_hanek(fabs_(d));
     return finish_sincostan_f<WHICH>(d, red.r.hi, static_cast<uint64_t>(red.n));
@@ -774,19 +773,19 @@ NPU_EMU_HD double sin(double x) {
     using namespace trig_detail;
     using S = Split<fn::sin, double>;
     if (!S::rare(x)) return S::fast(x);
-    return (is_nan(x) || is_inf(x)) ? qnan() : sincostan(x, 0);
+    return (is_nan(x) || is_inf(x)) ? canonical_nan_f64() : sincostan(x, 0);
 }
 NPU_EMU_HD double cos(double x) {
     using namespace trig_detail;
     using S = Split<fn::cos, double>;
     if (!S::rare(x)) return S::fast(x);
-    return (is_nan(x) || is_inf(x)) ? qnan() : sincostan(x, 1);
+    return (is_nan(x) || is_inf(x)) ? canonical_nan_f64() : sincostan(x, 1);
 }
 NPU_EMU_HD double tan(double x) {
     using namespace trig_detail;
     using S = Split<fn::tan, double>;
     if (!S::rare(x)) return S::fast(x);
-    return (is_nan(x) || is_inf(x)) ? qnan() : sincostan(x, 2);
+    return (is_nan(x) || is_inf(x)) ? canonical_nan_f64() : sincostan(x, 2);
 }
 
 template <> struct Split<fn::atan, double> {         // 2^-27 <= |x| <= 2^60
@@ -804,7 +803,7 @@ NPU_EMU_HD double atan(double x) {
     using namespace trig_detail;
     using S = Split<fn::atan, double>;
     if (!S::rare(x)) return S::fast(x);
-    if (is_nan(x)) return qnan();
+    if (is_nan(x)) return canonical_nan_f64();
     return fabs_(x) < 0x1p-27 ? x : copysign_(PIO2_HI, x);   // atan x = x (rounded, signed zeros
 }                                                            // kept); pi/2 - 1/a rounds to pi/2
 
@@ -824,7 +823,7 @@ NPU_EMU_HD double asin(double x) {
     using S = Split<fn::asin, double>;
     if (!S::rare(x)) return S::fast(x);
     double a = fabs_(x);
-    if (is_nan(x) || a > 1.0) return qnan();
+    if (is_nan(x) || a > 1.0) return canonical_nan_f64();
     return a == 1.0 ? copysign_(PIO2_HI, x) : x;
 }
 
@@ -838,7 +837,7 @@ NPU_EMU_HD double acos(double x) {
     using S = Split<fn::acos, double>;
     if (!S::rare(x)) return S::fast(x);
     if (x == 1.0) return 0.0;
-    return x == -1.0 ? PI_HI : qnan();               // NaN, |x| > 1
+    return x == -1.0 ? PI_HI : canonical_nan_f64();               // NaN, |x| > 1
 }
 
 template <> struct Split<fn::atan2, double> {        // |y|, |x| in [2^-500, 2^500], ratio within 2^+-62
@@ -858,7 +857,7 @@ NPU_EMU_HD double atan2(double y, double x) {
     using namespace trig_detail;
     using S = Split<fn::atan2, double>;
     if (!S::rare(y, x)) return S::fast(y, x);
-    if (is_nan(x) || is_nan(y)) return qnan();
+    if (is_nan(x) || is_nan(y)) return canonical_nan_f64();
     bool x_neg = sign_bit(x);
     double ay = fabs_(y), ax = fabs_(x);
     if (ay == 0.0) return x_neg ? copysign_(PI_HI, y) : y;     // +-0 / (+0 | x > 0) -> +-0
@@ -888,7 +887,7 @@ NPU_EMU_HD double atan2(double y, double x) {
 NPU_EMU_HD double hypot(double x, double y) {
     using namespace trig_detail;
     if (is_inf(x) || is_inf(y)) return bits_as_double(0x7FF0000000000000ull);   // even with NaN
-    if (is_nan(x) || is_nan(y)) return qnan();
+    if (is_nan(x) || is_nan(y)) return canonical_nan_f64();
     double a = fabs_(x), b = fabs_(y);
     if (a < b) { double t = a; a = b; b = t; }
     if (b == 0.0) return a;
@@ -993,15 +992,15 @@ NPU_EMU_HD float tan(float x) {
 NPU_EMU_HD float atan(float x) {                     // +-inf: +-pi/2 rounded
     using S = Split<fn::atan, float>;
     if (!S::rare(x)) return S::fast(x);
-    return x != x ? bits_as_float(0x7FC00000u) : trig_detail::to_f32(trig_detail::copysign_(trig_detail::PIO2_HI, x));
+    return x != x ? canonical_nan_f32() : trig_detail::to_f32(trig_detail::copysign_(trig_detail::PIO2_HI, x));
 }
 NPU_EMU_HD float asin(float x) {                     // NaN, |x| > 1
     using S = Split<fn::asin, float>;
-    return S::rare(x) ? bits_as_float(0x7FC00000u) : S::fast(x);
+    return S::rare(x) ? canonical_nan_f32() : S::fast(x);
 }
 NPU_EMU_HD float acos(float x) {
     using S = Split<fn::acos, float>;
-    return S::rare(x) ? bits_as_float(0x7FC00000u) : S::fast(x);
+    return S::rare(x) ? canonical_nan_f32() : S::fast(x);
 }
 NPU_EMU_HD float atan2(float y, float x) {           // zeros, infinities, NaN: the double table, once
     using S = Split<fn::atan2, float>;
@@ -1012,7 +1011,7 @@ NPU_EMU_HD float hypot(float x, float y) {
     using namespace trig_detail;
     double a = x, b = y;
     if (is_inf(a) || is_inf(b)) return bits_as_float(0x7F800000u);
-    if (is_nan(a) || is_nan(b)) return bits_as_float(0x7FC00000u);
+    if (is_nan(a) || is_nan(b)) return canonical_nan_f32();
     return static_cast<float>(sqrt_rn(a * a + b * b));
 }
 

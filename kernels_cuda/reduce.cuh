@@ -111,14 +111,14 @@ NPU_EMU_HD npu_emu::c128 mul_(npu_emu::c128 a, npu_emu::c128 b) { return cmul(a,
 
 // The canonical NaN, applied to results only (intermediate NaN payloads differ between
 // backends, NaN-ness does not).
-NPU_EMU_HD float canonical(float x) { return x != x ? bits_as_float(0x7FC00000u) : x; }
-NPU_EMU_HD double canonical(double x) { return x != x ? bits_as_double(0x7FF8000000000000ull) : x; }
+NPU_EMU_HD float canonical(float x) { return npu_emu::canonical_nan(x); }
+NPU_EMU_HD double canonical(double x) { return npu_emu::canonical_nan(x); }
 template <typename T> NPU_EMU_HD T canonical(T x) { return x; }   // integers
 NPU_EMU_HD npu_emu::c64 canonical(npu_emu::c64 x) { return npu_emu::c64{canonical(x.re), canonical(x.im)}; }
 NPU_EMU_HD npu_emu::c128 canonical(npu_emu::c128 x) { return npu_emu::c128{canonical(x.re), canonical(x.im)}; }
 
-NPU_EMU_HD float quiet_nan(float*) { return bits_as_float(0x7FC00000u); }
-NPU_EMU_HD double quiet_nan(double*) { return bits_as_double(0x7FF8000000000000ull); }
+NPU_EMU_HD float quiet_nan(float*) { return npu_emu::canonical_nan_f32(); }
+NPU_EMU_HD double quiet_nan(double*) { return npu_emu::canonical_nan_f64(); }
 NPU_EMU_HD npu_emu::c64 quiet_nan(npu_emu::c64*) { return npu_emu::c64{quiet_nan((float*)nullptr), quiet_nan((float*)nullptr)}; }
 NPU_EMU_HD npu_emu::c128 quiet_nan(npu_emu::c128*) { return npu_emu::c128{quiet_nan((double*)nullptr), quiet_nan((double*)nullptr)}; }
 

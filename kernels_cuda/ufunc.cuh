@@ -78,14 +78,14 @@ template <> struct UnsignedOfSize<8> { using type = uint64_t; };
 template <typename F> struct Bits;
 template <> struct Bits<float> {
     using type = uint32_t;
-    static constexpr uint32_t sign = 0x80000000u, inf = 0x7F800000u, quiet = 0x7FC00000u;
+    static constexpr uint32_t sign = 0x80000000u, inf = 0x7F800000u, quiet = CANONICAL_NAN_F32;
     static NPU_EMU_HD uint32_t of(float x) { return float_as_bits(x); }
     static NPU_EMU_HD float from(uint32_t u) { return bits_as_float(u); }
 };
 template <> struct Bits<double> {
     using type = uint64_t;
     static constexpr uint64_t sign = 0x8000000000000000ull, inf = 0x7FF0000000000000ull,
-                              quiet = 0x7FF8000000000000ull;
+                              quiet = CANONICAL_NAN_F64;
     static NPU_EMU_HD uint64_t of(double x) { return double_as_bits(x); }
     static NPU_EMU_HD double from(uint64_t u) { return bits_as_double(u); }
 };
@@ -557,14 +557,14 @@ template <typename U> NPU_EMU_HD U next_bits(U ux, U uy, U sign, U inf, U nan) {
 struct op_nextafter {
     static NPU_EMU_HD float run(float a, float b) {
         return bits_as_float(next_bits<uint32_t>(float_as_bits(a), float_as_bits(b), 0x80000000u,
-                                                 0x7F800000u, 0x7FC00000u));
+                                                 Bits<float>::inf, Bits<float>::quiet));
     }
     static NPU_EMU_HD double run(double a, double b) {
         return bits_as_double(next_bits<uint64_t>(double_as_bits(a), double_as_bits(b), 0x8000000000000000ull,
-                                                  0x7FF0000000000000ull, 0x7FF8000000000000ull));
+                                                  Bits<double>::inf, Bits<double>::quiet));
     }
-    static NPU_EMU_HD f16 run(f16 a, f16 b) { return f16{next_bits<uint16_t>(a.bits, b.bits, 0x8000u, 0x7C00u, 0x7E00u)}; }
-    static NPU_EMU_HD bf16 run(bf16 a, bf16 b) { return bf16{next_bits<uint16_t>(a.bits, b.bits, 0x8000u, 0x7F80u, 0x7FC0u)}; }
+    static NPU_EMU_HD f16 run(f16 a, f16 b) { return f16{next_bits<uint16_t>(a.bits, b.bits, 0x8000u, 0x7C00u, CANONICAL_NAN_F16)}; }
+    static NPU_EMU_HD bf16 run(bf16 a, bf16 b) { return bf16{next_bits<uint16_t>(a.bits, b.bits, 0x8000u, 0x7F80u, CANONICAL_NAN_BF16)}; }
 };
 template <> struct OnStorage<op_nextafter> { static constexpr bool value = true; };
 
