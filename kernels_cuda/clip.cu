@@ -1,5 +1,5 @@
-// Generated from DTYPES in npu_emu/kernels/clip.py by
-// `python -m npu_emu.kernels.clip`; do not edit (tests/test_clip.py checks it is fresh).
+// Generated from DTYPES in npu_emu/kernels/clip.py by `python -m npu_emu.kernels`;
+// do not edit (tests/test_kernel_catalog.py checks that it is fresh).
 #include "clip.cuh"
 NPU_EMU_CLIP_KERNEL(clip_f32, float)
 NPU_EMU_CLIP_KERNEL(clip_f16, npu_emu::f16)

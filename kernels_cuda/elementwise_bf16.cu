@@ -1,4 +1,5 @@
-// The arithmetic kernels (elementwise.cuh) for bf16, i32 indexing; the list
-// of kernels is generated from the catalog in npu_emu/kernels/elementwise.py.
+// Generated from CATALOG in npu_emu/kernels/elementwise.py by `python -m npu_emu.kernels`;
+// do not edit (tests/test_kernel_catalog.py checks that it is fresh).
+// The arithmetic kernels (elementwise.cuh) for bf16, i32 indexing.
 #include "elementwise.cuh"
 #include "elementwise_bf16.inc"

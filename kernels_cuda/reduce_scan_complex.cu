@@ -1,5 +1,5 @@
-// Generated from the catalog KERNEL_SETS of npu_emu/kernels/reduce.py by
-// `python -m npu_emu.kernels.reduce`; do not edit (tests/test_reduce.py checks it is fresh).
+// Generated from the catalog KERNEL_SETS in npu_emu/kernels/reduce.py by `python -m npu_emu.kernels`;
+// do not edit (tests/test_kernel_catalog.py checks that it is fresh).
 // Build unit scan_complex (reduce.cuh): cumulative_sum, cumulative_prod, from DT_COMPLEX64, DT_COMPLEX128.
 #include "reduce.cuh"
 NPU_EMU_SCAN(sum, Sum, npu_emu::c64, c64, npu_emu::c64, c64)

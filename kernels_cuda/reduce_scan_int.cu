@@ -1,5 +1,5 @@
-// Generated from the catalog KERNEL_SETS of npu_emu/kernels/reduce.py by
-// `python -m npu_emu.kernels.reduce`; do not edit (tests/test_reduce.py checks it is fresh).
+// Generated from the catalog KERNEL_SETS in npu_emu/kernels/reduce.py by `python -m npu_emu.kernels`;
+// do not edit (tests/test_kernel_catalog.py checks that it is fresh).
 // Build unit scan_int (reduce.cuh): cumulative_sum, cumulative_prod, from DT_BOOL, DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64.
 #include "reduce.cuh"
 NPU_EMU_SCAN(sum, Sum, int8_t, s8, int8_t, s8)

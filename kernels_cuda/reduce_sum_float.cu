@@ -1,5 +1,5 @@
-// Generated from the catalog KERNEL_SETS of npu_emu/kernels/reduce.py by
-// `python -m npu_emu.kernels.reduce`; do not edit (tests/test_reduce.py checks it is fresh).
+// Generated from the catalog KERNEL_SETS in npu_emu/kernels/reduce.py by `python -m npu_emu.kernels`;
+// do not edit (tests/test_kernel_catalog.py checks that it is fresh).
 // Build unit sum_float (reduce.cuh): sum, from DT_FLOAT16, DT_BF16, DT_FLOAT, DT_DOUBLE.
 #include "reduce.cuh"
 NPU_EMU_REDUCE(sum, Sum, npu_emu::f16, f16, npu_emu::f16, f16)

@@ -1,5 +1,5 @@
-// Generated from WIDTHS in npu_emu/kernels/select.py by
-// `python -m npu_emu.kernels.select`; do not edit (tests/test_select.py checks it is fresh).
+// Generated from WIDTHS in npu_emu/kernels/select.py by `python -m npu_emu.kernels`;
+// do not edit (tests/test_kernel_catalog.py checks that it is fresh).
 #include "select.cuh"
 NPU_EMU_SELECT_KERNEL(select_b1, uint8_t)
 NPU_EMU_SELECT_KERNEL(select_b2, uint16_t)

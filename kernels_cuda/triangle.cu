@@ -1,5 +1,5 @@
-// Generated from WIDTHS in npu_emu/kernels/triangle.py by
-// `python -m npu_emu.kernels.triangle`; do not edit (tests/test_triangle.py checks it is fresh).
+// Generated from WIDTHS in npu_emu/kernels/triangle.py by `python -m npu_emu.kernels`;
+// do not edit (tests/test_kernel_catalog.py checks that it is fresh).
 #include "triangle.cuh"
 NPU_EMU_TRIANGLE_KERNEL(triangle_b1, uint8_t)
 NPU_EMU_TRIANGLE_KERNEL(triangle_b2, uint16_t)

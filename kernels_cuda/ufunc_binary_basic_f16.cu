@@ -1,5 +1,5 @@
-// Generated from the catalog UFUNCS of npu_emu/kernels/ufunc.py by
-// `python -m npu_emu.kernels.ufunc`; do not edit (tests/test_ufunc.py checks it is fresh).
+// Generated from the catalog UFUNCS in npu_emu/kernels/ufunc.py by `python -m npu_emu.kernels`;
+// do not edit (tests/test_kernel_catalog.py checks that it is fresh).
 // Build unit binary_basic_f16: add, multiply, subtract, divide, floor_divide, remainder, maximum, minimum, copysign, nextafter.
 #include "ufunc.cuh"
 NPU_EMU_UFUNC2_KERNEL(ufunc_add_f16, op_add, npu_emu::f16, npu_emu::f16)

@@ -1,5 +1,5 @@
-// Generated from the catalog UFUNCS of npu_emu/kernels/ufunc.py by
-// `python -m npu_emu.kernels.ufunc`; do not edit (tests/test_ufunc.py checks it is fresh).
+// Generated from the catalog UFUNCS in npu_emu/kernels/ufunc.py by `python -m npu_emu.kernels`;
+// do not edit (tests/test_kernel_catalog.py checks that it is fresh).
 // Build unit binary_trig_f16: atan2, hypot.
 #include "ufunc.cuh"
 #include "npu_emu_math_trig.cuh"

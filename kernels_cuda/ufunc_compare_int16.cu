@@ -1,5 +1,5 @@
-// Generated from the catalog UFUNCS of npu_emu/kernels/ufunc.py by
-// `python -m npu_emu.kernels.ufunc`; do not edit (tests/test_ufunc.py checks it is fresh).
+// Generated from the catalog UFUNCS in npu_emu/kernels/ufunc.py by `python -m npu_emu.kernels`;
+// do not edit (tests/test_kernel_catalog.py checks that it is fresh).
 // Build unit compare_int16: equal, not_equal, less, less_equal, greater, greater_equal, bitwise_and, bitwise_or, bitwise_xor, bitwise_left_shift, bitwise_right_shift.
 #include "ufunc.cuh"
 NPU_EMU_UFUNC2_KERNEL(ufunc_equal_u16, op_equal, uint16_t, npu_emu::boolean)

@@ -1,5 +1,5 @@
-// Generated from the catalog UFUNCS of npu_emu/kernels/ufunc.py by
-// `python -m npu_emu.kernels.ufunc`; do not edit (tests/test_ufunc.py checks it is fresh).
+// Generated from the catalog UFUNCS in npu_emu/kernels/ufunc.py by `python -m npu_emu.kernels`;
+// do not edit (tests/test_kernel_catalog.py checks that it is fresh).
 // Build unit unary_basic_bf16: abs, negative, sign, square, sqrt, floor, ceil, trunc, round, reciprocal, pows_sqrt, pows_rsqrt, pows_cube, pows_inv_square, signbit, isnan, isinf, isfinite.
 #include "ufunc.cuh"
 NPU_EMU_UFUNC1_KERNEL(ufunc_abs_bf16, op_abs, npu_emu::bf16, npu_emu::bf16)

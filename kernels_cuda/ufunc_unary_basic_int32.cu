@@ -1,5 +1,5 @@
-// Generated from the catalog UFUNCS of npu_emu/kernels/ufunc.py by
-// `python -m npu_emu.kernels.ufunc`; do not edit (tests/test_ufunc.py checks it is fresh).
+// Generated from the catalog UFUNCS in npu_emu/kernels/ufunc.py by `python -m npu_emu.kernels`;
+// do not edit (tests/test_kernel_catalog.py checks that it is fresh).
 // Build unit unary_basic_int32: abs, negative, sign, square, isnan, isinf, isfinite, bitwise_invert.
 #include "ufunc.cuh"
 NPU_EMU_UFUNC1_KERNEL(ufunc_abs_s32, op_abs, int32_t, int32_t)

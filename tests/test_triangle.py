@@ -10,13 +10,8 @@ import pytest
 
 from npu_emu import runtime
 from npu_emu.kernels import triangle as T
-from npu_emu.runtime import kernels_dir
 
 UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-
-
-def test_the_unit_is_generated_from_the_catalog():
-    assert (kernels_dir() / T.MODULE).read_text() == T.unit_source()
 
 
 def _bits(width: int, shape, rng) -> np.ndarray:

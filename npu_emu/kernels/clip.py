@@ -4,19 +4,19 @@ broadcast to out, every operand of one dtype: the ufunc family's maximum and min
 (the same functors and intermediate store, so the same bits as the two of them).
 
 The catalog (DTYPES: the dtypes with a kernel, those of maximum and minimum) is declared once
-here; `clip.cu` is generated from it (`python -m npu_emu.kernels.clip`; tests/test_clip.py
+here; `clip.cu` is generated from it (`python -m npu_emu.kernels`; tests/test_kernel_catalog.py
 fails when it is stale).
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from ..dtypes import INFO, aclDataType as DT
-from ..runtime.base import Backend, Launch, kernels_dir
+from ..runtime.base import Backend, Launch
+from . import unit_text
 from .copy import View
 from .ufunc import BY_NAME, C_TYPES, check_broadcast, row_launch
 
 MODULE = "clip.cu"
+GENERATED = (MODULE,)   # the files generated from the catalog (npu_emu.kernels)
 # The dtypes clip has a kernel for: maximum's and minimum's (the real integers and floats).
 DTYPES = tuple(sorted(BY_NAME["maximum"].dtypes & BY_NAME["minimum"].dtypes,
                       key=lambda d: int(d)))
@@ -27,19 +27,11 @@ def kernel_name(dtype: DT) -> str:
     return f"clip_{INFO[dtype].short}"
 
 
-def unit_source() -> str:
-    """The text of kernels_cuda/clip.cu: the template and one kernel per dtype."""
-    lines = ["// Generated from DTYPES in npu_emu/kernels/clip.py by",
-             "// `python -m npu_emu.kernels.clip`; do not edit (tests/test_clip.py checks it is fresh).",
-             '#include "clip.cuh"']
-    lines += [f"NPU_EMU_CLIP_KERNEL({kernel_name(d)}, {C_TYPES[INFO[d].short]})" for d in DTYPES]
-    return "\n".join(lines) + "\n"
-
-
-def write_unit(folder: Path | None = None) -> Path:
-    path = (kernels_dir() if folder is None else folder) / MODULE
-    path.write_text(unit_source())
-    return path
+def generated() -> dict[str, str]:
+    """kernels_cuda/clip.cu: the template and one kernel per dtype."""
+    return {MODULE: unit_text("clip", "DTYPES", [f"NPU_EMU_CLIP_KERNEL({kernel_name(d)}, "
+                                                 f"{C_TYPES[INFO[d].short]})" for d in DTYPES],
+                              includes=["clip.cuh"])}
 
 
 def plan(be: Backend, dtype: DT, out: View, x: View, lo: View, hi: View) -> list[Launch]:
@@ -58,7 +50,3 @@ def plan(be: Backend, dtype: DT, out: View, x: View, lo: View, hi: View) -> list
     if out.numel == 0:
         return []
     return row_launch(be, MODULE, kernel_name(dtype), out, [x, lo, hi], size)
-
-
-if __name__ == "__main__":
-    print(f"wrote {write_unit()}")

@@ -5,20 +5,19 @@ per product and per sum (gemm.cuh has the order): the same bits on every host, t
 and backend.
 
 The catalog (UNITS: each unit's dtypes) is declared once here; the units are generated from
-it (`python -m npu_emu.kernels.gemm`; tests/test_gemm.py fails when they are stale). Complex
+it (`python -m npu_emu.kernels`; tests/test_kernel_catalog.py fails when they are stale). Complex
 kernels are a unit of their own, as in every family: the cpu backend builds a module that
 instantiates complex kernels without AVX-512 (runtime/cpu.py), and the real ones keep it.
 """
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 
 from ..dtypes import INFO, aclDataType as DT
-from ..runtime.base import Backend, Launch, kernels_dir
-from . import write_sources
+from ..runtime.base import Backend, Launch
+from . import unit_text
 from .copy import View, pointer_arg
 from .ufunc import C_TYPES
 
@@ -26,6 +25,7 @@ UNITS = {"gemm_real.cu": (DT.ACL_FLOAT, DT.ACL_DOUBLE),
          "gemm_complex.cu": (DT.ACL_COMPLEX64, DT.ACL_COMPLEX128)}
 DTYPES = tuple(d for dts in UNITS.values() for d in dts)
 MODULE_OF = {d: unit for unit, dts in UNITS.items() for d in dts}
+GENERATED = ("gemm_*.cu",)   # the files generated from UNITS (npu_emu.kernels)
 MAX_BATCH = 6     # gemm.cuh's GEMM_MAX_BATCH: batch dims after the ones are dropped
 TILE = 64         # GEMM_TILE: outputs a block computes, down and across
 # A GPU block's threads (they split the tile's outputs).
@@ -39,19 +39,11 @@ def kernel_name(dtype: DT) -> str:
     return f"gemm_{INFO[dtype].short}"
 
 
-def unit_source(unit: str) -> str:
-    """The text of kernels_cuda/`unit`: the template and one kernel per dtype."""
-    lines = ["// Generated from UNITS in npu_emu/kernels/gemm.py by",
-             "// `python -m npu_emu.kernels.gemm`; do not edit (tests/test_gemm.py checks it is fresh).",
-             '#include "gemm.cuh"']
-    lines += [f"NPU_EMU_GEMM_KERNEL({kernel_name(d)}, {C_TYPES[INFO[d].short]})"
-              for d in UNITS[unit]]
-    return "\n".join(lines) + "\n"
-
-
-def write_units(folder: Path | None = None) -> list[Path]:
-    return write_sources(kernels_dir() if folder is None else folder,
-                         {unit: unit_source(unit) for unit in UNITS})
+def generated() -> dict[str, str]:
+    """Each unit's .cu file: the template and one kernel per dtype."""
+    return {unit: unit_text("gemm", "UNITS", [f"NPU_EMU_GEMM_KERNEL({kernel_name(d)}, {C_TYPES[INFO[d].short]})"
+                                               for d in dtypes], includes=["gemm.cuh"])
+            for unit, dtypes in UNITS.items()}
 
 
 def params_dtype() -> np.dtype:
@@ -146,8 +138,3 @@ def plan(be: Backend, dtype: DT, out: View, a: View, b: View, conj_a: bool = Fal
     kernel = be.function(MODULE_OF[dtype], kernel_name(dtype))
     return [Launch(kernel, (-(-tiles // per_block), 1, 1), (*block, 1),
                    (p[()], pointer_arg(pa), pointer_arg(pb), pointer_arg(out.ptr)))]
-
-
-if __name__ == "__main__":
-    for path in write_units():
-        print(f"wrote {path}")

@@ -4,8 +4,8 @@ op builds in, declared once; the units' files are generated from it), `plan` (la
 workspace for a reduction or scan over a strided view) and `apply_numpy`, the eager helper
 the tests use. The order every reduction follows is in docs/reductions.md.
 
-`python -m npu_emu.kernels.reduce` rewrites the units' files (`--check`: exit 1 when one is
-stale or one is left over).
+`python -m npu_emu.kernels` rewrites the units' files (`--check`: exit 1 when one is stale or
+one is left over).
 """
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import ctypes
 import functools
 import math
 import struct
-import sys
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -21,7 +20,8 @@ import numpy as np
 
 from ..dtypes import INFO, aclDataType as DT, as_dtype, dt_name
 from ..runtime import current as current_backend
-from ..runtime.base import Backend, Launch, Workspace, kernels_dir
+from ..runtime.base import Backend, Launch, Workspace
+from . import unit_text
 from .copy import View, pointer_arg
 from .indexing import coalesce
 
@@ -176,6 +176,7 @@ def _modules() -> dict[str, tuple[tuple[KernelSet, DT, DT], ...]]:
 
 
 MODULES = _modules()
+GENERATED = ("reduce_*.cu",)   # the files generated from the catalog (npu_emu.kernels)
 
 
 def unit_source(module: str) -> str:
@@ -183,16 +184,20 @@ def unit_source(module: str) -> str:
     kernels = MODULES[module]
     unit = kernels[0][0].unit
     group = _GROUP_OF[kernels[0][1]]
-    lines = ["// Generated from the catalog KERNEL_SETS of npu_emu/kernels/reduce.py by",
-             "// `python -m npu_emu.kernels.reduce`; do not edit (tests/test_reduce.py checks it is fresh).",
-             f"// Build unit {unit}_{group} (reduce.cuh): {UNITS[unit]}, from "
-             f"{', '.join(dt_name(d) for d in GROUPS[group])}.",
-             '#include "reduce.cuh"']
+    lines = []
     for ks, src, dst in kernels:
         macro = "NPU_EMU_REDUCE" if ks.kind == "reduce" else "NPU_EMU_SCAN"
         lines.append(f"{macro}({ks.op}, {ks.cpp}, {C_TYPES[src]}, {INFO[src].short}, "
                      f"{C_TYPES[dst]}, {INFO[dst].short})")
-    return "\n".join(lines) + "\n"
+    return unit_text("reduce", "the catalog KERNEL_SETS", lines,
+                     about=[f"Build unit {unit}_{group} (reduce.cuh): {UNITS[unit]}, from "
+                            f"{', '.join(dt_name(d) for d in GROUPS[group])}."],
+                     includes=["reduce.cuh"])
+
+
+def generated() -> dict[str, str]:
+    """Every module's kernels_cuda/reduce_<unit>_<group>.cu."""
+    return {module: unit_source(module) for module in MODULES}
 
 
 def unit_modules(unit: str) -> list[str]:
@@ -591,34 +596,3 @@ def apply_numpy(name: str, arr: np.ndarray, axis: "int | Sequence[int] | None" =
                 be.free(block)
     host = INFO[dst].host
     return result.view(host) if host is not None and host != result.dtype else result
-
-
-def _main(argv: Sequence[str]) -> int:
-    """Write every module's text (--check: only say which are stale), and remove the files of
-    modules the catalog no longer has."""
-    stale = 0
-    for module in MODULES:
-        path = kernels_dir() / module
-        fresh = unit_source(module)
-        if path.exists() and path.read_text() == fresh:
-            continue
-        if "--check" in argv:
-            print(f"{path} is stale: run python -m npu_emu.kernels.reduce", file=sys.stderr)
-            stale = 1
-        else:
-            path.write_text(fresh)
-            print(f"wrote {path}")
-    for path in sorted(kernels_dir().glob("reduce_*.cu")):
-        if path.name not in MODULES:
-            if "--check" in argv:
-                print(f"{path} is not in the catalog: run python -m npu_emu.kernels.reduce",
-                      file=sys.stderr)
-                stale = 1
-            else:
-                path.unlink()
-                print(f"removed {path}")
-    return stale
-
-
-if __name__ == "__main__":
-    raise SystemExit(_main(sys.argv[1:]))

@@ -4,18 +4,18 @@ broadcast to out. The branches are moved as bits, so one kernel per element widt
 every dtype of that width; the condition is bool (one byte holding 0 or 1).
 
 The catalog (WIDTHS: element width -> the C type moved) is declared once here; `select.cu`
-is generated from it (`python -m npu_emu.kernels.select`; tests/test_select.py fails when
-it is stale).
+is generated from it (`python -m npu_emu.kernels`; tests/test_kernel_catalog.py fails
+when it is stale).
 """
 from __future__ import annotations
 
-from pathlib import Path
-
-from ..runtime.base import Backend, Launch, kernels_dir
+from ..runtime.base import Backend, Launch
+from . import unit_text
 from .copy import BIT_TYPES, View
 from .ufunc import WIDE_INDEX, check_broadcast, row_launch   # noqa: F401 (WIDE_INDEX: select.cuh's flag too)
 
 MODULE = "select.cu"
+GENERATED = (MODULE,)   # the files generated from the catalog (npu_emu.kernels)
 # element width in bytes -> the type select.cuh moves (copy.BIT_TYPES)
 WIDTHS = BIT_TYPES
 
@@ -25,19 +25,11 @@ def kernel_name(width: int) -> str:
     return f"select_b{width}"
 
 
-def unit_source() -> str:
-    """The text of kernels_cuda/select.cu: the template and one kernel per width."""
-    lines = ["// Generated from WIDTHS in npu_emu/kernels/select.py by",
-             "// `python -m npu_emu.kernels.select`; do not edit (tests/test_select.py checks it is fresh).",
-             '#include "select.cuh"']
-    lines += [f"NPU_EMU_SELECT_KERNEL({kernel_name(w)}, {ctype})" for w, ctype in WIDTHS.items()]
-    return "\n".join(lines) + "\n"
-
-
-def write_unit(folder: Path | None = None) -> Path:
-    path = (kernels_dir() if folder is None else folder) / MODULE
-    path.write_text(unit_source())
-    return path
+def generated() -> dict[str, str]:
+    """kernels_cuda/select.cu: the template and one kernel per width."""
+    return {MODULE: unit_text("select", "WIDTHS", [f"NPU_EMU_SELECT_KERNEL({kernel_name(w)}, {ctype})"
+                                                  for w, ctype in WIDTHS.items()],
+                              includes=["select.cuh"])}
 
 
 def plan(be: Backend, out: View, cond: View, x1: View, x2: View) -> list[Launch]:
@@ -58,7 +50,3 @@ def plan(be: Backend, out: View, cond: View, x1: View, x2: View) -> list[Launch]
     if out.numel == 0:
         return []
     return row_launch(be, MODULE, kernel_name(width), out, [cond, x1, x2], width)
-
-
-if __name__ == "__main__":
-    print(f"wrote {write_unit()}")

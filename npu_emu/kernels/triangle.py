@@ -4,19 +4,19 @@ a contiguous result; each row reads only the elements it keeps. The elements mov
 one kernel per element width serves every dtype of that width.
 
 The catalog (WIDTHS: element width -> the C type moved) is declared once here;
-`triangle.cu` is generated from it (`python -m npu_emu.kernels.triangle`;
-tests/test_triangle.py fails when it is stale).
+`triangle.cu` is generated from it (`python -m npu_emu.kernels`;
+tests/test_kernel_catalog.py fails when it is stale).
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
-from ..runtime.base import Backend, Launch, kernels_dir
+from ..runtime.base import Backend, Launch
+from . import unit_text
 from .copy import BIT_TYPES, pointer_arg
 
 MODULE = "triangle.cu"
+GENERATED = (MODULE,)   # the files generated from the catalog (npu_emu.kernels)
 # element width in bytes -> the type triangle.cuh moves (copy.BIT_TYPES)
 WIDTHS = BIT_TYPES
 # Elements a CPU block writes at least (a block is handed out as one piece of work); a GPU
@@ -30,19 +30,11 @@ def kernel_name(width: int) -> str:
     return f"triangle_b{width}"
 
 
-def unit_source() -> str:
-    """The text of kernels_cuda/triangle.cu: the template and one kernel per width."""
-    lines = ["// Generated from WIDTHS in npu_emu/kernels/triangle.py by",
-             "// `python -m npu_emu.kernels.triangle`; do not edit (tests/test_triangle.py checks it is fresh).",
-             '#include "triangle.cuh"']
-    lines += [f"NPU_EMU_TRIANGLE_KERNEL({kernel_name(w)}, {ctype})" for w, ctype in WIDTHS.items()]
-    return "\n".join(lines) + "\n"
-
-
-def write_unit(folder: Path | None = None) -> Path:
-    path = (kernels_dir() if folder is None else folder) / MODULE
-    path.write_text(unit_source())
-    return path
+def generated() -> dict[str, str]:
+    """kernels_cuda/triangle.cu: the template and one kernel per width."""
+    return {MODULE: unit_text("triangle", "WIDTHS", [f"NPU_EMU_TRIANGLE_KERNEL({kernel_name(w)}, {ctype})"
+                                                  for w, ctype in WIDTHS.items()],
+                              includes=["triangle.cuh"])}
 
 
 def params_dtype() -> np.dtype:
@@ -79,7 +71,3 @@ def plan(be: Backend, lower: bool, k: int, width: int, out: int, x: int,
     kernel = be.function(MODULE, kernel_name(width))
     block = (1, 1, 1) if be.is_cpu else (GPU_BLOCK, 1, 1)
     return [Launch(kernel, (grid, 1, 1), block, (p[()], pointer_arg(x), pointer_arg(out)))]
-
-
-if __name__ == "__main__":
-    print(f"wrote {write_unit()}")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -27,8 +26,8 @@ import numpy as np
 from .._address import array_address
 from ..dtypes import BY_SHORT, INFO, aclDataType as DT, as_dtype
 from ..runtime import backend as get_backend
-from ..runtime.base import Backend, Launch, kernels_dir
-from . import write_sources
+from ..runtime.base import Backend, Launch
+from . import unit_text
 from .copy import View, plan_copy, pointer_arg
 from .indexing import broadcast_strides, coalesce, pack_params, tiled
 
@@ -225,6 +224,7 @@ def units() -> dict[str, list[tuple[Ufunc, str]]]:
 
 # Build unit -> its module (a generated kernels_cuda/ufunc_<unit>.cu each).
 MODULES: dict[str, str] = {unit: unit_module(unit) for unit in units()}
+GENERATED = ("ufunc_*.cu",)   # the files generated from the catalog (npu_emu.kernels)
 
 
 def lookup(name: str) -> Ufunc:
@@ -269,11 +269,7 @@ def unit_source(unit: str) -> str:
     per (function, storage type) of the unit."""
     kernels = units()[unit]
     functions = list(dict.fromkeys(u for u, _ in kernels))
-    lines = ["// Generated from the catalog UFUNCS of npu_emu/kernels/ufunc.py by",
-             "// `python -m npu_emu.kernels.ufunc`; do not edit (tests/test_ufunc.py checks it is fresh).",
-             f"// Build unit {unit}: {', '.join(u.name for u in functions)}.",
-             '#include "ufunc.cuh"']
-    lines += [f'#include "{h}"' for h in sorted({h for u, tag in kernels for h in headers_of(u, tag)})]
+    lines = []
     for u in functions:
         if u.expr:
             lines.append(f"NPU_EMU_UFUNC_EXPR{u.arity}({u.functor}, {u.expr})")
@@ -283,21 +279,15 @@ def unit_source(unit: str) -> str:
         out_tag = tag if u.result == SAME else INFO[u.result_dtype(BY_SHORT[tag])].short
         lines.append(f"NPU_EMU_UFUNC{u.arity}_KERNEL({kernel_name(u.name, tag)}, {u.functor}, "
                      f"{C_TYPES[tag]}, {C_TYPES[out_tag]})")
-    return "\n".join(lines) + "\n"
+    headers = sorted({h for u, tag in kernels for h in headers_of(u, tag)})
+    return unit_text("ufunc", "the catalog UFUNCS", lines,
+                     about=[f"Build unit {unit}: {', '.join(u.name for u in functions)}."],
+                     includes=["ufunc.cuh", *headers])
 
 
-def unit_files_in(folder: Path) -> list[str]:
-    """The unit sources in `folder` (kernels_cuda/ufunc_*.cu): what the generator owns."""
-    return sorted(p.name for p in folder.glob("ufunc_*.cu"))
-
-
-def write_units(folder: Path | None = None) -> list[Path]:
-    """Rewrite every unit's .cu file (in kernels_cuda/ by default), and remove those of units
-    the catalog no longer has; the paths written."""
-    folder = kernels_dir() if folder is None else folder
-    for old in set(unit_files_in(folder)) - set(MODULES.values()):
-        (folder / old).unlink()
-    return write_sources(folder, {module: unit_source(unit) for unit, module in MODULES.items()})
+def generated() -> dict[str, str]:
+    """Every build unit's kernels_cuda/ufunc_<unit>.cu."""
+    return {module: unit_source(unit) for unit, module in MODULES.items()}
 
 
 # ------------------------------------------------------------------------------- plans
@@ -400,8 +390,3 @@ def apply_numpy(name: str, *arrays: np.ndarray, backend: str = "cpu") -> np.ndar
         for ptr in blocks:
             be.free(ptr)
     return result.view(out_info.host) if out_info.host is not None else result
-
-
-if __name__ == "__main__":
-    for p in write_units():
-        print(f"wrote {p}")
