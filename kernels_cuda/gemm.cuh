@@ -28,7 +28,8 @@
 // edges; the outputs computed from them are not stored) and sums into a local tile, a few
 // rows at a time in vector lanes (GCC's generic vectors: AVX-512, AVX2, NEON alike); a tile
 // of one row (a matrix times a vector) sums a vector's lanes of columns at a time straight
-// from the operands (row_tile), and a single output is a plain loop.
+// from the operands (row_tile), and a batch of single outputs (vecdot) a vector's lanes of
+// them at a time (dot_lanes).
 #pragma once
 #include "npu_emu_common.cuh"
 #include "npu_emu_convert.cuh"
@@ -324,6 +325,96 @@ __device__ __attribute__((noinline)) void row_tile(const GemmParams& p, const S*
     }
 }
 
+// v[i][j] -> v[j][i] for a square block of L vectors of L lanes, in registers: log2(L) stages
+// of two-vector shuffles; stage H swaps the H x H blocks off the diagonal of every 2H x 2H
+// block (lanes with H set in row i and lanes with H clear in row i + H).
+template <typename V, typename M, int L, int H>
+__device__ __forceinline__ void transpose_stages(V (&v)[L]) {
+    M lo, hi;
+    for (int j = 0; j < L; ++j) {
+        lo[j] = (j & H) ? L + j - H : j;
+        hi[j] = (j & H) ? L + j : j + H;
+    }
+    NPU_EMU_GEMM_UNROLL for (int i = 0; i < L; ++i)
+        if (!(i & H)) {
+            const V a = v[i], b = v[i + H];
+            v[i] = __builtin_shuffle(a, b, lo);
+            v[i + H] = __builtin_shuffle(a, b, hi);
+        }
+    if constexpr (H > 1) transpose_stages<V, M, L, H / 2>(v);
+}
+
+// A block's tiles first .. end - 1 where every tile is one output (m = n = 1: a batch of dot
+// products, vecdot's rows), a vector's lanes of them at a time: lane l sums tile t0 + l over
+// the whole of K in ascending k, the order of dot() in each lane (one dot product's sum is a
+// chain of dependent additions; the lanes run L of them side by side). Where every operand
+// row is contiguous (a_k = b_k = 1, a real dtype), L steps of k at a time: each row's L
+// products from two vector loads, the block of products transposed in registers so that
+// vector j holds every lane's product at k0 + j, then added in j's order; the rest of K
+// (and every other layout) a gather of the group's A and B elements a step.
+template <typename S>
+__device__ __attribute__((noinline)) void dot_lanes(const GemmParams& p, const S* A, const S* B,
+                                                    S* C, int64_t first, int64_t end) {
+    using R = typename Parts<S>::R;
+    using V = typename Vec<R>::type;
+    constexpr int L = VEC_BYTES / sizeof(R);
+    const R sa = p.conj_a ? R(-1) : R(1), sb = p.conj_b ? R(-1) : R(1);
+    const bool rows = !Parts<S>::complex && p.a_k == 1 && p.b_k == 1;
+    const int64_t k_rows = rows ? p.k / L * L : 0;   // K's part taken L steps at a time
+    for (int64_t t0 = first; t0 < end; t0 += L) {
+        const int w = end - t0 < L ? static_cast<int>(end - t0) : L;
+        int64_t oa[L], ob[L], oc[L];
+        for (int l = 0; l < L; ++l) {   // (past w: the group's first tile again, not stored)
+            const Tile at = tile_at(p, t0 + (l < w ? l : 0));
+            oa[l] = at.a;
+            ob[l] = at.b;
+            oc[l] = at.c;
+        }
+        V re = {}, im = {};             // (a real dot product sums in re alone)
+        if constexpr (!Parts<S>::complex) {
+            using M = typename std::conditional<sizeof(R) == 4, int32_t, int64_t>::type;
+            typedef M Mask __attribute__((vector_size(VEC_BYTES)));
+            for (int64_t k0 = 0; k0 < k_rows; k0 += L) {
+                V prod[L];
+                NPU_EMU_GEMM_UNROLL for (int l = 0; l < L; ++l) {
+                    V av, bv;
+                    __builtin_memcpy(&av, A + oa[l] + k0, sizeof(V));
+                    __builtin_memcpy(&bv, B + ob[l] + k0, sizeof(V));
+                    prod[l] = av * bv;               // row l's products at k0 .. k0 + L - 1
+                }
+                transpose_stages<V, Mask, L, L / 2>(prod);
+                NPU_EMU_GEMM_UNROLL for (int j = 0; j < L; ++j) re = re + prod[j];
+            }
+        }
+        for (int64_t k = k_rows; k < p.k; ++k) {
+            const S* ak = A + k * p.a_k;
+            const S* bk = B + k * p.b_k;
+            if constexpr (Parts<S>::complex) {
+                V xr, xi, yr, yi;
+                for (int l = 0; l < L; ++l) {
+                    xr[l] = ak[oa[l]].re;
+                    xi[l] = sa * ak[oa[l]].im;
+                    yr[l] = bk[ob[l]].re;
+                    yi[l] = sb * bk[ob[l]].im;
+                }
+                re = re + (xr * yr - xi * yi);
+                im = im + (xr * yi + xi * yr);
+            } else {
+                V av, bv;
+                for (int l = 0; l < L; ++l) {
+                    av[l] = ak[oa[l]];
+                    bv[l] = bk[ob[l]];
+                }
+                re = re + av * bv;
+            }
+        }
+        for (int l = 0; l < w; ++l) {
+            if constexpr (Parts<S>::complex) C[oc[l]] = S{canonical(re[l]), canonical(im[l])};
+            else C[oc[l]] = canonical(re[l]);
+        }
+    }
+}
+
 template <typename R>
 __device__ __attribute__((noinline)) void tile_real(const GemmParams& p, const R* A, const R* B,
                                                     R* C, const Tile& at) {
@@ -469,6 +560,12 @@ template <typename S>
 __device__ __forceinline__ void gemm_block(const GemmParams& p, const S* A, const S* B, S* C) {
     const int64_t first = static_cast<int64_t>(blockIdx.x) * p.per_block;
     const int64_t end = first + p.per_block < p.tiles ? first + p.per_block : p.tiles;
+#if defined(NPU_EMU_CPU) && !defined(NPU_EMU_GEMM_THREADS)
+    if (p.m == 1 && p.n == 1) {   // every tile one output: dot products side by side
+        dot_lanes<S>(p, A, B, C, first, end);
+        return;
+    }
+#endif
     for (int64_t t = first; t < end; ++t) gemm_tile<S>(p, A, B, C, tile_at(p, t));
 }
 

@@ -249,7 +249,8 @@ def _cases() -> Iterator[tuple[str, Callable[[], str]]]:
         yield f"array_api/extremes/{dtype}", extremes
     # matmul of float64 and complex128 (the gemm kernels): a K across two of their chunks,
     # tiles cut at the edges, a transposed operand, a batch broadcast, a matrix times a
-    # vector, vecdot (conjugating), NaN, infinities and -0 among the values.
+    # vector, vecdot (conjugating; of strided rows, and of contiguous ones: K a vector's lanes
+    # at a time, then the rest), NaN, infinities and -0 among the values.
     for dtype in ("float64", "complex128"):
         def array_api_matmul(dtype=dtype) -> str:
             src = DT.ACL_COMPLEX128 if dtype == "complex128" else DT.ACL_DOUBLE
@@ -260,7 +261,8 @@ def _cases() -> Iterator[tuple[str, Callable[[], str]]]:
             a, b = xp.asarray(x), xp.asarray(y)
             outs = [np.asarray(a @ b), np.asarray(b.mT @ a.mT),
                     np.asarray(xp.reshape(a[:60], (3, 20, 300)) @ b[:, :5]),
-                    np.asarray(a @ b[:, 0]), np.asarray(xp.vecdot(a[:67], b.mT))]
+                    np.asarray(a @ b[:, 0]), np.asarray(xp.vecdot(a[:67], b.mT)),
+                    np.asarray(xp.vecdot(a, a[::-1]))]
             return _digest(*outs)
         yield f"array_api/matmul/{dtype}", array_api_matmul
     # The complex functions (our math library's complex versions, integer pow aside).

@@ -63,11 +63,14 @@ def same_bytes(got: np.ndarray, want: np.ndarray) -> bool:
 # (300, 600), one row of outputs (row_tile), one column (the operands swapped:
 # C^T = B^T A^T, a row again), a dot product, batches broadcast both ways, k = 0 (zeros) and
 # an empty output; many small products, a CPU block taking hundreds of them in turn (the
-# last block fewer).
+# last block fewer); batches of dot products (m = n = 1: a vector's lanes of them at a time,
+# K in steps of the lanes then the rest one at a time), a last group of fewer than the lanes,
+# K shorter than the lanes, a broadcast operand.
 SHAPES = [(5, 7, 3, (), ()), (65, 300, 66, (), ()), (1, 600, 1, (), ()), (300, 8, 1, (), ()),
           (1, 40, 130, (), ()), (3, 4, 5, (2, 3), ()), (4, 9, 2, (2, 1), (1, 3)),
           (6, 0, 5, (), ()), (0, 4, 3, (), ()), (1, 16, 1, (5000,), ()),
-          (2, 16, 3, (3000,), (3000,))]
+          (2, 16, 3, (3000,), (3000,)), (1, 37, 1, (23,), (23,)), (1, 1000, 1, (2, 9), (9,)),
+          (1, 5, 1, (40,), (40,)), (1, 64, 1, (17,), (1,))]
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
@@ -111,6 +114,13 @@ def test_views_through_the_array_api(cpu_backend):
     z, w = values(rng, np.complex128, (3, 5)), values(rng, np.complex128, (3, 5))
     got = np.asarray(xp.vecdot(xp.asarray(z), xp.asarray(w)))
     assert same_bytes(got, sequential(z[:, None, :], w[:, :, None], conj_a=True)[:, 0, 0])
+    # vecdot of float64 rows: contiguous (K in steps of the lanes, then the rest), strided
+    # and transposed (a gather a step), along axis -2, 21 rows (the last group of lanes short)
+    u, v = values(rng, np.float64, (21, 204)), values(rng, np.float64, (21, 204))
+    U, V = xp.asarray(u), xp.asarray(v)
+    for got, x, y in ((xp.vecdot(U, V), u, v), (xp.vecdot(U[:, ::2], V[:, 1::2]), u[:, ::2], v[:, 1::2]),
+                      (xp.vecdot(U.T, V.T, axis=-2), u, v), (xp.vecdot(U[::-1], V), u[::-1], v)):
+        assert same_bytes(np.asarray(got), sequential(x[:, None, :], y[:, :, None])[:, 0, 0])
     g = values(rng, np.complex64, (5, 3))
     assert same_bytes(np.asarray(xp.asarray(g).mT @ xp.asarray(g)), sequential(g.T, g))
 

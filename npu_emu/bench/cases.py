@@ -843,8 +843,9 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
     sums' bound of float64's result (vecdot is the cube's product of a row by a column)."""
     import npu_emu.array_api as xp
     from npu_emu import dtypes
-    if short(s.dtype) != "f32":
-        raise Refused(f"array_api_whole {s.variant}", -1, "the array_api_whole op takes f32")
+    if short(s.dtype) != "f32" and not (short(s.dtype) == "f64" and s.variant == "vecdot"):
+        raise Refused(f"array_api_whole {s.variant}", -1,
+                      "the array_api_whole op takes f32 (and f64 for vecdot)")
     shape, variant = s.shapes["x1"], s.variant
     arity = 2 if variant == "vecdot" else 1
     raws = [random_storage(s.dtype, math.prod(shape), seed=9 + k) for k in range(arity)]
@@ -883,9 +884,11 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
                "tril": lambda: np.tril(values[0]), "mask_select": lambda: values[0][mask],
                "mask_fill": lambda: np.where(mask, np.float32(0), values[0])}[variant]().reshape(-1)
     bounded = variant in ("vecdot", "vector_norm")
-    # The sums' bound: their fixed orders' error, in float32 units, times the sum of the
-    # magnitudes (the cube's: one rounding a K0 step, docs/operators.md), with room.
+    # The sums' bound: their fixed orders' error, in units of the dtype, times the sum of the
+    # magnitudes (float32's vecdot, the cube's: one rounding a K0 step, docs/operators.md;
+    # float64's, the gemm kernels': one a k), with room.
     cols = shape[1]
+    unit, steps = (2.0 ** -24, cols / 8) if short(s.dtype) == "f32" else (2.0 ** -53, cols)
     mag = np.einsum("ij,ij->i", np.abs(v64[0]), np.abs(v64[-1])) if bounded else None
     last = _LastResult(s.dtype)
     b._scope.append(last)
@@ -899,8 +902,8 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
     def within_bound(got, want, idx):
         g = host_values(np.asarray(got), s.dtype).astype(np.float64)
         m = mag[idx] if variant == "vecdot" else np.sqrt(mag[idx])
-        bound = (cols / 8 + 96) * 2.0 ** -24 * (m if variant == "vecdot" else mag[idx] / np.maximum(m, 1e-300))
-        return ~((np.abs(g - want) <= bound + 2.0 ** -23 * np.abs(want)) | (g == want))
+        bound = (steps + 96) * unit * (m if variant == "vecdot" else mag[idx] / np.maximum(m, 1e-300))
+        return ~((np.abs(g - want) <= bound + 2 * unit * np.abs(want)) | (g == want))
 
     built = Built(run, last, s.dtype, ref.size, expected,
                   compare=within_bound if bounded else None, on_bench_stream=False)
@@ -1029,7 +1032,8 @@ OPS: dict[str, Op] = {op.name: op for op in [
        "time, on (M, N) arrays: sort and cumulative_sum along an axis, sort of the whole array "
        "as one lane, unique_values, vecdot "
        "and vector_norm per row, clip, tril; add and where on x.T, add on x[::-1]; x[mask] "
-       "and x[mask] = 0 with a mask of x > 0", "inputs + result",
+       "and x[mask] = 0 with a mask of x > 0; with --dtypes f64, vecdot alone (our gemm "
+       "kernels' dot products; float32's is the cube's)", "inputs + result",
        WHOLE_CASES,
        ("f32",), ("f32",),
        whole_spec, whole_build),

@@ -32,6 +32,9 @@ TILE = 64         # GEMM_TILE: outputs a block computes, down and across
 GPU_BLOCK = (256, 1)
 # The products a CPU block computes at least (tiles taken in turn where one has fewer).
 BLOCK_WORK = 16384
+# The dot products a CPU block takes at least: float32's lanes in an AVX-512 vector
+# (gemm.cuh's dot_lanes; other vectors hold fewer: it takes them a vector at a time).
+DOT_LANES = 16
 
 
 def kernel_name(dtype: DT) -> str:
@@ -130,9 +133,10 @@ def plan(be: Backend, dtype: DT, out: View, a: View, b: View, conj_a: bool = Fal
     p["tiles_m"], p["tiles_n"], p["tiles"] = tiles_m, tiles_n, tiles
     p["batch_ndim"], p["conj_a"], p["conj_b"] = len(dims), int(conj_a), int(conj_b)
     # A CPU block takes about BLOCK_WORK products (handing one out costs about as much as a
-    # short dot product); a GPU block one tile.
+    # short dot product), and dot products (m = n = 1) at least DOT_LANES of them, which it
+    # sums side by side in its vector lanes; a GPU block one tile.
     work = min(m, TILE) * min(n, TILE) * max(k, 1)
-    per_block = max(1, BLOCK_WORK // work) if be.is_cpu else 1
+    per_block = max(1, BLOCK_WORK // work, DOT_LANES if m == n == 1 else 1) if be.is_cpu else 1
     p["per_block"] = per_block
     block = (1, 1) if be.is_cpu else GPU_BLOCK
     kernel = be.function(MODULE_OF[dtype], kernel_name(dtype))
