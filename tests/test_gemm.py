@@ -65,12 +65,12 @@ def same_bytes(got: np.ndarray, want: np.ndarray) -> bool:
 # an empty output; many small products, a CPU block taking hundreds of them in turn (the
 # last block fewer); batches of dot products (m = n = 1: a vector's lanes of them at a time,
 # K in steps of the lanes then the rest one at a time), a last group of fewer than the lanes,
-# K shorter than the lanes, a broadcast operand.
+# K shorter than the lanes, a broadcast operand, K = 0 (+0 each).
 SHAPES = [(5, 7, 3, (), ()), (65, 300, 66, (), ()), (1, 600, 1, (), ()), (300, 8, 1, (), ()),
           (1, 40, 130, (), ()), (3, 4, 5, (2, 3), ()), (4, 9, 2, (2, 1), (1, 3)),
           (6, 0, 5, (), ()), (0, 4, 3, (), ()), (1, 16, 1, (5000,), ()),
           (2, 16, 3, (3000,), (3000,)), (1, 37, 1, (23,), (23,)), (1, 1000, 1, (2, 9), (9,)),
-          (1, 5, 1, (40,), (40,)), (1, 64, 1, (17,), (1,))]
+          (1, 5, 1, (40,), (40,)), (1, 64, 1, (17,), (1,)), (1, 0, 1, (20,), ())]
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
