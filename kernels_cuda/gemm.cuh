@@ -351,7 +351,8 @@ __device__ __forceinline__ void transpose_stages(V (&v)[L]) {
 // row is contiguous (a_k = b_k = 1, a real dtype), L steps of k at a time: each row's L
 // products from two vector loads, the block of products transposed in registers so that
 // vector j holds every lane's product at k0 + j, then added in j's order; the rest of K
-// (and every other layout) a gather of the group's A and B elements a step.
+// (and every other layout) a gather of the group's A and B elements a step. A group of one
+// (a single dot product) takes dot()'s plain loop.
 template <typename S>
 __device__ __attribute__((noinline)) void dot_lanes(const GemmParams& p, const S* A, const S* B,
                                                     S* C, int64_t first, int64_t end) {
@@ -363,6 +364,10 @@ __device__ __attribute__((noinline)) void dot_lanes(const GemmParams& p, const S
     const int64_t k_rows = rows ? p.k / L * L : 0;   // K's part taken L steps at a time
     for (int64_t t0 = first; t0 < end; t0 += L) {
         const int w = end - t0 < L ? static_cast<int>(end - t0) : L;
+        if (w == 1) {                   // one dot product alone: its plain loop
+            tile_threads<S>(p, A, B, C, tile_at(p, t0));
+            continue;
+        }
         int64_t oa[L], ob[L], oc[L];
         for (int l = 0; l < L; ++l) {   // (past w: the group's first tile again, not stored)
             const Tile at = tile_at(p, t0 + (l < w ? l : 0));

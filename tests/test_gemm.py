@@ -64,8 +64,9 @@ def same_bytes(got: np.ndarray, want: np.ndarray) -> bool:
 # C^T = B^T A^T, a row again), a dot product, batches broadcast both ways, k = 0 (zeros) and
 # an empty output; many small products, a CPU block taking hundreds of them in turn (the
 # last block fewer); batches of dot products (m = n = 1: a vector's lanes of them at a time,
-# K in steps of the lanes then the rest one at a time), a last group of fewer than the lanes,
-# K shorter than the lanes, a broadcast operand, K = 0 (+0 each).
+# K in steps of the lanes then the rest one at a time), a last group of fewer than the lanes
+# (17 = 16 + a group of one, which takes the plain loop), K shorter than the lanes, a
+# broadcast operand, K = 0 (+0 each).
 SHAPES = [(5, 7, 3, (), ()), (65, 300, 66, (), ()), (1, 600, 1, (), ()), (300, 8, 1, (), ()),
           (1, 40, 130, (), ()), (3, 4, 5, (2, 3), ()), (4, 9, 2, (2, 1), (1, 3)),
           (6, 0, 5, (), ()), (0, 4, 3, (), ()), (1, 16, 1, (5000,), ()),
