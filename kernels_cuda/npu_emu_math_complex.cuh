@@ -90,17 +90,17 @@ NPU_EMU_CPLX cd exp_(double x, double y) {
         const double e = exp(x);
         return {e * c, e * s};
     }
-    if (isnan_(x)) return {x, y == 0.0 ? y : canonical_nan_f64()};          // NaN + i0 -> NaN + i0
+    if (isnan_(x)) return {x, y == 0.0 ? y : canonical_nan_f64()};   // NaN + i0 -> NaN + i0
     if (isinf_(x)) {
         if (!neg(x)) {
             if (y == 0.0) return {x, y};
-            if (!finite(y)) return {x, canonical_nan_f64()};                 // +inf + i(inf | NaN): +inf + iNaN
+            if (!finite(y)) return {x, canonical_nan_f64()};   // +inf + i(inf | NaN): +inf + iNaN
             return {x * cos(y), x * sin(y)};
         }
         if (!finite(y)) return {0.0, 0.0};                     // -inf + i(inf | NaN): +0 + i0
         return {0.0 * cos(y), 0.0 * sin(y)};                   // +0 cis(y)
     }
-    return {canonical_nan_f64(), canonical_nan_f64()};                                     // finite + i(inf | NaN)
+    return {canonical_nan_f64(), canonical_nan_f64()};     // finite + i(inf | NaN)
 }
 
 // e^z - 1: (expm1(x) cos y - 2 sin^2(y/2)) + i e^x sin y, no cancellation near 0.
@@ -173,7 +173,7 @@ template <bool Cosh> NPU_EMU_CPLX cd sinh_cosh(double x, double y) {
         if (isinf_(x)) return {Cosh ? inf() : x, canonical_nan_f64()};
         return {canonical_nan_f64(), canonical_nan_f64()};
     }
-    if (isnan_(x)) return {x, y == 0.0 ? y : canonical_nan_f64()};           // NaN + i0 -> NaN + i0
+    if (isnan_(x)) return {x, y == 0.0 ? y : canonical_nan_f64()};   // NaN + i0 -> NaN + i0
     if (y == 0.0) return Cosh ? cd{inf(), neg(x) ? -y : y} : cd{x, y};
     return Cosh ? cd{inf() * cos(y), x * sin(y)} : cd{x * cos(y), inf() * sin(y)};
 }
@@ -192,7 +192,7 @@ NPU_EMU_CPLX cd tanh_(double x, double y) {
     }
     if (isinf_(x)) return {copysign_(1.0, x), copysign_(0.0, y)};   // +-1 + i0 (y's sign)
     if (isnan_(x)) return {x, y == 0.0 ? y : canonical_nan_f64()};
-    return {x == 0.0 ? x : canonical_nan_f64(), canonical_nan_f64()};                       // finite + i(inf | NaN)
+    return {x == 0.0 ? x : canonical_nan_f64(), canonical_nan_f64()};   // finite + i(inf | NaN)
 }
 
 // ------------------------------------------------------------------ inverse functions

@@ -563,8 +563,12 @@ struct op_nextafter {
         return bits_as_double(next_bits<uint64_t>(double_as_bits(a), double_as_bits(b), 0x8000000000000000ull,
                                                   Bits<double>::inf, Bits<double>::quiet));
     }
-    static NPU_EMU_HD f16 run(f16 a, f16 b) { return f16{next_bits<uint16_t>(a.bits, b.bits, 0x8000u, 0x7C00u, CANONICAL_NAN_F16)}; }
-    static NPU_EMU_HD bf16 run(bf16 a, bf16 b) { return bf16{next_bits<uint16_t>(a.bits, b.bits, 0x8000u, 0x7F80u, CANONICAL_NAN_BF16)}; }
+    static NPU_EMU_HD f16 run(f16 a, f16 b) {
+        return f16{next_bits<uint16_t>(a.bits, b.bits, 0x8000u, 0x7C00u, CANONICAL_NAN_F16)};
+    }
+    static NPU_EMU_HD bf16 run(bf16 a, bf16 b) {
+        return bf16{next_bits<uint16_t>(a.bits, b.bits, 0x8000u, 0x7F80u, CANONICAL_NAN_BF16)};
+    }
 };
 template <> struct OnStorage<op_nextafter> { static constexpr bool value = true; };
 

@@ -86,8 +86,9 @@ def kernel(src_dtype: aclDataType) -> tuple[str, str]:
 
 def generated() -> dict[str, str]:
     """Each unit's .cu file: cast.cuh and one NPU_EMU_CAST_KERNEL line per source type."""
-    return {unit: unit_text("cast", "UNITS", [f"NPU_EMU_CAST_KERNEL({CAST_TYPES[dt]}, {KERNEL_NAMES[dt]})"
-                                               for dt in types],
+    return {unit: unit_text("cast", "UNITS",
+                            [f"NPU_EMU_CAST_KERNEL({CAST_TYPES[dt]}, {KERNEL_NAMES[dt]})"
+                             for dt in types],
                             about=[f"The cast kernels (cast.cuh) from "
                                    f"{', '.join(KERNEL_NAMES[dt] for dt in types)}."],
                             includes=["cast.cuh"])

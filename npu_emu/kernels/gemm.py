@@ -44,8 +44,9 @@ def kernel_name(dtype: DT) -> str:
 
 def generated() -> dict[str, str]:
     """Each unit's .cu file: the template and one kernel per dtype."""
-    return {unit: unit_text("gemm", "UNITS", [f"NPU_EMU_GEMM_KERNEL({kernel_name(d)}, {C_TYPES[INFO[d].short]})"
-                                               for d in dtypes], includes=["gemm.cuh"])
+    return {unit: unit_text("gemm", "UNITS",
+                            [f"NPU_EMU_GEMM_KERNEL({kernel_name(d)}, {C_TYPES[INFO[d].short]})"
+                             for d in dtypes], includes=["gemm.cuh"])
             for unit, dtypes in UNITS.items()}
 
 

@@ -27,9 +27,9 @@ def kernel_name(width: int) -> str:
 
 def generated() -> dict[str, str]:
     """kernels_cuda/select.cu: the template and one kernel per width."""
-    return {MODULE: unit_text("select", "WIDTHS", [f"NPU_EMU_SELECT_KERNEL({kernel_name(w)}, {ctype})"
-                                                  for w, ctype in WIDTHS.items()],
-                              includes=["select.cuh"])}
+    return {MODULE: unit_text("select", "WIDTHS",
+                              [f"NPU_EMU_SELECT_KERNEL({kernel_name(w)}, {ctype})"
+                               for w, ctype in WIDTHS.items()], includes=["select.cuh"])}
 
 
 def plan(be: Backend, out: View, cond: View, x1: View, x2: View) -> list[Launch]:

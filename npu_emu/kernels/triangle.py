@@ -32,9 +32,9 @@ def kernel_name(width: int) -> str:
 
 def generated() -> dict[str, str]:
     """kernels_cuda/triangle.cu: the template and one kernel per width."""
-    return {MODULE: unit_text("triangle", "WIDTHS", [f"NPU_EMU_TRIANGLE_KERNEL({kernel_name(w)}, {ctype})"
-                                                  for w, ctype in WIDTHS.items()],
-                              includes=["triangle.cuh"])}
+    return {MODULE: unit_text("triangle", "WIDTHS",
+                              [f"NPU_EMU_TRIANGLE_KERNEL({kernel_name(w)}, {ctype})"
+                               for w, ctype in WIDTHS.items()], includes=["triangle.cuh"])}
 
 
 def params_dtype() -> np.dtype:
