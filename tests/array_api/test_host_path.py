@@ -13,7 +13,7 @@ from npu_emu import check
 from npu_emu.array_api._engine import kernel, scalars
 from npu_emu.ops._core import clear_plan_cache
 
-from helpers import count_calls, sequential_matmul
+from helpers import canonical_nan, count_calls, sequential_matmul
 
 # The short way to our operators' cached plans (ops._core.run_bound) is off while the
 # sanitizer runs (NPU_EMU_CHECK): every call then takes the full path, which it checks.
@@ -374,6 +374,42 @@ def test_a_repeated_in_place_call_skips_to_its_plan_and_gives_the_full_paths_bit
     clear_plan_cache()
     assert np.asarray(rounds()).tobytes() == first.tobytes()
     assert full_path["n"] > seen
+
+
+@operator_short_way
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_x_op_equals_x_itself_takes_the_short_way(full_path, dtype):
+    """x op= x and, for the floats, x **= 2 (x times x) with x itself as the operand: each
+    element read and written in place, remembered and repeated without the full path;
+    NumPy's bits every round, NaN canonical (operator kernels for + and *, our ufunc kernel
+    for float64 /=)."""
+    rng = np.random.default_rng(13)
+    data = [(rng.standard_normal((7, 9)) * 3).astype(dtype) for _ in range(4)]
+    data[1][0, :3] = [0, 1, -2] if dtype == "int32" else [np.inf, np.nan, -0.0]
+
+    def ours(a):
+        x = xp.asarray(a, copy=True)
+        x += x
+        x *= x
+        if dtype != "int32":
+            x **= 2
+        if dtype == "float64":
+            x /= x
+        return np.asarray(x)
+
+    def numpy(a):
+        x = a + a
+        x = x * x
+        if dtype != "int32":
+            x = x * x
+        return canonical_nan(x / x if dtype == "float64" else x)
+    ours(data[0])
+    seen = full_path["n"]
+    with np.errstate(all="ignore"):
+        for a in data:
+            got, want = ours(a), numpy(a)
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    assert full_path["n"] == seen                  # every repeat took the short way
 
 
 def test_the_in_place_short_way_refuses_what_the_full_path_refuses(full_path):

@@ -545,8 +545,10 @@ def inplace(name: str, x: Array, other: object) -> None:
     done, key = repeat.short_way_into(name, x, other)
     if done:
         return
-    if other.__class__ is Array and other._st is x._st:
-        key = None    # y is x's memory: the kernel may get a copy of it (not remembered)
+    if other.__class__ is Array and other._st is x._st and other is not x:
+        # y is x's memory seen another way: the kernel may get a copy of it (not remembered).
+        # x itself (x *= x, x **= 2) is read and written element by element in place.
+        key = None
     spec = BINARY[name]
     a, b = operands(name, x, other)
     if not isinstance(a, Array):
