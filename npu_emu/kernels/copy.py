@@ -11,6 +11,7 @@ from typing import Sequence
 import numpy as np
 
 from ..runtime.base import Backend, Launch, Pointer, Workspace
+from . import unit_text
 from .indexing import IterSpace, broadcast_strides, coalesce, pack_params
 
 MODULE = "strided_copy.cu"
@@ -19,6 +20,23 @@ MODULE = "strided_copy.cu"
 BIT_TYPES = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t", 16: "npu_emu::bits16"}
 UNITS = {1: "b1", 2: "b2", 4: "b4", 8: "b8"}
 TILE_MIN = 16   # both axes at least this long before a tile pays
+
+
+def width_kernel_name(family: str, width: int) -> str:
+    """The exported name of a by-width family's kernel moving `width`-byte elements
+    (select_b4)."""
+    return f"{family}_b{width}"
+
+
+def width_unit(family: str) -> dict[str, str]:
+    """The generated unit of a family that moves elements by width (select, triangle):
+    kernels_cuda/<family>.cu, its template <family>.cuh and one NPU_EMU_<FAMILY>_KERNEL per
+    BIT_TYPES width (npu_emu.kernels)."""
+    macro = f"NPU_EMU_{family.upper()}_KERNEL"
+    return {f"{family}.cu": unit_text(family, "WIDTHS",
+                                      [f"{macro}({width_kernel_name(family, w)}, {ctype})"
+                                       for w, ctype in BIT_TYPES.items()],
+                                      includes=[f"{family}.cuh"])}
 
 
 def pointer_arg(ptr: "int | Workspace") -> "Pointer | Workspace":

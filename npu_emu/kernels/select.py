@@ -10,8 +10,7 @@ when it is stale).
 from __future__ import annotations
 
 from ..runtime.base import Backend, Launch
-from . import unit_text
-from .copy import BIT_TYPES, View
+from .copy import BIT_TYPES, View, width_kernel_name, width_unit
 from .ufunc import WIDE_INDEX, check_broadcast, row_launch   # noqa: F401 (WIDE_INDEX: select.cuh's flag too)
 
 MODULE = "select.cu"
@@ -22,14 +21,12 @@ WIDTHS = BIT_TYPES
 
 def kernel_name(width: int) -> str:
     """The exported name of the select kernel moving `width`-byte elements."""
-    return f"select_b{width}"
+    return width_kernel_name("select", width)
 
 
 def generated() -> dict[str, str]:
     """kernels_cuda/select.cu: the template and one kernel per width."""
-    return {MODULE: unit_text("select", "WIDTHS",
-                              [f"NPU_EMU_SELECT_KERNEL({kernel_name(w)}, {ctype})"
-                               for w, ctype in WIDTHS.items()], includes=["select.cuh"])}
+    return width_unit("select")
 
 
 def plan(be: Backend, out: View, cond: View, x1: View, x2: View) -> list[Launch]:

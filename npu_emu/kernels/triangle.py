@@ -12,8 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..runtime.base import Backend, Launch
-from . import unit_text
-from .copy import BIT_TYPES, pointer_arg
+from .copy import BIT_TYPES, pointer_arg, width_kernel_name, width_unit
 
 MODULE = "triangle.cu"
 GENERATED = (MODULE,)   # the files generated from the catalog (npu_emu.kernels)
@@ -27,14 +26,12 @@ GPU_BLOCK = 256
 
 def kernel_name(width: int) -> str:
     """The exported name of the triangle kernel moving `width`-byte elements."""
-    return f"triangle_b{width}"
+    return width_kernel_name("triangle", width)
 
 
 def generated() -> dict[str, str]:
     """kernels_cuda/triangle.cu: the template and one kernel per width."""
-    return {MODULE: unit_text("triangle", "WIDTHS",
-                              [f"NPU_EMU_TRIANGLE_KERNEL({kernel_name(w)}, {ctype})"
-                               for w, ctype in WIDTHS.items()], includes=["triangle.cuh"])}
+    return width_unit("triangle")
 
 
 def params_dtype() -> np.dtype:
