@@ -204,6 +204,17 @@ __device__ __forceinline__ void load_run(typename Load::Wide* t, int step, const
         return;
     }
 #endif
+#if defined(NPU_EMU_LANES8)
+    if constexpr (Load::kinds && Kind == KIND_F32) {
+        if (n == 8 && step == 1) {      // a float32 fractal row of K0: eight widened at once
+            npu_emu::lanes::F8 f;
+            std::memcpy(&f, static_cast<const float*>(base) + at, sizeof f);
+            const npu_emu::lanes::D8 d = npu_emu::lanes::to_double(f);
+            std::memcpy(t, &d, sizeof d);
+            return;
+        }
+    }
+#endif
     for (int j = 0; j < n; ++j) t[j * step] = Load::load(base, at + j, Kind);
 }
 
@@ -466,7 +477,7 @@ typedef int64_t I8 __attribute__((vector_size(64)));
 // 312 us with the whole steps' direct loads below).
 inline D8 widen(F8 f) {
 #if defined(NPU_EMU_LANES8)
-    return ::npu_emu::lanes::to_double(f);
+    return npu_emu::lanes::to_double(f);
 #else
     return __builtin_convertvector(f, D8);
 #endif
