@@ -348,9 +348,10 @@ __device__ __forceinline__ void transpose_stages(V (&v)[L]) {
 // products, vecdot's rows), a vector's lanes of them at a time: lane l sums tile t0 + l over
 // the whole of K in ascending k, the order of dot() in each lane (one dot product's sum is a
 // chain of dependent additions; the lanes run L of them side by side). Where every operand
-// row is contiguous (a_k = b_k = 1, a real dtype), L steps of k at a time: each row's L
-// products from two vector loads, the block of products transposed in registers so that
-// vector j holds every lane's product at k0 + j, then added in j's order; the rest of K
+// row is contiguous (a_k = b_k = 1), L steps of k at a time: each row's L products from two
+// vector loads (a complex row's from four, its parts taken apart by two shuffles each), the
+// block of products (a complex one's real and imaginary blocks) transposed in registers so
+// that vector j holds every lane's product at k0 + j, then added in j's order; the rest of K
 // (and every other layout) a gather of the group's A and B elements a step. A group of one
 // (a single dot product) takes dot()'s plain loop.
 template <typename S>
@@ -360,8 +361,10 @@ __device__ __attribute__((noinline)) void dot_lanes(const GemmParams& p, const S
     using V = typename Vec<R>::type;
     constexpr int L = VEC_BYTES / sizeof(R);
     const R sa = p.conj_a ? R(-1) : R(1), sb = p.conj_b ? R(-1) : R(1);
-    const bool rows = !Parts<S>::complex && p.a_k == 1 && p.b_k == 1;
+    const bool rows = p.a_k == 1 && p.b_k == 1;
     const int64_t k_rows = rows ? p.k / L * L : 0;   // K's part taken L steps at a time
+    using M = typename std::conditional<sizeof(R) == 4, int32_t, int64_t>::type;
+    typedef M Mask __attribute__((vector_size(VEC_BYTES)));
     for (int64_t t0 = first; t0 < end; t0 += L) {
         const int w = end - t0 < L ? static_cast<int>(end - t0) : L;
         if (w == 1) {                   // one dot product alone: its plain loop
@@ -376,9 +379,36 @@ __device__ __attribute__((noinline)) void dot_lanes(const GemmParams& p, const S
             oc[l] = at.c;
         }
         V re = {}, im = {};             // (a real dot product sums in re alone)
-        if constexpr (!Parts<S>::complex) {
-            using M = typename std::conditional<sizeof(R) == 4, int32_t, int64_t>::type;
-            typedef M Mask __attribute__((vector_size(VEC_BYTES)));
+        if constexpr (Parts<S>::complex) {
+            // A complex row's L elements are two vectors of parts, (re, im) interleaved: the
+            // even lanes of the pair its real parts, the odd ones its imaginary parts. Each
+            // row's real and imaginary products as the gather below forms them, each block
+            // transposed, then added in k's order.
+            Mask even, odd;
+            for (int j = 0; j < L; ++j) even[j] = 2 * j, odd[j] = 2 * j + 1;
+            for (int64_t k0 = 0; k0 < k_rows; k0 += L) {
+                V pr[L], pi[L];
+                NPU_EMU_GEMM_UNROLL for (int l = 0; l < L; ++l) {
+                    V a0, a1, b0, b1;
+                    const R* ar = reinterpret_cast<const R*>(A + oa[l] + k0);
+                    const R* br = reinterpret_cast<const R*>(B + ob[l] + k0);
+                    __builtin_memcpy(&a0, ar, sizeof(V));
+                    __builtin_memcpy(&a1, ar + L, sizeof(V));
+                    __builtin_memcpy(&b0, br, sizeof(V));
+                    __builtin_memcpy(&b1, br + L, sizeof(V));
+                    const V xr = __builtin_shuffle(a0, a1, even), xi = sa * __builtin_shuffle(a0, a1, odd);
+                    const V yr = __builtin_shuffle(b0, b1, even), yi = sb * __builtin_shuffle(b0, b1, odd);
+                    pr[l] = xr * yr - xi * yi;
+                    pi[l] = xr * yi + xi * yr;
+                }
+                transpose_stages<V, Mask, L, L / 2>(pr);
+                transpose_stages<V, Mask, L, L / 2>(pi);
+                NPU_EMU_GEMM_UNROLL for (int j = 0; j < L; ++j) {
+                    re = re + pr[j];
+                    im = im + pi[j];
+                }
+            }
+        } else {
             for (int64_t k0 = 0; k0 < k_rows; k0 += L) {
                 V prod[L];
                 NPU_EMU_GEMM_UNROLL for (int l = 0; l < L; ++l) {

@@ -122,6 +122,14 @@ def test_views_through_the_array_api(cpu_backend):
     for got, x, y in ((xp.vecdot(U, V), u, v), (xp.vecdot(U[:, ::2], V[:, 1::2]), u[:, ::2], v[:, 1::2]),
                       (xp.vecdot(U.T, V.T, axis=-2), u, v), (xp.vecdot(U[::-1], V), u[::-1], v)):
         assert same_bytes(np.asarray(got), sequential(x[:, None, :], y[:, :, None])[:, 0, 0])
+    # complex rows (x1 conjugated): contiguous (each row's parts taken apart by shuffles,
+    # K in steps of the lanes, then the rest) and strided (a gather a step)
+    for dt in (np.complex64, np.complex128):
+        z, w = values(rng, dt, (19, 206)), values(rng, dt, (19, 206))
+        Z, W = xp.asarray(z), xp.asarray(w)
+        for got, x, y in ((xp.vecdot(Z, W), z, w), (xp.vecdot(Z[:, 1::2], W[:, ::2]), z[:, 1::2], w[:, ::2])):
+            assert same_bytes(np.asarray(got),
+                              sequential(x[:, None, :], y[:, :, None], conj_a=True)[:, 0, 0]), dt
     g = values(rng, np.complex64, (5, 3))
     assert same_bytes(np.asarray(xp.asarray(g).mT @ xp.asarray(g)), sequential(g.T, g))
 
