@@ -48,12 +48,20 @@ def test_a_numpy_scalar_is_copied_into_our_memory():
     copies its value into the pool (no import to register, no operation finished early for
     it), keeps its dtype and its bits; copy=False still shares that 0-d array."""
     before = regions()
+    payload = np.frombuffer(bytes.fromhex("0100000000f8ffff"), np.float64)[0]   # a NaN, sign set
     for value, dtype in ((np.float64(-0.0), xp.float64), (np.float32(1e-45), xp.float32),
                          (np.int16(-7), xp.int16), (np.bool_(True), xp.bool),
-                         (np.complex64(1 - 2j), xp.complex64)):
+                         (np.complex64(1 - 2j), xp.complex64), (payload, xp.float64),
+                         (np.int8(-128), xp.int8), (np.int32(-2**31), xp.int32),
+                         (np.int64(-2**63 + 5), xp.int64), (np.uint8(255), xp.uint8),
+                         (np.uint16(65534), xp.uint16), (np.uint32(2**32 - 3), xp.uint32),
+                         (np.uint64(2**64 - 7), xp.uint64), (np.float16(-65504), xp.float16),
+                         (np.complex128(-0.0 + 1e-310j), xp.complex128)):
         x = xp.asarray(value)
         assert x.dtype == dtype and x.shape == () and not x._st.shared
         assert np.asarray(x).tobytes() == np.asarray(value).tobytes()
+        assert np.asarray(xp.asarray(value, dtype=dtype, copy=True)).tobytes() == \
+            np.asarray(value).tobytes()
         x[()] = 0                           # ours to write
         assert np.asarray(x).tobytes() == np.zeros((), np.asarray(value).dtype).tobytes()
     assert regions() == before

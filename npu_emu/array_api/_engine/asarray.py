@@ -7,6 +7,7 @@ accept it (copy=True copies). On cuda, host data is uploaded (copy=False refuses
 """
 from __future__ import annotations
 
+import ctypes
 from typing import Any
 
 import numpy as np
@@ -43,6 +44,23 @@ def _host_in(host: np.ndarray, dtype: DT) -> np.ndarray:
         with numpy_quiet():
             return host.astype(np.float32)
     return host
+
+
+# NumPy's own dtypes whose bytes are our storage's (no NPU dtype, no conversion on the way).
+_PLAIN = {np.dtype(t): acl_of_numpy(np.dtype(t))
+          for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                    np.uint32, np.uint64, np.float16, np.float32, np.float64, np.complex64,
+                    np.complex128)}
+
+
+def _scalar_bytes(value: np.generic, dtype: DT, be: Backend) -> Array:
+    """A new 0-d array of the cpu backend holding a NumPy scalar's bytes (`dtype`: ours for
+    its NumPy dtype, a _PLAIN one), written by the host: a block the pool hands the host has
+    no work queued on it (what `upload` does, without the NumPy array and the stream's
+    copy)."""
+    out = empty_array((), dtype, be)
+    ctypes.memmove(out._st.ptr, value.tobytes(), value.itemsize)
+    return out
 
 
 def _from_numpy(a: np.ndarray, dtype: DType | None, be: Backend, copy: bool | None) -> Array:
@@ -139,6 +157,10 @@ def asarray(obj: object, /, *, dtype: object = None, device: object = None,
         # ours alone: its value goes into our memory (pool memory, not an import to register
         # and release, which operations on the cpu backend would finish before they return),
         # but for copy=False, which shares that array as asked.
+        if copy is not False and be.is_cpu:
+            acl = _PLAIN.get(obj.dtype)
+            if acl is not None and (dt is None or dt.acl_dtype == acl):
+                return _scalar_bytes(obj, acl, be)
         return _from_numpy(np.asarray(obj), dt, be, None if copy is False else True)
     if hasattr(obj, "__dlpack__") and not isinstance(obj, (bytes, bytearray, memoryview)):
         return _from_foreign(obj, dt, be, copy)
