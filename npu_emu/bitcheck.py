@@ -247,13 +247,13 @@ def _cases() -> Iterator[tuple[str, Callable[[], str]]]:
                          np.asarray(fn(a[:, 0:8])), np.asarray(fn(a[20:21, :]))]
             return _digest(*outs)
         yield f"array_api/extremes/{dtype}", extremes
-    # matmul of float64 and complex128 (the gemm kernels): a K across two of their chunks,
-    # tiles cut at the edges, a transposed operand, a batch broadcast, a matrix times a
-    # vector, vecdot (conjugating; of strided rows, and of contiguous ones: K a vector's lanes
-    # at a time, then the rest), NaN, infinities and -0 among the values.
-    for dtype in ("float64", "complex128"):
+    # matmul of float64, complex64 and complex128 (the gemm kernels): a K across two of their
+    # chunks, tiles cut at the edges, a transposed operand, a batch broadcast, a matrix times
+    # a vector, vecdot (conjugating; of strided rows, and of contiguous ones: K a vector's
+    # lanes at a time, then the rest), NaN, infinities and -0 among the values.
+    for dtype in ("float64", "complex64", "complex128"):
         def array_api_matmul(dtype=dtype) -> str:
-            src = DT.ACL_COMPLEX128 if dtype == "complex128" else DT.ACL_DOUBLE
+            src = DT.ACL_COMPLEX128 if dtype.startswith("complex") else DT.ACL_DOUBLE
             x = _values(rng, src, 70 * 300).astype(dtype).reshape(70, 300)
             y = _values(rng, src, 300 * 67).astype(dtype).reshape(300, 67)
             x[3, 5], x[4, :] = np.inf, -0.0

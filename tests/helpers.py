@@ -52,7 +52,7 @@ def nvrtc_builds():
 
 # The battery's cases at the lower ISA level: every family, through its float32, float16
 # and complex64 cases, vecdot, and the array API's float32 and complex64 functions, its
-# float64 max and min where the NaN and zero flags decide, its float64 and complex128 matmuls
+# float64 max and min where the NaN and zero flags decide, its float64 and complex matmuls
 # and its integer division.
 BATTERY_SLICE = ("cast/f32", "cast/f16", "cast/c64", "copy/f32->f16", "expand/", "add_mul/f16",
                  "add_mul/f32", "add_mul/c64", "format_cast/FRACTAL_NZ/f16", "matmul/f16",
