@@ -18,7 +18,7 @@ from ._engine.args import array_arg
 from ._engine.array import Array
 from ._engine.matmul import matmul, matmul_arrays
 from ._engine.scalars import check_kind, promote
-from ._manipulation import expand_dims, permute_dims, reshape, squeeze
+from ._manipulation import permute_dims, reshape
 
 
 def matrix_transpose(x: Array, /) -> Array:
@@ -94,9 +94,21 @@ def vector_axis(fname: str, axis: object, *arrays: Array) -> int:
 
 
 def to_last(x: Array, axis: int) -> Array:
-    """x with its (negative) `axis` moved to the end, a view."""
+    """x with its (negative) `axis` moved to the end, a view (x itself where it is last)."""
     a = axis % x.ndim
+    if a == x.ndim - 1:
+        return x
     return permute_dims(x, [k for k in range(x.ndim) if k != a] + [a])
+
+
+def _vectors(x: Array, axis: int, row: bool) -> Array:
+    """vecdot's operand as a matmul's: its (negative) `axis` moved to the end, with a new
+    dimension of 1 before it (a row, x1's) or after it (a column, x2's); a view."""
+    shape, strides, offset = x._signed()
+    a = axis % x.ndim
+    dims = [(n, s) for k, (n, s) in enumerate(zip(shape, strides)) if k != a]
+    dims += [(1, 0), (shape[a], strides[a])] if row else [(shape[a], strides[a]), (1, 0)]
+    return x._view([n for n, _ in dims], [s for _, s in dims], offset)
 
 
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
@@ -109,10 +121,11 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
                          f"and {b.shape[axis]}; they must be equal")
     compute = promote("vecdot", a._t.dtype, b._t.dtype)
     check_kind("vecdot", "numeric", compute)
-    rows = expand_dims(to_last(a, axis), axis=-2)
-    cols = expand_dims(to_last(b, axis), axis=-1)
+    rows, cols = _vectors(a, axis, True), _vectors(b, axis, False)
     broadcast_shapes(rows.shape[:-2], cols.shape[:-2], "x1", "x2")
-    return squeeze(matmul_arrays(rows, cols, conj=True), axis=(-2, -1))
+    out = matmul_arrays(rows, cols, conj=True)     # (..., 1, 1): its last two dims dropped
+    shape, strides, offset = out._signed()
+    return out._view(shape[:-2], strides[:-2], offset)
 
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
