@@ -30,7 +30,7 @@
 #include "npu_emu_convert.cuh"
 #if defined(NPU_EMU_CPU)
 #include <memory>
-#include "npu_emu_lanes.cuh"   // dots8::widen
+#include "npu_emu_lanes.cuh"   // wide8::widen
 #endif
 
 namespace npu_emu {
@@ -188,6 +188,30 @@ static_assert(FRACTAL % CUBE_STRIP == 0, "a strip lies in one fractal row");
 #define NPU_EMU_CUBE_LANES
 #endif
 
+#if defined(NPU_EMU_CPU)
+// Eight floats as doubles (exact), in vector lanes: the fills' float32 fractal rows of K0 and
+// dots8's products. By vcvtps2pd where AVX-512F has it (lanes::to_double): GCC 12 splits
+// __builtin_convertvector's eight lanes into two halves and an insert, three more shuffles on
+// the port the transposes need (float32 vecdot of 256 x 4096, one thread, 436 -> 312 us with
+// dots8's whole steps loaded directly; a 512 x 512 float32 matmul 10.8-11.3 -> 9.7-10.4 ms).
+namespace wide8 {
+typedef double D8 __attribute__((vector_size(64)));
+typedef float F8 __attribute__((vector_size(32)));
+inline D8 widen(F8 f) {
+#if defined(NPU_EMU_LANES8)
+    return npu_emu::lanes::to_double(f);
+#else
+    return __builtin_convertvector(f, D8);
+#endif
+}
+inline D8 load(const float* s) {   // s[0, 8)
+    F8 f;
+    std::memcpy(&f, s, sizeof f);
+    return widen(f);
+}
+}  // namespace wide8
+#endif
+
 // t[j * step] = element at + j of a contiguous run of n (<= MAX_K0 and <= FRACTAL) as the
 // cube multiplies it. fp16 on a CPU with F16C: converted by the instruction (exact on every
 // number; a NaN stays a NaN, and the payload that to_float keeps never reaches the output:
@@ -204,12 +228,10 @@ __device__ __forceinline__ void load_run(typename Load::Wide* t, int step, const
         return;
     }
 #endif
-#if defined(NPU_EMU_LANES8)
+#if defined(NPU_EMU_CPU)
     if constexpr (Load::kinds && Kind == KIND_F32) {
         if (n == 8 && step == 1) {      // a float32 fractal row of K0: eight widened at once
-            npu_emu::lanes::F8 f;
-            std::memcpy(&f, static_cast<const float*>(base) + at, sizeof f);
-            const npu_emu::lanes::D8 d = npu_emu::lanes::to_double(f);
+            const wide8::D8 d = wide8::load(static_cast<const float*>(base) + at);
             std::memcpy(t, &d, sizeof d);
             return;
         }
@@ -467,33 +489,15 @@ __device__ __forceinline__ void cube_fractal(const CubeParams& p, const void* __
 // dot of 4000 was latency-bound scalar code (vecdot at 0.56x NumPy). A row past M (the last
 // fractal's) is computed from a valid row and not stored.
 namespace dots8 {
-typedef double D8 __attribute__((vector_size(64)));
-typedef float F8 __attribute__((vector_size(32)));
+using wide8::D8;
+using wide8::F8;
 typedef int64_t I8 __attribute__((vector_size(64)));
-
-// Eight floats widened (exact): by vcvtps2pd where AVX-512F has it (lanes::to_double: GCC 12
-// splits __builtin_convertvector's eight lanes into two halves and an insert, three more
-// shuffles a row on the loop's busiest port; float32 vecdot of 256 x 4096, one thread, 436 ->
-// 312 us with the whole steps' direct loads below).
-inline D8 widen(F8 f) {
-#if defined(NPU_EMU_LANES8)
-    return npu_emu::lanes::to_double(f);
-#else
-    return __builtin_convertvector(f, D8);
-#endif
-}
-
-inline F8 load8(const float* s) {   // s[0, 8)
-    F8 f;
-    std::memcpy(&f, s, sizeof f);
-    return f;
-}
 
 inline D8 load(const float* s, int64_t n) {   // s[0, 8), zeros past n
     F8 f = {0, 0, 0, 0, 0, 0, 0, 0};
     if (n >= 8) std::memcpy(&f, s, sizeof f);
     else for (int64_t j = 0; j < n; ++j) f[j] = s[j];
-    return widen(f);
+    return wide8::widen(f);
 }
 
 // t[k] = lane k of each of p[0..8): the transpose of the 8 x 8 matrix whose rows are p.
@@ -551,8 +555,8 @@ __attribute__((noinline)) int64_t cube_dots8(const CubeParams& p, const void* __
                 D8 prod[8], byk[8];
                 if (k1 < whole) {
                     for (int o = 0; o < 8; ++o)
-                        prod[o] = dots8::widen(dots8::load8(a + a_off[o] + k1 * p.a_k1)) *
-                                  dots8::widen(dots8::load8(b + b_off[o] + k1 * p.b_k1));
+                        prod[o] = wide8::load(a + a_off[o] + k1 * p.a_k1) *
+                                  wide8::load(b + b_off[o] + k1 * p.b_k1);
                 } else {
                     const int64_t k_left = p.k - k1 * 8;
                     for (int o = 0; o < 8; ++o)
