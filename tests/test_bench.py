@@ -423,6 +423,24 @@ def test_whole_array_cases_check_their_results(cpu_backend):
             built.expected = off_at_1
             result = bench.check_result(built, b.stream)
         assert not result["ok"] and result["mismatches"] == 1, name
+    # vecdot's other dtypes (our gemm kernels; x1 conjugated), held to their sums' bound:
+    # float64's is far below 10 here, complex64's about 400 (three roundings a step over
+    # 4096 steps, times the sum of the magnitudes), so the error there is 10^4 (a sum that
+    # forgot x1's conjugation is off by thousands)
+    for short_name in cases.VECDOT_ALSO:
+        spec = op.spec("vecdot", common.dtype_of(short_name), 4 * 4096)
+        with b.built(op, spec, "Ascend910B") as built:
+            built.run()
+            assert bench.check_result(built, b.stream)["ok"], short_name
+            honest = built.expected
+
+            def off_at_1(idx, honest=honest, by=10.0 if short_name == "f64" else 1e4):
+                want = np.array(honest(idx), copy=True)
+                want[idx == 1] += by
+                return want
+            built.expected = off_at_1
+            result = bench.check_result(built, b.stream)
+        assert not result["ok"] and result["mismatches"] == 1, short_name
 
 
 def test_the_gemm_matmul_cases_check_their_bits(cpu_backend):

@@ -812,6 +812,8 @@ def array_api_build(b: "Bench", s: CaseSpec) -> Built:
 # once (x > 0, about half the elements): x[mask], and x[mask] = 0 in x's own memory (the
 # same values written each run). Each on float32 (M, N) arrays, against NumPy's and
 # PyTorch's own.
+# The dtypes vecdot takes besides float32 (our gemm kernels: float64 and complex).
+VECDOT_ALSO = ("f64", "c64", "c128")
 WHOLE_CASES = ("sort", "sort_flat", "unique_values", "cumulative_sum_axis0", "vecdot", "vector_norm", "clip",
                "add_transposed", "where_transposed", "add_reversed", "tril", "mask_select",
                "mask_fill")
@@ -843,15 +845,15 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
     sums' bound of float64's result (vecdot is the cube's product of a row by a column)."""
     import npu_emu.array_api as xp
     from npu_emu import dtypes
-    if short(s.dtype) != "f32" and not (short(s.dtype) == "f64" and s.variant == "vecdot"):
+    if short(s.dtype) != "f32" and not (short(s.dtype) in VECDOT_ALSO and s.variant == "vecdot"):
         raise Refused(f"array_api_whole {s.variant}", -1,
-                      "the array_api_whole op takes f32 (and f64 for vecdot)")
+                      "the array_api_whole op takes f32 (and f64, c64, c128 for vecdot)")
     shape, variant = s.shapes["x1"], s.variant
     arity = 2 if variant == "vecdot" else 1
     raws = [random_storage(s.dtype, math.prod(shape), seed=9 + k) for k in range(arity)]
     values = [host_values(r, s.dtype).reshape(shape) for r in raws]
     args = [xp.asarray(v, copy=True) for v in values]       # our pool, not shared
-    mask = values[0] > 0
+    mask = values[0].real > 0      # the mask cases' (float32); .real: complex has no order
     m = xp.asarray(mask, copy=True)
     flat = xp.reshape(args[0], (-1,))
 
@@ -868,13 +870,14 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
             "where_transposed": lambda: xp.where(args[0].T > 0.0, args[0].T, 0.0),
             "add_reversed": lambda: args[0][::-1] + 1.0, "tril": lambda: xp.tril(args[0]),
             "mask_select": lambda: args[0][m], "mask_fill": fill}[variant]
-    v64 = [v.astype(np.float64) for v in values]
+    complex_ = short(s.dtype) in ("c64", "c128")
+    v64 = [v.astype(np.complex128 if complex_ else np.float64) for v in values]
     with np.errstate(all="ignore"):
         ref = {"sort": lambda: np.sort(values[0], axis=-1),
                "sort_flat": lambda: np.sort(values[0].reshape(-1)),
                "unique_values": lambda: np.unique(values[0]),
                "cumulative_sum_axis0": lambda: np.cumsum(values[0], axis=0, dtype=np.float32),
-               "vecdot": lambda: np.einsum("ij,ij->i", v64[0], v64[1]),
+               "vecdot": lambda: np.einsum("ij,ij->i", np.conj(v64[0]), v64[1]),
                "vector_norm": lambda: np.sqrt(np.einsum("ij,ij->i", v64[0], v64[0])),
                "clip": lambda: np.clip(values[0], -1.0, 1.0),
                "add_transposed": lambda: values[0].T + np.float32(1),
@@ -886,9 +889,11 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
     bounded = variant in ("vecdot", "vector_norm")
     # The sums' bound: their fixed orders' error, in units of the dtype, times the sum of the
     # magnitudes (float32's vecdot, the cube's: one rounding a K0 step, docs/operators.md;
-    # float64's, the gemm kernels': one a k), with room.
+    # float64's, the gemm kernels': one a k; complex: three a k, the product's two and the
+    # sum's), with room.
     cols = shape[1]
-    unit, steps = (2.0 ** -24, cols / 8) if short(s.dtype) == "f32" else (2.0 ** -53, cols)
+    unit, steps = {"f32": (2.0 ** -24, cols / 8), "f64": (2.0 ** -53, cols),
+                   "c64": (2.0 ** -24, 3 * cols), "c128": (2.0 ** -53, 3 * cols)}[short(s.dtype)]
     mag = np.einsum("ij,ij->i", np.abs(v64[0]), np.abs(v64[-1])) if bounded else None
     last = _LastResult(s.dtype)
     b._scope.append(last)
@@ -900,7 +905,7 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
         return dtypes.encode(ref[idx].astype(np.float32), s.dtype) if not bounded else ref[idx]
 
     def within_bound(got, want, idx):
-        g = host_values(np.asarray(got), s.dtype).astype(np.float64)
+        g = host_values(np.asarray(got), s.dtype).astype(np.complex128 if complex_ else np.float64)
         m = mag[idx] if variant == "vecdot" else np.sqrt(mag[idx])
         bound = (steps + 96) * unit * (m if variant == "vecdot" else mag[idx] / np.maximum(m, 1e-300))
         return ~((np.abs(g - want) <= bound + 2 * unit * np.abs(want)) | (g == want))
@@ -944,7 +949,7 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
 
     def torch_work(torch, tensor):
         t = [tensor(r, s.dtype).reshape(shape) for r in raws]
-        tm = t[0] > 0
+        tm = t[0] > 0 if variant in ("mask_select", "mask_fill") else None
         return {"sort": lambda: torch.sort(t[0], dim=-1),
                 "sort_flat": lambda: torch.sort(t[0].reshape(-1)),
                 "unique_values": lambda: torch.unique(t[0]),
@@ -1032,8 +1037,8 @@ OPS: dict[str, Op] = {op.name: op for op in [
        "time, on (M, N) arrays: sort and cumulative_sum along an axis, sort of the whole array "
        "as one lane, unique_values, vecdot "
        "and vector_norm per row, clip, tril; add and where on x.T, add on x[::-1]; x[mask] "
-       "and x[mask] = 0 with a mask of x > 0; with --dtypes f64, vecdot alone (our gemm "
-       "kernels' dot products; float32's is the cube's)", "inputs + result",
+       "and x[mask] = 0 with a mask of x > 0; with --dtypes f64, c64 or c128, vecdot alone (our "
+       "gemm kernels' dot products; float32's is the cube's)", "inputs + result",
        WHOLE_CASES,
        ("f32",), ("f32",),
        whole_spec, whole_build),
