@@ -493,10 +493,9 @@ using wide8::D8;
 using wide8::F8;
 typedef int64_t I8 __attribute__((vector_size(64)));
 
-inline D8 load(const float* s, int64_t n) {   // s[0, 8), zeros past n
+inline D8 load_short(const float* s, int64_t n) {   // s[0, n) of the short last step, zeros past n
     F8 f = {0, 0, 0, 0, 0, 0, 0, 0};
-    if (n >= 8) std::memcpy(&f, s, sizeof f);
-    else for (int64_t j = 0; j < n; ++j) f[j] = s[j];
+    for (int64_t j = 0; j < n; ++j) f[j] = s[j];
     return wide8::widen(f);
 }
 
@@ -560,8 +559,8 @@ __attribute__((noinline)) int64_t cube_dots8(const CubeParams& p, const void* __
                 } else {
                     const int64_t k_left = p.k - k1 * 8;
                     for (int o = 0; o < 8; ++o)
-                        prod[o] = dots8::load(a + a_off[o] + k1 * p.a_k1, k_left) *
-                                  dots8::load(b + b_off[o] + k1 * p.b_k1, k_left);
+                        prod[o] = dots8::load_short(a + a_off[o] + k1 * p.a_k1, k_left) *
+                                  dots8::load_short(b + b_off[o] + k1 * p.b_k1, k_left);
                 }
                 dots8::transpose(prod, byk);
                 D8 part = {0, 0, 0, 0, 0, 0, 0, 0};

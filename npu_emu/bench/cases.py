@@ -870,7 +870,7 @@ def whole_build(b: "Bench", s: CaseSpec) -> Built:
             "where_transposed": lambda: xp.where(args[0].T > 0.0, args[0].T, 0.0),
             "add_reversed": lambda: args[0][::-1] + 1.0, "tril": lambda: xp.tril(args[0]),
             "mask_select": lambda: args[0][m], "mask_fill": fill}[variant]
-    complex_ = short(s.dtype) in ("c64", "c128")
+    complex_ = dtype_info(s.dtype).kind == dtypes.COMPLEX
     v64 = [v.astype(np.complex128 if complex_ else np.float64) for v in values]
     with np.errstate(all="ignore"):
         ref = {"sort": lambda: np.sort(values[0], axis=-1),
