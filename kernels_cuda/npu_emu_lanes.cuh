@@ -48,6 +48,9 @@ template <> NPU_EMU_HD double splat<double>(double c) { return c; }
 // pointer it cannot tell from the loop's output)
 NPU_EMU_HD double lookup16(const double (&t)[16], int32_t i) { return t[i & 15]; }
 NPU_EMU_HD uint64_t lookup32(const uint64_t (&t)[32], int32_t i) { return t[i & 31]; }
+NPU_EMU_HD float lookup32(const float (&t)[32], uint32_t i) { return t[static_cast<int32_t>(i & 31u)]; }
+// A condition as a bit mask: all ones where it holds (bool on one lane, a comparison's lanes).
+NPU_EMU_HD uint32_t mask_of(bool m) { return 0u - static_cast<uint32_t>(m); }
 
 #if defined(NPU_EMU_LANES8)
 // Eight lanes.
@@ -93,10 +96,41 @@ NPU_EMU_HD F8 load8(const float* p) {
     return v;
 }
 NPU_EMU_HD void store8(float* p, F8 v) { __builtin_memcpy(p, &v, sizeof v); }
+
+// Sixteen float lanes (one register), for float-only functions: a table of 32 floats is read
+// by vpermt2ps (two registers, permuted), where the one-lane form's vectorization gathers (on
+// Zen 4 two gathers took two thirds of float atan's loop).
+typedef float F16 __attribute__((vector_size(64)));
+typedef uint32_t U16 __attribute__((vector_size(64)));
+typedef int32_t I16 __attribute__((vector_size(64)));
+NPU_EMU_HD U16 bits(F16 x) { return reinterpret_cast<U16>(x); }
+NPU_EMU_HD F16 float_from_bits(U16 u) { return reinterpret_cast<F16>(u); }
+NPU_EMU_HD U16 mask_of(I16 m) { return reinterpret_cast<U16>(m); }
+NPU_EMU_HD F16 lookup32(const float (&t)[32], U16 i) {
+    F16 lo, hi;
+    __builtin_memcpy(&lo, t, sizeof lo);
+    __builtin_memcpy(&hi, t + 16, sizeof hi);
+    return __builtin_shuffle(lo, hi, i & 31u);
+}
+NPU_EMU_HD F16 load16(const float* p) {
+    F16 v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+}
+NPU_EMU_HD void store16(float* p, F16 v) { __builtin_memcpy(p, &v, sizeof v); }
+template <int L> struct Lanes;
+template <> struct Lanes<8> {
+    static F8 load(const float* p) { return load8(p); }
+    static void store(float* p, F8 v) { store8(p, v); }
+};
+template <> struct Lanes<16> {
+    static F16 load(const float* p) { return load16(p); }
+    static void store(float* p, F16 v) { store16(p, v); }
+};
 #endif
 
-// LanesOf<S>::value: the lanes S's fast() takes at a time on this target besides one (8 where S
-// declares `lanes = 8` and the target has AVX-512F; else 1).
+// LanesOf<S>::value: the lanes S's fast() takes at a time on this target besides one (S's
+// `lanes`, 8 or 16, where the target has AVX-512F; else 1).
 template <typename S, typename = void> struct LanesOf { static constexpr int value = 1; };
 #if defined(NPU_EMU_LANES8)
 template <typename S> struct LanesOf<S, decltype(void(S::lanes))> { static constexpr int value = S::lanes; };

@@ -43,6 +43,7 @@
 #include "npu_emu_convert.cuh"
 #include "npu_emu_math_float.cuh"
 #include "npu_emu_math_split.cuh"
+#include "npu_emu_lanes.cuh"
 
 // Tables: __constant__ memory on the GPU, inline constexpr arrays on the CPU.
 #if defined(NPU_EMU_CPU)
@@ -588,24 +589,24 @@ NPU_EMU_HD float asin_lanes_f(float a, bool big, float w_small, uint32_t c_sign,
 // atan t = t + t z P(z), z = t^2 <= 1/16, where t z P is at most 0.021 of the result: its
 // float roundings and P's fit (2^-24) are far below an ulp. The constant, t z P and t are
 // added before the one last rounding (|t| is at most 1/6 of the constant, or the constant 0).
-NPU_EMU_HD float atan_lanes_f(float u) {
-    const uint32_t b = float_as_bits(u);
-    const bool big = u >= 4.0f, mid = (u >= 0.25f) & !big;
-    const int32_t k = static_cast<int32_t>((b - 0x3E800000u) >> 20) & 31;   // any lane: an index < 32
-    const float c = mid ? bits_as_float((b & 0xFFF00000u) | 0x00080000u) : 0.0f;
-    // n / d = -1 / u (big) or u / 1 by a bit mask (as selects, GCC would split the division
-    // into two masked ones), then (n - c) / (d + c u)
-    const uint32_t big_mask = 0u - static_cast<uint32_t>(big);
-    const float n = bits_as_float(b ^ (big_mask & (b ^ 0xBF800000u)));
-    const float d = bits_as_float(0x3F800000u ^ (big_mask & (b ^ 0x3F800000u)));
-    const float t = (n - c) / (d + c * u);
-    // the table read on every lane (a gather), chosen by a bit mask: as a select, GCC would
-    // move the read under the condition, a masked gather its vectorizer declines
-    const uint32_t mask = 0u - static_cast<uint32_t>(mid);
-    const float base_hi = bits_as_float((float_as_bits(ATAN_LANES_HI[k]) & mask) | float_as_bits(big ? PIO2_HI_F : 0.0f));
-    const float base_lo = bits_as_float((float_as_bits(ATAN_LANES_LO[k]) & mask) | float_as_bits(big ? PIO2_LO_F : 0.0f));
-    const float z = t * t;
-    const float p = ((ATAN_LANES_C[3] * z + ATAN_LANES_C[2]) * z + ATAN_LANES_C[1]) * z + ATAN_LANES_C[0];
+// Over lanes (npu_emu_lanes.cuh: one, or 16 where AVX-512F reads the tables by permutation):
+// the conditions as bit masks, each lane's operations those of the one-lane form.
+template <typename F> NPU_EMU_HD F atan_lanes(F u) {
+    using namespace lanes;
+    const auto b = bits(u);
+    const auto big = mask_of(u >= 4.0f);
+    const auto mid = mask_of(u >= 0.25f) & ~big;
+    const auto k = (b - 0x3E800000u) >> 20;   // any lane: the table's index (mod 32)
+    const F c = float_from_bits(((b & 0xFFF00000u) | 0x00080000u) & mid);
+    // n / d = -1 / u (big) or u / 1 by the mask, then (n - c) / (d + c u)
+    const F n = float_from_bits(b ^ (big & (b ^ 0xBF800000u)));
+    const F d = float_from_bits(0x3F800000u ^ (big & (b ^ 0x3F800000u)));
+    const F t = (n - c) / (d + c * u);
+    // the table read on every lane, chosen by the mask
+    const F base_hi = float_from_bits((bits(lookup32(ATAN_LANES_HI, k)) & mid) | (float_as_bits(PIO2_HI_F) & big));
+    const F base_lo = float_from_bits((bits(lookup32(ATAN_LANES_LO, k)) & mid) | (float_as_bits(PIO2_LO_F) & big));
+    const F z = t * t;
+    const F p = ((ATAN_LANES_C[3] * z + ATAN_LANES_C[2]) * z + ATAN_LANES_C[1]) * z + ATAN_LANES_C[0];
     return base_hi + ((base_lo + (t * z) * p) + t);
 }
 
@@ -702,7 +703,7 @@ NPU_EMU_HD float tan_lanes_f(float x) {
 // n = min(|y|, |x|), d = max, every product below is normal and none overflows), branch-free
 // with one division. u = n/d <= 1 is first estimated as n r, r ~ 1/d from the integer
 // estimate 0x7EF311C3 - bits(d) and one Newton step (to 0.26 %), which picks the form as
-// atan_lanes_f does (an estimate next to a boundary picks a neighbour: |t| grows by 0.26 %):
+// atan_lanes does (an estimate next to a boundary picks a neighbour: |t| grows by 0.26 %):
 //   u < 1/4:  t = n / d, atan u = t + (lo + t z P(z)): the quotient's rounding (up to an ulp
 //             of the result where atan u falls a binade below u) is carried in lo = (n - t d) r,
 //             n - t d exact from t and d split at 12 bits (the products exact, the remainder of
@@ -716,35 +717,36 @@ NPU_EMU_HD float tan_lanes_f(float x) {
 // and s = -1 where exactly one of |y| > |x| and x < 0 holds (atan(1/u) = pi/2 - atan u): B_hi +
 // s head (the table's atan c or t; |head| < 0.82 < B_hi) exact as a fast two-sum, every low
 // part added before the one last rounding. Nothing cancels: B + s atan u >= pi/4 where s < 0.
-NPU_EMU_HD float atan2_lanes_f(float y, float x) {
-    const uint32_t by = float_as_bits(y), bx = float_as_bits(x);
-    const uint32_t ym = by & 0x7FFFFFFFu, xm = bx & 0x7FFFFFFFu;
-    const bool swap = ym > xm, x_neg = bx > 0x7FFFFFFFu;
-    const float n = bits_as_float(swap ? xm : ym), d = bits_as_float(swap ? ym : xm);
-    const float r0 = bits_as_float(0x7EF311C3u - float_as_bits(d));
-    const float r = r0 * (2.0f - d * r0);                                  // 1/d to 0.26 %
-    const float ue = n * r;
-    const uint32_t bu = float_as_bits(ue);
-    const bool mid = ue >= 0.25f;
-    const int32_t k = static_cast<int32_t>((bu - 0x3E800000u) >> 20) & 31;   // any lane: an index < 32
-    const float c = mid ? bits_as_float((bu & 0xFFF00000u) | 0x00080000u) : 0.0f;
-    const float dh = top12_f(d), dl = d - dh;
-    const float t = ((n - c * dh) - c * dl) / (d + c * n);                // c = 0: n / d
-    const float th = top12_f(t), tl = t - th;
-    const float rem = (((n - th * dh) - th * dl) - tl * dh) - tl * dl;    // n - t d (u < 1/4)
-    const float z = t * t;
-    const float p = ((ATAN_LANES_C[3] * z + ATAN_LANES_C[2]) * z + ATAN_LANES_C[1]) * z + ATAN_LANES_C[0];
-    // atan u = head + tail; the table read on every lane, chosen by a bit mask (atan_lanes_f)
-    const uint32_t mask = 0u - static_cast<uint32_t>(mid);
-    const float head = bits_as_float((float_as_bits(ATAN_LANES_HI[k]) & mask) | (float_as_bits(t) & ~mask));
-    const float low = bits_as_float((float_as_bits(ATAN_LANES_LO[k]) & mask) | (float_as_bits(rem * r) & ~mask));
-    const float tail = (low + (t * z) * p) + bits_as_float(float_as_bits(t) & mask);
-    const uint32_t s = (swap != x_neg) ? 0x80000000u : 0u;
-    const float b_hi = swap ? PIO2_HI_F : (x_neg ? PI_HI_F : 0.0f);
-    const float b_lo = swap ? PIO2_LO_F : (x_neg ? PI_LO_F : 0.0f);
-    const ff h = fast_two_sum_f(b_hi, bits_as_float(float_as_bits(head) ^ s));
-    const float v = h.hi + ((h.lo + b_lo) + bits_as_float(float_as_bits(tail) ^ s));
-    return bits_as_float(float_as_bits(v) ^ (by & 0x80000000u));
+template <typename F> NPU_EMU_HD F atan2_lanes(F y, F x) {   // over lanes, as atan_lanes
+    using namespace lanes;
+    const auto by = bits(y), bx = bits(x);
+    const auto ym = by & 0x7FFFFFFFu, xm = bx & 0x7FFFFFFFu;
+    const auto swap = mask_of(ym > xm), x_neg = mask_of(bx > 0x7FFFFFFFu);
+    const F n = float_from_bits((xm & swap) | (ym & ~swap)), d = float_from_bits((ym & swap) | (xm & ~swap));
+    const F r0 = float_from_bits(0x7EF311C3u - bits(d));
+    const F r = r0 * (2.0f - d * r0);                                      // 1/d to 0.26 %
+    const F ue = n * r;
+    const auto bu = bits(ue);
+    const auto mid = mask_of(ue >= 0.25f);
+    const auto k = (bu - 0x3E800000u) >> 20;   // any lane: the table's index (mod 32)
+    const F c = float_from_bits(((bu & 0xFFF00000u) | 0x00080000u) & mid);
+    const F dh = float_from_bits(bits(d) & 0xFFFFF000u), dl = d - dh;
+    const F t = ((n - c * dh) - c * dl) / (d + c * n);                    // c = 0: n / d
+    const F th = float_from_bits(bits(t) & 0xFFFFF000u), tl = t - th;
+    const F rem = (((n - th * dh) - th * dl) - tl * dh) - tl * dl;        // n - t d (u < 1/4)
+    const F z = t * t;
+    const F p = ((ATAN_LANES_C[3] * z + ATAN_LANES_C[2]) * z + ATAN_LANES_C[1]) * z + ATAN_LANES_C[0];
+    // atan u = head + tail; the table read on every lane, chosen by the mask
+    const F head = float_from_bits((bits(lookup32(ATAN_LANES_HI, k)) & mid) | (bits(t) & ~mid));
+    const F low = float_from_bits((bits(lookup32(ATAN_LANES_LO, k)) & mid) | (bits(rem * r) & ~mid));
+    const F tail = (low + (t * z) * p) + float_from_bits(bits(t) & mid);
+    const auto s = (swap ^ x_neg) & 0x80000000u;
+    const F b_hi = float_from_bits((float_as_bits(PIO2_HI_F) & swap) | (float_as_bits(PI_HI_F) & (x_neg & ~swap)));
+    const F b_lo = float_from_bits((float_as_bits(PIO2_LO_F) & swap) | (float_as_bits(PI_LO_F) & (x_neg & ~swap)));
+    const F hs = float_from_bits(bits(head) ^ s);
+    const F h_hi = b_hi + hs, h_lo = hs - (h_hi - b_hi);                  // fast_two_sum_f
+    const F v = h_hi + ((h_lo + b_lo) + float_from_bits(bits(tail) ^ s));
+    return float_from_bits(bits(v) ^ (by & 0x80000000u));
 }
 
 }  // namespace trig_detail
@@ -932,11 +934,16 @@ template <> struct Split<fn::tan, float> {          // |x| < 2^12: float lanes
 template <> struct Split<fn::atan, float> {          // finite x
     static constexpr bool canonical = true;
     static NPU_EMU_HD bool rare(float x) { return (float_as_bits(x) & 0x7FFFFFFFu) >= 0x7F800000u; }   // inf, NaN
-    static NPU_EMU_HD float fast(float x) {
-        using namespace trig_detail;
-        const uint32_t sign = float_as_bits(x) & 0x80000000u;
-        return bits_as_float(float_as_bits(atan_lanes_f(bits_as_float(float_as_bits(x) ^ sign))) ^ sign);
+    template <typename F> static NPU_EMU_HD F odd(F x) {
+        using namespace lanes;
+        const auto sign = bits(x) & 0x80000000u;
+        return float_from_bits(bits(trig_detail::atan_lanes(float_from_bits(bits(x) ^ sign))) ^ sign);
     }
+    static constexpr int lanes = 16;   // fast() on 16 lanes too (npu_emu_lanes.cuh)
+    static NPU_EMU_HD float fast(float x) { return odd(x); }
+#if defined(NPU_EMU_LANES8)
+    static lanes::F16 fast(lanes::F16 x) { return odd(x); }
+#endif
 };
 template <> struct Split<fn::asin, float> {          // |x| <= 1
     static constexpr bool canonical = true;
@@ -968,7 +975,11 @@ template <> struct Split<fn::atan2, float> {         // |y|, |x| in [2^-60, 2^60
         return (float_as_bits(y) & 0x7FFFFFFFu) - 0x21800000u > 0x3C000000u ||
                (float_as_bits(x) & 0x7FFFFFFFu) - 0x21800000u > 0x3C000000u;
     }
-    static NPU_EMU_HD float fast(float y, float x) { return trig_detail::atan2_lanes_f(y, x); }
+    static constexpr int lanes = 16;   // fast() on 16 lanes too (npu_emu_lanes.cuh)
+    static NPU_EMU_HD float fast(float y, float x) { return trig_detail::atan2_lanes(y, x); }
+#if defined(NPU_EMU_LANES8)
+    static lanes::F16 fast(lanes::F16 y, lanes::F16 x) { return trig_detail::atan2_lanes(y, x); }
+#endif
 };
 
 NPU_EMU_HD float sin(float x) {                      // rare: the double path from 2^12

@@ -756,15 +756,17 @@ NPU_EMU_HD void staged_row(TO* o, const TI* a, const TI* b, I n, I sa, I sb) {
             constexpr bool canon = npu_emu::math::CanonicalFast<S>::value;
             F is_rare[STAGE_CHUNK];
             int rare = 0;   // a count, not a bool: g++ does not vectorize a loop that ORs bools
-            int jv = 0;     // lanes [0, jv) computed 8 at a time (npu_emu_lanes.cuh)
+            int jv = 0;     // lanes [0, jv) computed L at a time (npu_emu_lanes.cuh)
 #if defined(NPU_EMU_LANES8)
-            // A form with an 8-lane fast() (the same operations per lane as its one-lane fast(),
-            // so the same bits: pow's table reads as permutations, not gathers) runs it over the
-            // chunk's full groups of 8, the one-lane fast() over the rest; canonical forms on
+            // A form with an L-lane fast() (8 or 16: the same operations per lane as its one-lane
+            // fast(), so the same bits; table reads as permutations, not gathers) runs it over
+            // the chunk's full groups of L, the one-lane fast() over the rest; canonical forms on
             // float rows. The flags first: r may be x as far as g++ knows.
+            constexpr int L = lanes::LanesOf<S>::value;
             if constexpr (canon && detail::is_same<C, float>::value && detail::is_same<R, float>::value &&
-                          lanes::LanesOf<S>::value == 8) {
-                jv = m & ~7;
+                          (L == 8 || L == 16)) {
+                using V = lanes::Lanes<L>;
+                jv = m & ~(L - 1);
                 for (int j = 0; j < jv; ++j) {
                     F f;
                     if constexpr (Binary) f = S::rare(x[j], y[j]);
@@ -772,9 +774,9 @@ NPU_EMU_HD void staged_row(TO* o, const TI* a, const TI* b, I n, I sa, I sb) {
                     if constexpr (keep_flags) is_rare[j] = f;
                     rare += f;
                 }
-                for (int j = 0; j < jv; j += 8) {
-                    if constexpr (Binary) lanes::store8(r + j, S::fast(lanes::load8(x + j), lanes::load8(y + j)));
-                    else lanes::store8(r + j, S::fast(lanes::load8(x + j)));
+                for (int j = 0; j < jv; j += L) {
+                    if constexpr (Binary) V::store(r + j, S::fast(V::load(x + j), V::load(y + j)));
+                    else V::store(r + j, S::fast(V::load(x + j)));
                 }
             }
 #endif

@@ -689,6 +689,24 @@ def test_float64_tan_where_its_paths_switch(shim):
     assert got[common].tobytes() == fast[common].tobytes()
 
 
+@pytest.mark.parametrize("fmt", list(FORMATS))
+@pytest.mark.parametrize("name", list(FUNCS))
+def test_the_kernels_rows_give_the_functions_own_bits(shim, name, fmt):
+    """The ufunc kernels' rows (ufunc.cuh staged_row: a split form's fast() over each chunk,
+    float32 atan and atan2 16 lanes at a time on an AVX-512 host, their table read by a
+    permutation; the rare lanes redone; a row that ends inside a group of 16, and every third
+    element gathered) give the bytes of the function itself, computed one lane at a time by
+    the shim (built without AVX-512)."""
+    import npu_emu.array_api as xp
+    args = [a[:-3] for a in samples(name, fmt)]
+    want = run(shim, name, fmt, *args)
+    fn = getattr(xp, name)
+    got = np.asarray(fn(*(xp.asarray(a) for a in args)))
+    assert got.tobytes() == want.tobytes(), np.flatnonzero(got.view(FORMATS[fmt][1]) != want.view(FORMATS[fmt][1]))[:5]
+    got = np.asarray(fn(*(xp.asarray(a)[1::3] for a in args)))
+    assert got.tobytes() == want[1::3].tobytes()
+
+
 def test_same_bits_at_another_isa_level(shim, tmp_path):
     """The build for x86-64-v2 (SSE only) gives the default build's bytes on every sample, and
     so does the AVX-512 build where the host has it (the float atan family chooses its

@@ -230,15 +230,19 @@ def split_path_args(name: str, host) -> tuple[np.ndarray, ...]:
 @pytest.mark.parametrize("host", [np.float32, np.float64, np.float16])
 @pytest.mark.parametrize("name", TRANSCENDENTAL)
 def test_split_fast_path_gives_the_bits_of_the_full_function(name, host):
-    """The CPU's contiguous rows take a function's split form (fast() over a chunk, the rare
-    lanes again through the full function); strided rows and the GPU call the full function
-    on every element. Both must give the same bits: a contiguous input against the same
-    values read at stride 2 (and the second operand as a broadcast scalar for binaries)."""
+    """The CPU's rows with a contiguous output take a function's split form (fast() over a
+    chunk, on AVX-512 hosts 8 or 16 lanes at a time where the form offers it, the rare lanes
+    again through the full function; strided operands gathered first); a strided output and
+    the GPU call the full function on every element. All must give the same bits: a
+    contiguous row against the same values read at stride 2 and against an output written at
+    stride 2 (and the second operand as a broadcast scalar for binaries)."""
     with np.errstate(over="ignore"):
         args = split_path_args(name, host)
     contiguous = U.apply_numpy(name, *args)
     strided = U.apply_numpy(name, *(np.repeat(a, 2)[::2] for a in args))
     assert_same(contiguous, strided, f"{name}({host.__name__}) split path")
+    assert_same(contiguous, U.apply_numpy(name, *args, out_step=2),
+                f"{name}({host.__name__}) split path against the full function")
     if len(args) == 2:   # array (op) scalar rows: the scalar read at stride 0
         bits = np.dtype(f"u{args[1].dtype.itemsize}")
         for b in np.unique(args[1].view(bits)).view(host):   # each distinct second operand

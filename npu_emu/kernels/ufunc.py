@@ -351,10 +351,12 @@ def _host_span(a: np.ndarray) -> tuple[np.ndarray, int]:
     return span, array_address(a) - lo
 
 
-def apply_numpy(name: str, *arrays: np.ndarray, backend: str = "cpu") -> np.ndarray:
+def apply_numpy(name: str, *arrays: np.ndarray, backend: str = "cpu", out_step: int = 1) -> np.ndarray:
     """name(*arrays) computed by our kernels on `backend`: the inputs (one dtype, any strides,
     broadcast together) copied into the runtime's pool as they lie in memory, one launch,
-    the result copied back as a new C-contiguous array."""
+    the result copied back as a new C-contiguous array. `out_step` > 1 writes the result at
+    that step in the last axis (the CPU's rows then compute element by element: no split
+    form's lanes)."""
     u = lookup(name)
     if len(arrays) != u.arity:
         raise ValueError(f"{name} takes {u.arity} array{'s' if u.arity > 1 else ''}, got {len(arrays)}")
@@ -368,7 +370,8 @@ def apply_numpy(name: str, *arrays: np.ndarray, backend: str = "cpu") -> np.ndar
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
     out_info = INFO[out_dt]
     be = get_backend(backend)
-    result = np.empty(shape, out_info.storage)
+    wide = np.empty((*shape[:-1], shape[-1] * out_step) if shape else shape, out_info.storage)
+    result = wide[..., ::out_step] if shape else wide
     blocks = []
     try:
         views = []
@@ -378,15 +381,16 @@ def apply_numpy(name: str, *arrays: np.ndarray, backend: str = "cpu") -> np.ndar
             blocks.append(ptr)
             be.copy_from_host(ptr, span)
             views.append(View(ptr + offset, a.shape, tuple(s // a.itemsize for s in a.strides), a.itemsize))
-        optr = be.malloc(max(result.nbytes, 1))
+        optr = be.malloc(max(wide.nbytes, 1))
         blocks.append(optr)
         out = View(optr, shape, tuple(s // result.itemsize for s in result.strides), result.itemsize)
         launches = plan(be, name, out, views, dt)
         stream = be.default_stream
         be.enqueue(launches, stream)
         stream.synchronize()
-        be.copy_to_host(result, optr)
+        be.copy_to_host(wide, optr)
     finally:
         for ptr in blocks:
             be.free(ptr)
+    result = np.ascontiguousarray(result)
     return result.view(out_info.host) if out_info.host is not None else result
