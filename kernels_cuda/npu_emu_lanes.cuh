@@ -1,21 +1,23 @@
 // Lanes: a float function written once over its lane type, for one lane (the GPU's threads, the
-// CPU's scalar code and the tails of its rows) and for 8 lanes at a time (the CPU's rows where
-// GCC targets AVX-512F: its vector extensions; another compiler takes the one-lane form), with
-// the same operations in the same order on each lane, so the same bits.
+// CPU's scalar code and the tails of its rows) and for 8 or 16 lanes at a time (the CPU's rows
+// where GCC targets AVX-512F: its vector extensions; another compiler takes the one-lane form),
+// with the same operations in the same order on each lane, so the same bits.
 //
 // Lane types: float and double (one lane), or F8 / D8, GCC vectors of 8 floats and 8 doubles
-// (with U8 / I8 their uint32 / int32 bits and U8L their uint64 bits). A function over lanes
+// (with U8 / I8 their uint32 / int32 bits and U8L their uint64 bits), or F16, 16 floats (U16 /
+// I16 their bits), for functions computed in float alone. A function over lanes
 // uses + - * / (each lane rounded as IEEE rounds the scalar operation), comparisons (a bool,
-// or a mask of lanes), select(m, a, b) (m ? a : b per lane), splat<D>(c) (c on every lane), the bit casts below, the
-// conversions to_double / to_float / i32_to_double (one rounding each, as the scalar casts),
-// and lookups of short tables at each lane's own index: one load on one lane, vpermt2pd /
-// vpermt2q on 8 (a permutation of registers: bits moved, not computed), where the compiler's
-// own vectorization of t[i] gathers, and a gather of 8 lanes costs about as much as 12 double
-// operations on the cores measured.
+// or a mask of lanes; mask_of(c) makes either a bit mask), select(m, a, b) (m ? a : b per
+// lane), splat<D>(c) (c on every lane), the bit casts below, the conversions to_double /
+// to_float / i32_to_double (one rounding each, as the scalar casts), and lookups of short
+// tables at each lane's own index: one load on one lane, vpermt2pd / vpermt2q on 8 and
+// vpermt2ps on 16 (a permutation of registers: bits moved, not computed), where the
+// compiler's own vectorization of t[i] gathers, and a gather of 8 lanes costs about as much
+// as 12 double operations on the cores measured.
 //
-// A split form (npu_emu_math_split.cuh) offers its 8-lane version as overloads of fast() and
-// declares `static constexpr int lanes = 8;` (LanesOf below); ufunc.cuh's staged_row runs it
-// over a chunk's full groups of 8 and the one-lane fast() over the rest.
+// A split form (npu_emu_math_split.cuh) offers its 8- or 16-lane version as overloads of
+// fast() and declares `static constexpr int lanes = 8;` (or 16; LanesOf below); ufunc.cuh's
+// staged_row runs it over a chunk's full groups of lanes and the one-lane fast() over the rest.
 #pragma once
 #include "npu_emu_common.cuh"
 #include "npu_emu_convert.cuh"
