@@ -92,12 +92,6 @@ NPU_EMU_HD U8L lookup32(const uint64_t (&t)[32], I8L i) {
     const U8L lo = __builtin_shuffle(a, b, k), hi = __builtin_shuffle(c, d, k);
     return (i & 16) != 0 ? hi : lo;
 }
-NPU_EMU_HD F8 load8(const float* p) {
-    F8 v;
-    __builtin_memcpy(&v, p, sizeof v);
-    return v;
-}
-NPU_EMU_HD void store8(float* p, F8 v) { __builtin_memcpy(p, &v, sizeof v); }
 
 // Sixteen float lanes (one register), for float-only functions: a table of 32 floats is read
 // by vpermt2ps (two registers, permuted), where the one-lane form's vectorization gathers (on
@@ -114,21 +108,17 @@ NPU_EMU_HD F16 lookup32(const float (&t)[32], U16 i) {
     __builtin_memcpy(&hi, t + 16, sizeof hi);
     return __builtin_shuffle(lo, hi, i & 31u);
 }
-NPU_EMU_HD F16 load16(const float* p) {
-    F16 v;
+// L floats from memory and back: FloatLanes<L> is F8 or F16.
+template <int L> struct FloatLanesOf;
+template <> struct FloatLanesOf<8> { using type = F8; };
+template <> struct FloatLanesOf<16> { using type = F16; };
+template <int L> using FloatLanes = typename FloatLanesOf<L>::type;
+template <int L> NPU_EMU_HD FloatLanes<L> load(const float* p) {
+    FloatLanes<L> v;
     __builtin_memcpy(&v, p, sizeof v);
     return v;
 }
-NPU_EMU_HD void store16(float* p, F16 v) { __builtin_memcpy(p, &v, sizeof v); }
-template <int L> struct Lanes;
-template <> struct Lanes<8> {
-    static F8 load(const float* p) { return load8(p); }
-    static void store(float* p, F8 v) { store8(p, v); }
-};
-template <> struct Lanes<16> {
-    static F16 load(const float* p) { return load16(p); }
-    static void store(float* p, F16 v) { store16(p, v); }
-};
+template <typename V> NPU_EMU_HD void store(float* p, V v) { __builtin_memcpy(p, &v, sizeof v); }
 #endif
 
 // LanesOf<S>::value: the lanes S's fast() takes at a time on this target besides one (S's

@@ -765,7 +765,6 @@ NPU_EMU_HD void staged_row(TO* o, const TI* a, const TI* b, I n, I sa, I sb) {
             constexpr int L = lanes::LanesOf<S>::value;
             if constexpr (canon && detail::is_same<C, float>::value && detail::is_same<R, float>::value &&
                           (L == 8 || L == 16)) {
-                using V = lanes::Lanes<L>;
                 jv = m & ~(L - 1);
                 for (int j = 0; j < jv; ++j) {
                     F f;
@@ -775,8 +774,8 @@ NPU_EMU_HD void staged_row(TO* o, const TI* a, const TI* b, I n, I sa, I sb) {
                     rare += f;
                 }
                 for (int j = 0; j < jv; j += L) {
-                    if constexpr (Binary) V::store(r + j, S::fast(V::load(x + j), V::load(y + j)));
-                    else V::store(r + j, S::fast(V::load(x + j)));
+                    if constexpr (Binary) lanes::store(r + j, S::fast(lanes::load<L>(x + j), lanes::load<L>(y + j)));
+                    else lanes::store(r + j, S::fast(lanes::load<L>(x + j)));
                 }
             }
 #endif
