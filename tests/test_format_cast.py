@@ -216,6 +216,35 @@ def test_phase_one_status_codes():
         assert get(src, dst)[2] == RUNTIME
 
 
+# Where the other tensor begins in one buffer, in elements from the first's start: on it, and
+# part way into it.
+@pytest.mark.parametrize("shift", [0, 40], ids=["same-start", "part-way"])
+@pytest.mark.parametrize("to_layout", [True, False], ids=["nd-to-nz", "nz-to-nd"])
+def test_a_destination_that_overlaps_the_source_gets_the_source_as_it_was(backend, to_layout, shift):
+    """The two sides of a format cast overlap in memory (no view of one is the other's): the
+    source is read from a copy in the workspace, so the destination holds the conversion of
+    the source as it was."""
+    x = random_raw((20, 28), DT.ACL_FLOAT16, np.random.default_rng(41 + shift))
+    nz = ref_to_layout(x, "FRACTAL_NZ", 16)                       # (2, 2, 16, 16)
+    src_raw, dst_shape = (x, (20, 28)) if to_layout else (nz, nz.shape)
+    host = np.zeros(nz.size + shift, np.float16)
+    host[:src_raw.size] = src_raw.reshape(-1).view(np.float16)
+    buf = device.from_numpy(host)
+    nd_t, nz_t = (make_tensor([20, 28], DT.ACL_FLOAT16, [28, 1], 0 if to_layout else shift, "ND",
+                              [host.size], buf.data, owner=buf.owner),
+                  make_tensor([20, 28], DT.ACL_FLOAT16, None, 0, F.ACL_FORMAT_FRACTAL_NZ,
+                              list(nz.shape), buf.data + (2 * shift if to_layout else 0),
+                              owner=buf.owner))   # (a private storage starts at its pointer)
+    src, dst = (nd_t, nz_t) if to_layout else (nz_t, nd_t)
+    ws, ex, ret = aclnn.aclnnNpuFormatCastGetWorkspaceSize(src, dst)
+    assert ret == SUCCESS and ws > 0, aclnn.aclGetRecentErrMsg()
+    wsp = device.DeviceBuffer(ws)
+    assert aclnn.aclnnNpuFormatCast(wsp.ptr, ws, ex, None) == SUCCESS, aclnn.aclGetRecentErrMsg()
+    got = device.storage_to_numpy(buf)[shift:]
+    want = nz if to_layout else x
+    assert same_bits(got[:want.size].reshape(want.shape), want)
+
+
 def test_phase_two_runs_once(backend):
     src = device.from_numpy(np.ones((20, 28), np.float16))
     dst = device.empty((20, 28), DT.ACL_FLOAT16, format=F.ACL_FORMAT_FRACTAL_NZ, storage_shape=[2, 2, 16, 16])

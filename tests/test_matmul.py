@@ -13,9 +13,10 @@ import npu_emu
 from npu_emu import aclnn, device
 from npu_emu.dtypes import aclDataType as DT
 from npu_emu.formats import aclFormat as F
-from npu_emu.fractal import L
+from npu_emu.fractal import L, make_layout_tensor, tensor_spec
 from npu_emu.ops.format_cast import format_cast
 from npu_emu.ops.matmul import cube_matmul, left_layout
+from npu_emu.tensor import make_tensor
 
 from helpers import run_built_as
 
@@ -177,6 +178,77 @@ def test_non_contiguous_operands_and_output(backend):
     untouched = np.ones(whole.shape, bool)
     untouched[:, 1:58:2] = False
     assert not whole[untouched].any()
+
+
+def _run_in_workspace(get_size, execute, *args) -> int:
+    """Both phases, with the workspace phase one asks for; returns its size."""
+    ws, ex, ret = get_size(*args)
+    assert ret == SUCCESS, aclnn.aclGetRecentErrMsg()
+    buf = device.DeviceBuffer(ws) if ws else None
+    assert execute(buf.ptr if buf else None, ws, ex, None) == SUCCESS, aclnn.aclGetRecentErrMsg()
+    return ws
+
+
+# Rows of one storage of (n + 2) x n floats where self, mat2 and out begin: out on the very
+# view of self, of mat2, of both, and one row down from self.
+@pytest.mark.parametrize("rows", [(0, 2, 0), (0, 2, 2), (0, 0, 0), (0, 2, 1)],
+                         ids=["out-is-self", "out-is-mat2", "self-squared-in-place", "out-shifted"])
+def test_an_output_that_overlaps_an_operand_gives_the_product_of_the_inputs(backend, rows):
+    """Each output element reads a row of self and a column of mat2, so an operand that out
+    overlaps (its very view included) is read from a copy in the workspace: the result is
+    the model's product of the inputs as they were (several fractals each way)."""
+    n = 40
+    rng = np.random.default_rng(31)
+    storage = rand(((n + 2) * n,), DT.ACL_FLOAT, rng)
+    store = device.from_numpy(storage)
+    a_row, b_row, out_row = rows
+    self_t, mat2_t, out_t = (make_tensor([n, n], DT.ACL_FLOAT, [n, 1], row * n, "ND",
+                                         [(n + 2) * n], store.data, owner=store.owner)
+                             for row in rows)
+    ws = _run_in_workspace(aclnn.aclnnMatmulGetWorkspaceSize, aclnn.aclnnMatmul,
+                           self_t, mat2_t, out_t, 0)
+    assert ws > 0
+    a, b = (storage[r * n:(r + n) * n].reshape(n, n).astype(np.float64) for r in (a_row, b_row))
+    got = device.storage_to_numpy(store)[out_row * n:(out_row + n) * n].reshape(n, n)
+    assert np.array_equal(bits(got), bits(cube_model(a, b, 8)))
+
+
+def test_operands_apart_from_the_output_take_no_workspace(backend):
+    """The copies are made only where out meets an operand: self and mat2 in one storage,
+    out in another, run with no workspace."""
+    rng = np.random.default_rng(33)
+    storage = rand((2 * 24 * 24,), DT.ACL_FLOAT, rng)
+    store = device.from_numpy(storage)
+    self_t, mat2_t = (make_tensor([24, 24], DT.ACL_FLOAT, [24, 1], off, "ND", [2 * 24 * 24],
+                                  store.data, owner=store.owner) for off in (0, 24 * 24))
+    out = device.empty((24, 24), DT.ACL_FLOAT)
+    assert _run_in_workspace(aclnn.aclnnMatmulGetWorkspaceSize, aclnn.aclnnMatmul,
+                             self_t, mat2_t, out, 0) == 0
+    a, b = storage[:576].reshape(24, 24), storage[576:].reshape(24, 24)
+    assert np.array_equal(bits(device.to_numpy(out)),
+                          bits(cube_model(a.astype(np.float64), b.astype(np.float64), 8)))
+
+
+def test_a_cube_output_that_overlaps_an_operand_gives_the_product_of_the_inputs(backend):
+    """aclnnCubeMatmul with out's Nz storage laid over self's Zz storage: self is read from
+    a copy, and the result is the product of the inputs as they were."""
+    rng = np.random.default_rng(32)
+    a, b = rand((20, 28), DT.ACL_FLOAT16, rng), rand((28, 45), DT.ACL_FLOAT16, rng)
+    with npu_emu.soc("Ascend910B"):
+        fa, fb = format_cast(device.from_numpy(a), "Zz"), format_cast(device.from_numpy(b), "Zn")
+        c = cube_matmul(fa, fb)                         # out's storage, on memory of its own
+        host = np.zeros(c.storage_numel, np.float32)    # one buffer: fa's storage, then room
+        raw_a = device.storage_to_numpy(fa)
+        host.view(np.uint8)[:raw_a.nbytes] = raw_a.view(np.uint8)
+        shared = device.from_numpy(host)
+        self_t = make_layout_tensor(tensor_spec(fa), DT.ACL_FLOAT16, shared.data, owner=shared.owner)
+        out_t = make_layout_tensor(tensor_spec(c), DT.ACL_FLOAT, shared.data, owner=shared.owner)
+        assert _run_in_workspace(aclnn.aclnnCubeMatmulGetWorkspaceSize, aclnn.aclnnCubeMatmul,
+                                 self_t, fb, out_t) > 0
+        got = device.to_numpy(format_cast(out_t, "ND"))
+    want = cube_model(a.astype(np.float64), b.astype(np.float64), 16)
+    assert np.array_equal(bits(got), bits(want))
+    assert np.array_equal(bits(got), bits(device.to_numpy(format_cast(c, "ND"))))
 
 
 def test_k_zero_gives_zeros_and_empty_out_runs_nothing(backend):

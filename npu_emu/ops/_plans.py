@@ -13,7 +13,7 @@ from ..kernels.copy import View, plan_copy
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from ..tensor import Tensor, contiguous_strides
 from ._checks import overlaps
-from ._core import Plan, view_touch
+from ._core import Plan, Touch, view_touch
 
 WORKSPACE_ALIGN = 512
 
@@ -41,16 +41,27 @@ class WorkspaceLayout:
         return view
 
 
+def staged(be: Backend, view: View, launches: list[Launch], ws: WorkspaceLayout) -> View:
+    """A contiguous copy of `view` in the workspace (the launches making it are appended)."""
+    copy = ws.take(view.shape, view.itemsize)
+    launches.extend(plan_copy(be, copy, view))
+    return copy
+
+
 def staged_source(be: Backend, src: Tensor, dst: Tensor, launches: list[Launch],
                   ws: WorkspaceLayout) -> View:
     """src's view, or -- when it overlaps dst -- a contiguous copy of it in the workspace
     (the launches making it are appended)."""
     view = tensor_view(src)
-    if not overlaps(src, dst):
-        return view
-    staged = ws.take(src.view_shape, src.itemsize)
-    launches.extend(plan_copy(be, staged, view))
-    return staged
+    return staged(be, view, launches, ws) if overlaps(src, dst) else view
+
+
+def touches_meet(a: Touch, b: Touch) -> bool:
+    """Whether two touched byte ranges share a byte (conservative for views: their spans).
+    An operator whose every output element reads many input elements (Matmul, the format
+    casts) stages any input that meets its output, the very same view included."""
+    return (a.nbytes > 0 and b.nbytes > 0 and a.ptr < b.ptr + b.nbytes
+            and b.ptr < a.ptr + a.nbytes)
 
 
 def plan_transfer(be: Backend, src: Tensor, dst: Tensor, src_name: str, dst_name: str) -> Plan:

@@ -25,11 +25,13 @@ from ..formats import PUBLIC_FORMAT_RANKS, aclFormat, as_format, fmt_name
 from ..fractal import (L, LayoutSpec, NZ_C0_FORMATS, NZ_FORMAT_FOR_C0, layout_spec,
                        make_layout_tensor, parse_layout, public_origin, tensor_layout, tensor_spec)
 from ..kernels.copy import View
+from ..runtime.base import Launch
 from ..kernels.layout import plan_layout
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_RUNTIME_ERROR
 from ..tensor import Tensor
 from . import _checks as C
 from ._core import ATTR, IN, OUT, Context, OpDef, Param, Plan, current_context, run, storage_touch, view_touch
+from ._plans import WorkspaceLayout, staged, tensor_view, touches_meet
 
 OP = "NpuFormatCast"
 F = aclFormat
@@ -241,12 +243,23 @@ def check(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> None:
 
 def layout_plan(ctx: Context, spec: LayoutSpec, public: Tensor, private: Tensor,
                 to_layout: bool, public_name: str, private_name: str) -> Plan:
-    """One pass between a public tensor's view and a private tensor's whole storage."""
-    view = View(public.data + public.storage_offset * public.itemsize, public.view_shape,
-                public.view_strides, public.itemsize)
-    launches = plan_layout(ctx.backend, spec.axes, view, private.data, to_layout)
-    return Plan(launches, 0, [view_touch(public, public_name),
-                              storage_touch(private, private_name, spec.storage_numel)])
+    """One pass between a public tensor's view and a private tensor's whole storage; where
+    the two meet, the source (the view, or the storage) is read from a copy in the
+    workspace first."""
+    view = tensor_view(public)
+    touches = [view_touch(public, public_name),
+               storage_touch(private, private_name, spec.storage_numel)]
+    launches: list[Launch] = []
+    ws = WorkspaceLayout()
+    storage = private.data
+    if touches_meet(*touches):
+        if to_layout:
+            view = staged(ctx.backend, view, launches, ws)
+        else:
+            storage = staged(ctx.backend, View(storage, (spec.storage_numel,), (1,), private.itemsize),
+                             launches, ws).ptr
+    launches += plan_layout(ctx.backend, spec.axes, view, storage, to_layout)
+    return Plan(launches, ws.size, touches)
 
 
 def plan(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> Plan:

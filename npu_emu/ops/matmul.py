@@ -8,7 +8,8 @@ already in the cube's fractal layouts.
 - `aclnnMatmulGetWorkspaceSize(self, mat2, out, cube_math_type)`: ND (1..6 dims, batch
   broadcasting, torch.matmul's rules for 1-D operands). The same cube kernel walks the ND
   views in place, fractal by fractal, elements past an edge reading as the layouts' zero
-  padding: one launch, no workspace, results equal to the fractal entry bit for bit.
+  padding: one launch, no workspace, results equal to the fractal entry bit for bit. (An
+  operand whose memory meets out's is copied to the workspace first, in both entries.)
 
 The accumulation order (which fixes the fp32 bits) is documented in kernels_cuda/matmul.cu:
 per K fractal, K0 exact products summed in double and rounded once to fp32, then added to the
@@ -39,6 +40,7 @@ from ..tensor import Tensor
 from . import _checks as C
 from ._core import (ATTR, IN, OUT, Context, OpDef, Param, Plan, current_context, run,
                     storage_touch, view_touch)
+from ._plans import WorkspaceLayout, staged, tensor_view, touches_meet
 
 MODULE = "matmul.cu"
 MAX_BATCH = 4
@@ -300,14 +302,21 @@ def plan_cube_matmul(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> Plan
     k = self.view_shape[-1]
     k0 = a_spec.c0
     kind = _STORAGE_KIND.get(self.dtype, 0)
-    # Whole fractals: their padding read (zeros) and written (the Nz result's, zeros too).
-    launches = plan_cube(ctx.backend, _fractals(a_spec, self.data), _fractals(b_spec, mat2.data),
-                         _fractals(c_spec, out.data), batch, -(-m // 16) * 16, -(-n // 16) * 16,
-                         -(-k // k0) * k0, k0, (kind, kind), out.dtype,
-                         int8=self.dtype == DT.ACL_INT8)
     touches = [storage_touch(t, name, spec.storage_numel) for t, name, spec in
                ((self, "self", a_spec), (mat2, "mat2", b_spec), (out, "out", c_spec))]
-    return Plan(launches, 0, touches)
+    # An operand whose storage meets out's is read from a copy in the workspace.
+    launches: list[Launch] = []
+    ws = WorkspaceLayout()
+    a_ptr, b_ptr = (
+        staged(ctx.backend, View(t.data, (spec.storage_numel,), (1,), t.itemsize), launches, ws).ptr
+        if touches_meet(touch, touches[2]) else t.data
+        for t, spec, touch in ((self, a_spec, touches[0]), (mat2, b_spec, touches[1])))
+    # Whole fractals: their padding read (zeros) and written (the Nz result's, zeros too).
+    launches += plan_cube(ctx.backend, _fractals(a_spec, a_ptr), _fractals(b_spec, b_ptr),
+                          _fractals(c_spec, out.data), batch, -(-m // 16) * 16, -(-n // 16) * 16,
+                          -(-k // k0) * k0, k0, (kind, kind), out.dtype,
+                          int8=self.dtype == DT.ACL_INT8)
+    return Plan(launches, ws.size, touches)
 
 
 CUBE_MATMUL = OpDef(CUBE_OP, (Param("self", IN), Param("mat2", IN), Param("out", OUT)),
@@ -430,14 +439,14 @@ def _operand_kind(dtype: DT, compute_kind: int) -> int:
     return compute_kind if dtype == DT.ACL_FLOAT else _STORAGE_KIND[dtype]
 
 
-def _matrix_view(t: Tensor, as_row: bool) -> View:
-    """t's view as (batch..., rows, cols); a 1-D tensor becomes a row (self) or a column."""
-    base = t.data + t.storage_offset * t.itemsize
-    if t.dim == 1:
-        shape, strides = ((1, t.view_shape[0]), (0, t.view_strides[0])) if as_row else \
-            ((t.view_shape[0], 1), (t.view_strides[0], 0))
-        return View(base, shape, strides, t.itemsize)
-    return View(base, t.view_shape, t.view_strides, t.itemsize)
+def _matrix_view(v: View, as_row: bool) -> View:
+    """An operand's view as (batch..., rows, cols); a 1-D one becomes a row (self) or a
+    column."""
+    if len(v.shape) == 1:
+        shape, strides = ((1, v.shape[0]), (0, v.strides[0])) if as_row else \
+            ((v.shape[0], 1), (v.strides[0], 0))
+        return View(v.ptr, shape, strides, v.itemsize)
+    return v
 
 
 def _check_fractal_sizes(shapes: MatmulShapes, k0: int,
@@ -472,7 +481,15 @@ def plan(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> Plan:
     if out.is_empty():
         return Plan()
     _check_fractal_sizes(shapes, k0, ((self, "self"), (mat2, "mat2")))
-    a_view, b_view = _matrix_view(self, True), _matrix_view(mat2, False)
+    touches = [view_touch(self, "self"), view_touch(mat2, "mat2"), view_touch(out, "out")]
+    # Each output element reads a row of self and a column of mat2: an operand that meets
+    # out (its very view included) is read from a copy in the workspace.
+    launches: list[Launch] = []
+    ws = WorkspaceLayout()
+    a_view, b_view = (
+        _matrix_view(staged(ctx.backend, tensor_view(t), launches, ws)
+                     if touches_meet(touch, touches[2]) else tensor_view(t), as_row)
+        for t, touch, as_row in ((self, touches[0], True), (mat2, touches[1], False)))
     # out's view as (batch..., m, n): the dims torch.matmul dropped come back with size 1.
     o_shape, o_strides = list(out.view_shape), list(out.view_strides)
     if self.dim == 1:
@@ -485,11 +502,10 @@ def plan(ins: tuple, outs: tuple, attrs: dict, ctx: Context) -> Plan:
                   out.itemsize)
     # The cube kernel reads and writes the ND views in place, fractal by fractal: the
     # elements past the matrices' edges read as the fractal layouts' zero padding.
-    launches = plan_cube(ctx.backend, _nd_fractals(a_view, 16, k0),
-                         _nd_fractals(b_view, k0, 16, True), _nd_fractals(o_view, 16, 16),
-                         shapes.batch, shapes.m, shapes.n, shapes.k, k0, kinds, out.dtype)
-    touches = [view_touch(self, "self"), view_touch(mat2, "mat2"), view_touch(out, "out")]
-    return Plan(launches, 0, touches)
+    launches += plan_cube(ctx.backend, _nd_fractals(a_view, 16, k0),
+                          _nd_fractals(b_view, k0, 16, True), _nd_fractals(o_view, 16, 16),
+                          shapes.batch, shapes.m, shapes.n, shapes.k, k0, kinds, out.dtype)
+    return Plan(launches, ws.size, touches)
 
 
 MATMUL = OpDef(OP, (Param("self", IN), Param("mat2", IN), Param("out", OUT),
