@@ -133,7 +133,7 @@ def resolve_stream(stream: object):
     if stream.__class__ in Stream.classes or isinstance(stream, Stream):
         if stream.destroyed:
             raise AclnnError(status.ACLNN_ERR_PARAM_INVALID,
-                             "stream was destroyed (acl.rt.destroy_stream); create a new one")
+                             f"stream was destroyed ({stream.released_by}); create a new one")
         return stream
     if isinstance(stream, (int, np.integer)) and not isinstance(stream, bool) and int(stream) == 0:
         return None

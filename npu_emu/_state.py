@@ -26,9 +26,10 @@ _device: int | None = None
 _releasers: list[Callable[[], None]] = []
 
 
-def on_release(release: Callable[[], None]) -> None:
-    """`release` runs when acl.rt.reset_device or acl.finalize releases the device's
-    resources (acl.rt registers the release of its memory, streams and events)."""
+def on_release(release: Callable[[str], None]) -> None:
+    """`release(at)` runs when acl.rt.reset_device or acl.finalize (`at`, that name)
+    releases the device's resources (acl.rt registers the release of its memory, streams and
+    events)."""
     _releasers.append(release)
 
 
@@ -36,7 +37,7 @@ def _release(at: str) -> None:
     if check.ON:
         check.hook.release(at)     # the sanitizer reports what the program left first
     for release in _releasers:
-        release()
+        release(at)
 
 
 def state() -> str:

@@ -137,3 +137,25 @@ def test_event_elapsed_time_and_peak_reset():
     assert acl.rt.free(dev) == 0
     assert npu_emu.memory_stats()["peak_bytes_in_use"] == stats["peak_bytes_in_use"]
     assert acl.rt.destroy_stream(stream) == 0
+
+
+def test_handles_released_by_reset_device_say_so():
+    """Streams and events acl.rt.reset_device released are refused (100000) with a message
+    that names reset_device, not a destroy call the program never made; destroyed ones name
+    their destroy call."""
+    stream, _ = acl.rt.create_stream()
+    event, _ = acl.rt.create_event()
+    gone_stream, _ = acl.rt.create_stream()
+    gone_event, _ = acl.rt.create_event()
+    assert acl.rt.destroy_stream(gone_stream) == ACL_SUCCESS
+    assert acl.rt.destroy_event(gone_event) == ACL_SUCCESS
+    assert acl.rt.reset_device(0) == ACL_SUCCESS
+    assert acl.rt.set_device(0) == ACL_SUCCESS
+    for call in (lambda: acl.rt.synchronize_stream(stream), lambda: acl.rt.record_event(event, None),
+                 lambda: acl.rt.record_event(acl.rt.create_event()[0], stream)):
+        assert call() == ACL_ERROR_INVALID_PARAM
+        assert "(acl.rt.reset_device released it)" in acl.get_recent_err_msg()
+    assert acl.rt.synchronize_stream(gone_stream) == ACL_ERROR_INVALID_PARAM
+    assert "(acl.rt.destroy_stream)" in acl.get_recent_err_msg()
+    assert acl.rt.synchronize_event(gone_event) == ACL_ERROR_INVALID_PARAM
+    assert "(acl.rt.destroy_event)" in acl.get_recent_err_msg()

@@ -119,9 +119,10 @@ _acl_streams: dict[int, Stream] = {}
 _acl_events: dict[int, Event] = {}
 
 
-def _release_device() -> None:
-    """Free what acl.rt made on the device: later use of those pointers, streams and events
-    is refused (ACL_ERROR_INVALID_PARAM), as after aclrtResetDevice."""
+def _release_device(at: str) -> None:
+    """Free what acl.rt made on the device when `at` (acl.rt.reset_device or acl.finalize)
+    releases it: later use of those pointers, streams and events is refused
+    (ACL_ERROR_INVALID_PARAM, the message naming `at`), as after aclrtResetDevice."""
     for ptr, be in list(_acl_blocks.items()):
         try:
             be.free(ptr)
@@ -129,9 +130,10 @@ def _release_device() -> None:
             pass                   # already gone with its pool
     for s in list(_acl_streams.values()):
         if not s.destroyed:
+            s.released_by = f"{at} released it"
             s.destroy()
     for ev in _acl_events.values():
-        ev.acl_destroyed = True    # type: ignore[attr-defined]
+        ev.acl_destroyed = f"{at} released it"    # type: ignore[attr-defined]
     _acl_blocks.clear()
     _acl_streams.clear()
     _acl_events.clear()
@@ -250,8 +252,9 @@ def _event(event: object) -> Event:
         check.hook.event_arg(event, "an acl.rt event call")
     if not isinstance(event, Event):
         raise _invalid(f"event={event!r} is not an event from acl.rt.create_event", TypeError)
-    if getattr(event, "acl_destroyed", False):
-        raise _invalid("event was destroyed (acl.rt.destroy_event)")
+    released = getattr(event, "acl_destroyed", False)
+    if released:
+        raise _invalid(f"event was destroyed ({released})")
     return event
 
 
@@ -314,7 +317,7 @@ def stream_wait_event(stream, event):
 def destroy_event(event):
     _backend("acl.rt.destroy_event")
     ev = _event(event)
-    ev.acl_destroyed = True   # type: ignore[attr-defined]
+    ev.acl_destroyed = "acl.rt.destroy_event"   # type: ignore[attr-defined]
     _acl_events.pop(id(ev), None)
     if check.ON:
         check.hook.event_destroyed(ev)

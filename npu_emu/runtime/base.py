@@ -135,10 +135,11 @@ class Launch:
 
 # ------------------------------------------------------------------------- streams, events
 
-def stream_destroyed(action: str) -> AclnnError:
-    """The one error for any use of a destroyed stream, on both backends."""
+def stream_destroyed(action: str, by: str = "acl.rt.destroy_stream") -> AclnnError:
+    """The one error for any use of a destroyed stream, on both backends; `by` says what
+    destroyed it (a Stream's `released_by`)."""
     return AclnnError(ACL_ERROR_INVALID_PARAM,
-                      f"cannot {action}: the stream was destroyed (acl.rt.destroy_stream); "
+                      f"cannot {action}: the stream was destroyed ({by}); "
                       f"create a new one with acl.rt.create_stream")
 
 
@@ -172,6 +173,9 @@ class Stream(ABC):
     """
 
     _destroyed = False
+    # What destroyed it, for the error of a later use: acl.rt.reset_device and acl.finalize
+    # release the streams acl.rt made (acl.rt sets this before it destroys them).
+    released_by = "acl.rt.destroy_stream"
     # Every subclass, for a class test before isinstance: isinstance against this abstract
     # class goes through ABCMeta, a quarter of a microsecond on every tiny call's path.
     classes: "set[type]" = set()
@@ -187,7 +191,7 @@ class Stream(ABC):
 
     def _check_live(self, action: str) -> None:
         if self._destroyed:
-            raise stream_destroyed(action)
+            raise stream_destroyed(action, self.released_by)
 
     @abstractmethod
     def synchronize(self) -> None: ...

@@ -217,7 +217,7 @@ class CpuStream(Stream):
         so waiters are never stranded)."""
         with self._cv:
             if self._closed:
-                raise stream_destroyed("enqueue work on")
+                raise stream_destroyed("enqueue work on", self.released_by)
             self._tasks.append((task, always))
             self._submitted += 1
             self._cv.notify_all()
@@ -230,7 +230,7 @@ class CpuStream(Stream):
         runs. False (nothing done) when the stream is busy: submit it instead."""
         with self._mutex:
             if self._closed:
-                raise stream_destroyed("enqueue work on")
+                raise stream_destroyed("enqueue work on", self.released_by)
             if self._tasks or self._inline or self._completed != self._submitted \
                     or self._error is not None:
                 return False
@@ -297,7 +297,7 @@ class CpuStream(Stream):
 
     def synchronize(self) -> None:
         if self._closed:
-            raise stream_destroyed("synchronize")
+            raise stream_destroyed("synchronize", self.released_by)
         if self._completed < self._submitted:
             self._wait_for(self._submitted)
         if self._error is not None:
@@ -315,7 +315,7 @@ class CpuStream(Stream):
         if not isinstance(event, CpuEvent):
             raise AclnnError(ACL_ERROR_INVALID_PARAM, f"event={event!r} is not a cpu event")
         if self._closed:
-            raise stream_destroyed("wait for an event on")
+            raise stream_destroyed("wait for an event on", self.released_by)
         marker = event._marker
         if marker is not None:
             self.submit(marker.wait)
@@ -326,7 +326,7 @@ class CpuStream(Stream):
         refuse_default_destroy(self)
         with self._cv:
             if self._closed:
-                raise stream_destroyed("destroy")
+                raise stream_destroyed("destroy", self.released_by)
             self._closed = True
             self._cv.notify_all()
         if threading.current_thread() is not self._worker:
@@ -359,7 +359,7 @@ class CpuEvent(Event):
         if not isinstance(stream, CpuStream):
             raise AclnnError(ACL_ERROR_INVALID_PARAM, f"stream={stream!r} is not a cpu stream")
         if stream.destroyed:
-            raise stream_destroyed("record an event on")
+            raise stream_destroyed("record an event on", stream.released_by)
         marker = threading.Event()
 
         def reached() -> None:
