@@ -329,6 +329,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.device:
         os.environ["NPU_EMU_DEVICE"] = args.device
     digests = run_battery(args.only)
+    if args.only and not digests:
+        import warnings
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")   # the inputs are made (not run) to list the names
+            families = sorted({name.split("/")[0] for name, _ in _cases()})
+        print(f"npu-emu bitcheck: --only {' '.join(map(repr, args.only))} matches no case; the "
+              f"case names begin with the families {', '.join(families)}", file=sys.stderr)
+        return 2
     text = json.dumps(digests, indent=1, sort_keys=True)
     if args.out:
         with open(args.out, "w") as f:

@@ -26,6 +26,7 @@ class Executor(Handle):
     """The plan of one phase-one call, with the tensors and attributes it was made from."""
 
     KIND = "aclOpExecutor"
+    DESTROY = "aclDestroyAclOpExecutor"
 
     def __init__(self, op: OpDef, args: tuple, ctx: Context, plan: Plan) -> None:
         self.op = op

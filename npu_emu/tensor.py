@@ -40,6 +40,7 @@ class Handle:
 
     __slots__ = ()
     KIND = "handle"
+    DESTROY = ""   # its aclDestroyXxx, where that is not "aclDestroy" + KIND[3:]
 
     @property
     def destroyed(self) -> bool:
@@ -58,7 +59,7 @@ def check_live(obj: object, name: str) -> None:
     """161002 when `obj` is a handle already destroyed."""
     if isinstance(obj, Handle) and obj.destroyed:
         raise _invalid(f"{name} is an {obj.KIND} that was already destroyed "
-                       f"(aclDestroy{obj.KIND[3:]}); create a new one")
+                       f"({obj.DESTROY or 'aclDestroy' + obj.KIND[3:]}); create a new one")
 
 
 @functools.lru_cache(maxsize=4096)

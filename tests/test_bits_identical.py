@@ -103,6 +103,14 @@ def test_the_battery_slice_has_every_family(two_threads):
     assert all(any(o in n for n in two_threads) for o in BATTERY_SLICE)
 
 
+def test_a_selection_of_no_case_is_refused(capsys):
+    """--only that matches nothing is an error (exit 2), not an empty digest file that would
+    compare equal to any other."""
+    assert bitcheck.main(["--only", "no-such-case"]) == 2
+    err = capsys.readouterr().err
+    assert "--only 'no-such-case' matches no case" in err and "cast, copy" in err
+
+
 def test_compare_names_what_differs():
     a = {"cast/f32->*": "1", "copy/x": "2"}
     assert bitcheck.compare(a, {"cast/f32->*": "1", "copy/x": "3", "new": "4"}) == ["copy/x", "new"]

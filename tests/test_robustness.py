@@ -425,6 +425,7 @@ def test_executor_lifetimes():
     assert aclnn.aclnnMul(None, ws, ex, None) == 0
     assert aclnn.aclDestroyAclOpExecutor(ex) == 0
     assert aclnn.aclDestroyAclOpExecutor(ex) == ACLNN_ERR_PARAM_INVALID
+    assert "already destroyed (aclDestroyAclOpExecutor)" in aclnn.aclGetRecentErrMsg()
     assert aclnn.aclnnMul(None, ws, ex, None) == ACLNN_ERR_PARAM_INVALID
     assert aclnn.aclSetInputTensorAddr(ex, 0, x, p) == ACLNN_ERR_PARAM_INVALID
     assert "destroyed" in aclnn.aclGetRecentErrMsg()

@@ -50,8 +50,9 @@ def main(argv: list[str]) -> int:
                               ENV_EXITCODE: str(args.error_exitcode)})
     if args.json:
         env[ENV_JSON] = os.path.abspath(args.json)
+    program = command_line(args.command)
     try:
-        return subprocess.call(command_line(args.command), env=env)
-    except FileNotFoundError as exc:
-        print(f"npu-emu check: cannot run {args.command[:1]}: {exc}", file=sys.stderr)
+        return subprocess.call(program, env=env)
+    except (FileNotFoundError, PermissionError) as exc:
+        print(f"npu-emu check: cannot run {program[0]}: {exc.strerror}", file=sys.stderr)
         return 127

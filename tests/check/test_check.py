@@ -177,6 +177,14 @@ def test_tools_are_parsed_with_named_errors():
     assert check_cli.command_line(["./a.out", "x"]) == ["./a.out", "x"]
 
 
+@pytest.mark.parametrize("words", [["--", "./no-such-program"], ["./no-such-program", "x"]])
+def test_a_program_that_cannot_start_is_named(words, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert check_cli.main(words) == 127
+    assert capsys.readouterr().err == ("npu-emu check: cannot run ./no-such-program: "
+                                       "No such file or directory\n")
+
+
 def test_sites_are_the_users_line_or_the_c_symbol():
     from npu_emu.check._sites import site
     here = inspect.currentframe().f_lineno + 1
