@@ -107,65 +107,61 @@ def minimum(x1: object, x2: object, /) -> Array:
 
 
 def equal(x1: object, x2: object, /) -> Array:
-    """Elementwise equal of x1 and x2, broadcast; all dtypes, promoted by the array_api rule
-    set (on our kernels; narrow floats in float32, rounded back by our
-    conversion). The operator ==."""
+    """Elementwise equal of x1 and x2, broadcast; all dtypes, promoted by the array_api rule set
+    (on our kernels; narrow floats compared in float32); the result is bool. The operator ==."""
     return binary("equal", x1, x2)
 
 
 def not_equal(x1: object, x2: object, /) -> Array:
-    """Elementwise not_equal of x1 and x2, broadcast; all dtypes, promoted by the array_api
-    rule set (on our kernels; narrow floats in float32, rounded back by our
-    conversion). The operator !=."""
+    """Elementwise not_equal of x1 and x2, broadcast; all dtypes, promoted by the array_api rule
+    set (on our kernels; narrow floats compared in float32); the result is bool. The operator
+    !=."""
     return binary("not_equal", x1, x2)
 
 
 def less(x1: object, x2: object, /) -> Array:
-    """Elementwise less of x1 and x2, broadcast; real numeric dtypes, promoted by the
-    array_api rule set (on our kernels; narrow floats in float32, rounded
-    back by our conversion). The operator <."""
+    """Elementwise less of x1 and x2, broadcast; real numeric dtypes, promoted by the array_api
+    rule set (on our kernels; narrow floats compared in float32); the result is bool. The
+    operator <."""
     return binary("less", x1, x2)
 
 
 def less_equal(x1: object, x2: object, /) -> Array:
     """Elementwise less_equal of x1 and x2, broadcast; real numeric dtypes, promoted by the
-    array_api rule set (on our kernels; narrow floats in float32, rounded
-    back by our conversion). The operator <=."""
+    array_api rule set (on our kernels; narrow floats compared in float32); the result is bool.
+    The operator <=."""
     return binary("less_equal", x1, x2)
 
 
 def greater(x1: object, x2: object, /) -> Array:
     """Elementwise greater of x1 and x2, broadcast; real numeric dtypes, promoted by the
-    array_api rule set (on our kernels; narrow floats in float32, rounded
-    back by our conversion). The operator >."""
+    array_api rule set (on our kernels; narrow floats compared in float32); the result is bool.
+    The operator >."""
     return binary("greater", x1, x2)
 
 
 def greater_equal(x1: object, x2: object, /) -> Array:
-    """Elementwise greater_equal of x1 and x2, broadcast; real numeric dtypes, promoted by
-    the array_api rule set (on our kernels; narrow floats in float32,
-    rounded back by our conversion). The operator >=."""
+    """Elementwise greater_equal of x1 and x2, broadcast; real numeric dtypes, promoted by the
+    array_api rule set (on our kernels; narrow floats compared in float32); the result is bool.
+    The operator >=."""
     return binary("greater_equal", x1, x2)
 
 
 def logical_and(x1: object, x2: object, /) -> Array:
-    """Elementwise logical_and of x1 and x2, broadcast; all dtypes, promoted by the
-    array_api rule set (on our kernels; narrow floats in float32, rounded
-    back by our conversion)."""
+    """Elementwise logical_and of x1 and x2, broadcast; all dtypes, promoted by the array_api
+    rule set (on our kernels; narrow floats compared in float32); the result is bool."""
     return binary("logical_and", x1, x2)
 
 
 def logical_or(x1: object, x2: object, /) -> Array:
     """Elementwise logical_or of x1 and x2, broadcast; all dtypes, promoted by the array_api
-    rule set (on our kernels; narrow floats in float32, rounded back by our
-    conversion)."""
+    rule set (on our kernels; narrow floats compared in float32); the result is bool."""
     return binary("logical_or", x1, x2)
 
 
 def logical_xor(x1: object, x2: object, /) -> Array:
-    """Elementwise logical_xor of x1 and x2, broadcast; all dtypes, promoted by the
-    array_api rule set (on our kernels; narrow floats in float32, rounded
-    back by our conversion)."""
+    """Elementwise logical_xor of x1 and x2, broadcast; all dtypes, promoted by the array_api
+    rule set (on our kernels; narrow floats compared in float32); the result is bool."""
     return binary("logical_xor", x1, x2)
 
 
@@ -229,8 +225,8 @@ def bitwise_invert(x: Array, /) -> Array:
 
 
 def logical_not(x: Array, /) -> Array:
-    """Elementwise logical_not of x; all dtypes (narrow floats in float32, rounded back by
-    our conversion)."""
+    """Elementwise logical_not of x; all dtypes (narrow floats read in float32); the result is
+    bool."""
     return unary("logical_not", x)
 
 
@@ -409,26 +405,26 @@ def imag(x: Array, /) -> Array:
 
 
 def isfinite(x: Array, /) -> Array:
-    """Elementwise isfinite of x; numeric dtypes (narrow floats in float32, rounded back by
-    our conversion)."""
+    """Elementwise isfinite of x; numeric dtypes (narrow floats read in float32); the result is
+    bool."""
     return unary("isfinite", x)
 
 
 def isinf(x: Array, /) -> Array:
-    """Elementwise isinf of x; numeric dtypes (narrow floats in float32, rounded back by our
-    conversion)."""
+    """Elementwise isinf of x; numeric dtypes (narrow floats read in float32); the result is
+    bool."""
     return unary("isinf", x)
 
 
 def isnan(x: Array, /) -> Array:
-    """Elementwise isnan of x; numeric dtypes (narrow floats in float32, rounded back by our
-    conversion)."""
+    """Elementwise isnan of x; numeric dtypes (narrow floats read in float32); the result is
+    bool."""
     return unary("isnan", x)
 
 
 def signbit(x: Array, /) -> Array:
-    """Elementwise signbit of x; real floating-point dtypes (narrow floats in float32,
-    rounded back by our conversion)."""
+    """Elementwise signbit of x; real floating-point dtypes (narrow floats read in float32); the
+    result is bool."""
     return unary("signbit", x)
 
 
