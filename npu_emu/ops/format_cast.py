@@ -25,8 +25,8 @@ from ..formats import PUBLIC_FORMAT_RANKS, aclFormat, as_format, fmt_name
 from ..fractal import (L, LayoutSpec, NZ_C0_FORMATS, NZ_FORMAT_FOR_C0, layout_spec,
                        make_layout_tensor, parse_layout, public_origin, tensor_layout, tensor_spec)
 from ..kernels.copy import View
-from ..runtime.base import Launch
 from ..kernels.layout import plan_layout
+from ..runtime.base import Launch
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_RUNTIME_ERROR
 from ..tensor import Tensor
 from . import _checks as C
