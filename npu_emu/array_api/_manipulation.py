@@ -423,19 +423,33 @@ def _bound(fname: str, name: str, b: object, x: Array) -> Array | int | float | 
     return v
 
 
+def _saturated(b: Array | int | float | None, x: Array) -> Array | int | float | None:
+    """An integer array bound of another integer dtype, saturated to x's range, so that its
+    conversion to x's dtype is exact (a bound past x's range binds as x's extreme value, where
+    converting it would wrap: -1 as uint8 is 255)."""
+    if not isinstance(b, Array) or b._t.dtype == x._t.dtype or \
+            INFO[b._t.dtype].kind not in (SIGNED, UNSIGNED) or \
+            INFO[x._t.dtype].kind not in (SIGNED, UNSIGNED):
+        return b
+    ib, ix = np.iinfo(INFO[b._t.dtype].storage), np.iinfo(INFO[x._t.dtype].storage)
+    lo = int(ix.min) if ix.min > ib.min else None
+    hi = int(ix.max) if ix.max < ib.max else None
+    return b if lo is None and hi is None else clip(b, lo, hi)
+
+
 def clip(x: Array, /, min: int | float | Array | None = None,  # noqa: A002 (the standard's)
          max: int | float | Array | None = None) -> Array:  # noqa: A002
     """x clamped to [min, max] elementwise (broadcast), in x's dtype: maximum(x, min), then
     minimum with max, by our kernels (NaN in x or a bound gives NaN; maximum(-0, +0) is +0,
     minimum -0, on every backend and host), fused into one pass where both bounds are given
     and x's dtype has the clip kernel (the same bits). Bounds of another dtype are converted
-    to x's by our kernels, Python ones as a scalar of x's dtype (beyond a float dtype's
-    range: inf)."""
+    to x's by our kernels (an integer bound past an integer x's range first saturated to it),
+    Python ones as a scalar of x's dtype (beyond a float dtype's range: inf)."""
     x = array_arg("", x)
     if INFO[x._t.dtype].kind not in (SIGNED, UNSIGNED, FLOATING):
         raise TypeError(f"clip takes real numeric dtypes, not {x.dtype.name}")
-    lo = None if min is None else _bound("clip", "min", min, x)
-    hi = None if max is None else _bound("clip", "max", max, x)
+    lo = None if min is None else _saturated(_bound("clip", "min", min, x), x)
+    hi = None if max is None else _saturated(_bound("clip", "max", max, x), x)
     shape = x.shape
     for b, name in ((lo, "min"), (hi, "max")):
         if isinstance(b, Array):

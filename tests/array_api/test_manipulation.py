@@ -363,6 +363,29 @@ def test_clip_integers_broadcast_and_ignore_bounds_beyond_the_dtype():
     np.testing.assert_array_equal(values(xp.clip(x)), h)        # no bounds: a copy
 
 
+@pytest.mark.parametrize("x_dt,b_dt", [("uint8", "int8"), ("int8", "int16"), ("uint8", "int64"),
+                                       ("int16", "uint8"), ("uint16", "int32")])
+def test_clip_bounds_of_another_integer_dtype_saturate_not_wrap(x_dt, b_dt):
+    """An integer bound of another integer dtype beyond x's range binds as x's extreme (as
+    NumPy clamps in the wider type), never as its conversion's wrapped value (-1 -> 255)."""
+    info_x, info_b = np.iinfo(x_dt), np.iinfo(b_dt)
+    h = np.linspace(info_x.min, info_x.max, 9).astype(x_dt)
+    cands = [info_b.min, -1, 0, 3, 100, info_b.max]
+    lo = np.array([v for v in cands if info_b.min <= v <= info_b.max], dtype=b_dt)
+    for a in lo:
+        for b in lo:
+            if a > b:
+                continue
+            got = values(xp.clip(xp.asarray(h), xp.asarray(a), xp.asarray(b)))
+            want = np.clip(h.astype(np.int64), int(a), int(b))
+            want = np.clip(want, int(info_x.min), int(info_x.max)).astype(x_dt)
+            np.testing.assert_array_equal(got, want, err_msg=f"clip({x_dt}, {a}, {b})")
+        # one bound at a time (the path without the fused kernel)
+        np.testing.assert_array_equal(
+            values(xp.clip(xp.asarray(h), xp.asarray(a))),
+            np.clip(np.maximum(h.astype(np.int64), int(a)), info_x.min, info_x.max).astype(x_dt))
+
+
 def test_clip_refuses_what_the_standard_leaves_out():
     with pytest.raises(TypeError, match="integer bounds"):
         xp.clip(xp.asarray([1, 2]), 0.5)
