@@ -56,15 +56,18 @@ def _arg_reduce(fname: str, x: object, axis: int | None, keepdims: bool) -> Arra
     if out is not None:
         return out
     x = ordered_arg(fname, x)
-    if x.size == 0:
-        raise ValueError(f"{fname} of an empty array (shape {x.shape}) has no answer")
     a = None if axis is None else axis_arg(axis, x.ndim)
+    if (x.size if a is None else x.shape[a]) == 0:
+        raise ValueError(f"{fname} of an empty {'array' if a is None else f'axis {axis}'} "
+                         f"(shape {x.shape}) has no answer")
     keep = bool(keepdims)
     if a is None:
         shape = (1,) * x.ndim if keep else ()
     else:
         shape = tuple(1 if k == a else n for k, n in enumerate(x.shape) if keep or k != a)
     out = empty_array(shape, INDEX, x._st.backend)
+    if out.size == 0:       # empty only along a kept axis: no index to find
+        return out
     arg_reduce(fname, x, out, a, keep)
     repeat.remember_reduction(key, fname, x, x, out,
                               tuple(range(x.ndim)) if a is None else (a,), keep)

@@ -377,9 +377,13 @@ def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
         out = sqrt(_sum(multiply(mag, mag), axis=axes, keepdims=keep))
     elif ord == 1:
         out = _sum(mag, axis=axes, keepdims=keep)
-    elif ord == math.inf:
-        out = _max(mag, axis=axes, keepdims=keep)
+    elif ord == math.inf:   # of no element: 0 (|x| >= 0), the empty sum's zeros
+        empty = math.prod(a.shape[k] for k in axes) == 0
+        out = (_sum if empty else _max)(mag, axis=axes, keepdims=keep)
     elif ord == -math.inf:
+        if math.prod(a.shape[k] for k in axes) == 0:
+            raise ValueError(f"vector_norm: ord=-inf of no element (shape {a.shape}, "
+                             f"axis={axis}) is the minimum of nothing, which has no value")
         out = _min(mag, axis=axes, keepdims=keep)
     elif ord == 0:
         out = astype(count_nonzero(mag, axis=axes, keepdims=keep), mag.dtype)

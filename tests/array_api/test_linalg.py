@@ -217,6 +217,20 @@ def test_vector_norm(ord):
     assert keep.shape == (1, 4, 1)
 
 
+
+def test_vector_norm_of_no_element():
+    """Over no element every ord but -inf is 0 (inf: the largest |x| of none, |x| >= 0, as
+    NumPy's vector_norm); -inf, the smallest of none, is a ValueError naming vector_norm."""
+    for ord_ in (2, 1, math.inf, 0, 3):
+        got = LA.vector_norm(xp.zeros(0), ord=ord_)
+        assert np.asarray(got).tolist() == 0.0, ord_
+        np.testing.assert_array_equal(np.asarray(LA.vector_norm(xp.zeros((0, 3)), axis=0, ord=ord_)),
+                                      np.linalg.vector_norm(np.zeros((0, 3)), axis=0, ord=ord_))
+    assert LA.vector_norm(xp.zeros((2, 0)), axis=1, ord=math.inf, keepdims=True).shape == (2, 1)
+    with pytest.raises(ValueError, match="vector_norm: ord=-inf of no element"):
+        LA.vector_norm(xp.zeros((2, 0)), axis=1, ord=-math.inf)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "complex64"])
 def test_vector_norm_is_the_namespaces_own_arithmetic(dtype):
     """vector_norm runs on our kernels (the same bits on every backend): ord 2 is

@@ -54,6 +54,20 @@ def test_arg_reductions_refuse_empty_and_complex():
         xp.argmax(xp.zeros((2, 3)), axis=2)
 
 
+
+@pytest.mark.parametrize("fname", ["argmax", "argmin"])
+@pytest.mark.parametrize("shape,axis,keepdims", [((0, 2), 1, False), ((2, 0), 0, False),
+                                                 ((0, 3, 2), -1, True), ((4, 0), 0, True)])
+def test_arg_reductions_of_no_row_give_no_index(fname, shape, axis, keepdims):
+    """Empty only along a kept axis: an empty index array, as NumPy gives (the reduced axis
+    has elements); empty along the reduced axis: ValueError naming it."""
+    got = getattr(xp, fname)(xp.zeros(shape), axis=axis, keepdims=keepdims)
+    want = getattr(np, fname)(np.zeros(shape), axis=axis, keepdims=keepdims)
+    assert got.shape == want.shape and got.dtype == xp.int64
+    with pytest.raises(ValueError, match=r"empty axis 1 \(shape \(3, 0\)\)"):
+        getattr(xp, fname)(xp.zeros((3, 0)), axis=1)
+
+
 # ---------------------------------------------------------- count_nonzero, nonzero
 
 @pytest.mark.parametrize("dtype", ALL)
