@@ -180,3 +180,34 @@ def test_numpy_quiet_silences_and_restores(fallback, monkeypatch):
         with pytest.raises(KeyError), device.numpy_quiet():
             raise KeyError("through")
     assert np.geterr() == state
+
+
+def test_an_explicit_none_keeps_numpys_meaning():
+    """axis=None where NumPy's default is another axis means "flattened": passed on to ours
+    (concat flattens), or run on NumPy where ours refuses it (sort, argsort); None where
+    NumPy's default is None changes nothing."""
+    h = np.array([[3., 1.], [0., 2.]])
+    x = xp.asarray(h)
+    cat = np.concatenate([x, x], axis=None)
+    assert isinstance(cat, xp.Array)
+    np.testing.assert_array_equal(np.asarray(cat), np.concatenate([h, h], axis=None))
+    np.testing.assert_array_equal(np.asarray(np.sort(x, axis=None)), np.sort(h, axis=None))
+    np.testing.assert_array_equal(np.asarray(np.argsort(x, axis=None)), np.argsort(h, axis=None))
+    np.testing.assert_array_equal(np.asarray(np.sort(x)), np.sort(h))          # axis left out
+    np.testing.assert_array_equal(np.asarray(np.cumsum(x, axis=None)), np.cumsum(h, axis=None))
+    assert float(np.sum(x, axis=None)) == 6.0
+    np.testing.assert_array_equal(np.asarray(np.clip(x, 1, None)), np.clip(h, 1, None))
+
+
+def test_matmul_takes_a_numpy_operand_on_either_side():
+    """x @ ndarray, ndarray @ x and x @= ndarray, as x + ndarray: our arrays out."""
+    h, m = np.array([[3., 1.], [0., 2.]]), np.array([[1., 2.], [3., 4.]])
+    x = xp.asarray(h)
+    for got in (x @ m, m @ x):
+        assert isinstance(got, xp.Array)
+    np.testing.assert_array_equal(np.asarray(x @ m), h @ m)
+    np.testing.assert_array_equal(np.asarray(m @ x), m @ h)
+    np.testing.assert_array_equal(np.asarray(x @ np.ones(2)), h @ np.ones(2))
+    y = xp.asarray(h.copy())
+    y @= m
+    np.testing.assert_array_equal(np.asarray(y), h @ m)

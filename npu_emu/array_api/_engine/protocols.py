@@ -32,7 +32,7 @@ FUNCTIONS = {"concatenate": "concat", "transpose": "permute_dims", "amax": "max"
              "amin": "min"}
 # NumPy parameter names -> the namespace's, where they differ.
 PARAMETERS = {"a_min": "min", "a_max": "max", "ddof": "correction", "newshape": "shape"}
-_ABSENT = (None, np._NoValue)   # an argument left at NumPy's default
+_ABSENT = (None, np._NoValue)   # NumPy's marks of an argument left out
 
 
 def _ours(value: Any, like: Array) -> Any:
@@ -120,7 +120,7 @@ def _ours_for(ns: Any, func: Any) -> Any:
 def _translate(func: Any, ours: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict] | None:
     """NumPy's call as a call of ours: positional-only parameters (and the first) by
     position, the others by their name (PARAMETERS renames); arguments left at NumPy's
-    defaults dropped. None where ours does not take the call."""
+    default mark (None, np._NoValue) dropped. None where ours does not take the call."""
     theirs, mine = _parameters(func), _parameters(ours)
     if theirs is None or mine is None:
         return None
@@ -139,7 +139,9 @@ def _translate(func: Any, ours: Any, args: tuple, kwargs: dict) -> tuple[tuple, 
             continue
         if k == 0 or p.kind == p.POSITIONAL_ONLY:
             pos.append(value)
-        elif not any(value is v for v in _ABSENT):
+        elif not (value is p.default and any(value is v for v in _ABSENT)):
+            # None given where NumPy's default is another (np.sort(x, axis=None): flatten)
+            # keeps its meaning: passed on, or refused by ours and run on NumPy
             kw[PARAMETERS.get(p.name, p.name)] = value
     try:
         inspect.Signature(mine).bind(*pos, **kw)
