@@ -128,6 +128,34 @@ def test_setitem_broadcasts_and_converts_like_the_npu():
         x[0] = xp.ones(4, dtype=xp.int32)
 
 
+def test_setitem_refuses_python_scalars_it_cannot_hold():
+    """A Python complex into a real array (NumPy and PyTorch refuse it: the imaginary part
+    would go), a NaN, an infinity or a float past an integer dtype's range (PyTorch refuses
+    them, as an int past the range) raise; a float within the range converts toward zero,
+    through a mask too. Nothing is written by a refused assignment."""
+    f = xp.asarray([1.0, 2.0])
+    with pytest.raises(TypeError, match="imaginary part"):
+        f[0] = 3 + 4j
+    i8 = xp.asarray([1, 2], dtype=xp.int8)
+    for bad, error in ((1e10, OverflowError), (128.0, OverflowError), (-129.0, OverflowError),
+                       (float("inf"), OverflowError), (float("nan"), ValueError)):
+        with pytest.raises(error):
+            i8[0] = bad
+        with pytest.raises(error):
+            i8[xp.asarray([True, False])] = bad
+    np.testing.assert_array_equal(np.asarray(i8), [1, 2])
+    np.testing.assert_array_equal(np.asarray(f), [1.0, 2.0])
+    i8[0], i8[1] = 127.9, -128.9                  # within the range: toward zero
+    np.testing.assert_array_equal(np.asarray(i8), [127, -128])
+    i8[xp.asarray([True, False])] = -5.5
+    np.testing.assert_array_equal(np.asarray(i8), [-5, -128])
+    u = xp.asarray([0], dtype=xp.uint64)
+    u[0] = float(2**64 - 2048)                    # the largest double below 2**64
+    assert np.asarray(u).tolist() == [2**64 - 2048]
+    with pytest.raises(OverflowError):
+        u[0] = float(2**64)
+
+
 def test_overlapping_assignment():
     h = np.arange(8, dtype=np.int16)
     x = xp.asarray(h)

@@ -180,6 +180,21 @@ def _value_array(value: object, dtype: DT, x: Array) -> Array:
     kind = SCALAR_KIND[type(v)]
     if INFO[dtype].kind in TAKES[kind]:
         return scalar_constant(v, scalar_dtype(v, dtype), x._st.backend)
+    if kind == COMPLEX:
+        # as NumPy, PyTorch and astype: the imaginary part would be dropped
+        raise TypeError(f"cannot assign the Python complex {value!r} to an array of "
+                        f"{x.dtype.name}: it would drop the imaginary part; give "
+                        f"{value!r}.real")
+    if kind == FLOATING and INFO[dtype].kind in (SIGNED, UNSIGNED):
+        # converted toward zero (as NumPy, PyTorch and the NPU's InplaceCopy), where the
+        # integer dtype holds the result: a NaN, an infinity or a value past its range is
+        # refused as PyTorch refuses it (an int past the range is an OverflowError too)
+        if v != v:
+            raise ValueError(f"cannot assign NaN to an array of {x.dtype.name}")
+        limits = np.iinfo(INFO[dtype].storage)
+        if not limits.min - 1 < v < limits.max + 1:
+            raise OverflowError(f"cannot assign {value!r} to an array of {x.dtype.name}: "
+                                f"outside its range [{limits.min}, {limits.max}]")
     if kind == SIGNED and v > np.iinfo(np.int64).max:
         return scalar_constant(v, DT.ACL_UINT64, x._st.backend)
     return scalar_constant(v, _WIDEST[kind], x._st.backend)
