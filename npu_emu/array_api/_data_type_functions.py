@@ -93,9 +93,11 @@ def result_type(*arrays_and_dtypes: object) -> DType:
 def isdtype(dtype: object, kind: object) -> bool:
     """Whether `dtype` is of `kind`: a dtype, a kind name ("bool", "signed integer",
     "unsigned integer", "integral", "real floating", "complex floating", "numeric"), or a
-    tuple of those. The NPU's float16, bfloat16, float8 and hifloat8 are "real floating"."""
+    tuple of those. The NPU's float16, bfloat16, float8 and hifloat8 are "real floating".
+    Like every dtype argument, `dtype` (and a dtype as `kind`) may also be a NumPy, ml_dtypes
+    or PyTorch dtype or a name (TypeError for what is none)."""
     if not isinstance(dtype, DType):
-        raise TypeError(f"dtype={dtype!r} is not a dtype of npu_emu.array_api")
+        dtype = to_dtype(dtype)
     if isinstance(kind, tuple):
         return any(isdtype(dtype, k) for k in kind)
     if isinstance(kind, DType):
@@ -105,7 +107,9 @@ def isdtype(dtype: object, kind: object) -> bool:
             raise ValueError(f"kind={kind!r} is not a dtype kind; use one of "
                              f"{', '.join(repr(k) for k in _dtypes.KINDS)}")
         return dtype.kind in _dtypes.KINDS[kind]
-    raise TypeError(f"kind={kind!r} is not a dtype, a kind name or a tuple of them")
+    if isinstance(kind, (int, np.integer)):
+        raise TypeError(f"kind={kind!r} is not a dtype, a kind name or a tuple of them")
+    return dtype == to_dtype(kind, "kind")
 
 
 @dataclass(frozen=True)

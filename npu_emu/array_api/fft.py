@@ -208,6 +208,9 @@ def _frequencies(fname: str, n: int, d: float, dtype: object, device: object) ->
     d = scalar_value(d, fname, "d")
     if isinstance(d, bool) or not isinstance(d, (int, float)):
         raise TypeError(f"{fname}: d={d!r} is not a float")
+    if d == 0:    # ZeroDivisionError, as NumPy's and array_api_strict's (1 / (d * n))
+        raise ZeroDivisionError(f"{fname}: d={d!r}: the sample spacing divides (1 / (d n)), "
+                                f"so it must not be 0")
     dt = _dtypes.default_float() if dtype is None else to_dtype(dtype)
     if dt.kind != "floating":
         raise ValueError(f"{fname}: dtype={dt.name} must be a real floating dtype")
@@ -220,7 +223,7 @@ def _frequencies(fname: str, n: int, d: float, dtype: object, device: object) ->
 
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: object = None, device: object = None) -> Array:
     """The sample frequencies of an n-point DFT, [0, 1, ..., -1] / (d * n); the default real
-    floating dtype (float32) unless `dtype` says otherwise."""
+    floating dtype unless `dtype` says otherwise."""
     return _frequencies("fftfreq", n, d, dtype, device)
 
 

@@ -185,8 +185,18 @@ def test_isdtype_tuples_dtypes_and_errors():
     assert xp.isdtype(xp.uint8, (xp.float32, "unsigned integer"))
     with pytest.raises(ValueError, match="kind"):
         xp.isdtype(xp.int8, "integer")
-    with pytest.raises(TypeError):
-        xp.isdtype(np.int8, "integral")
+    with pytest.raises(TypeError, match="kind=3"):
+        xp.isdtype(xp.int8, 3)
+    with pytest.raises(TypeError, match="not a dtype"):
+        xp.isdtype(object, "numeric")
+
+
+def test_isdtype_takes_numpy_and_torch_dtypes_as_every_dtype_argument_does():
+    import torch
+    assert xp.isdtype(np.float32, "real floating") and xp.isdtype(np.dtype("int8"), "integral")
+    assert xp.isdtype(torch.complex64, "complex floating")
+    assert xp.isdtype(ml_dtypes.bfloat16, "real floating")
+    assert xp.isdtype(xp.float32, np.float32) and not xp.isdtype(np.float32, np.float64)
 
 
 @pytest.mark.parametrize("name, ref", [("float16", np.finfo(np.float16)),

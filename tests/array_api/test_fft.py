@@ -122,6 +122,8 @@ def test_frequencies(name):
         getattr(F, name)(4, dtype=xp.int32)
     with pytest.raises(ValueError, match="at least 1"):
         getattr(F, name)(0)
+    with pytest.raises(ZeroDivisionError, match="d=0.0"):      # as NumPy's, named
+        getattr(F, name)(4, d=0.0)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "complex128", "int16"])

@@ -99,6 +99,10 @@ def test_diff_errors():
         xp.diff(xp.asarray([1.0, 2.0]), axis=1)
     with pytest.raises(ValueError):
         xp.diff(xp.asarray(np.ones((2, 3))), axis=1, prepend=xp.asarray(np.ones((3, 1))))
+    with pytest.raises(TypeError, match="diff: prepend"):
+        xp.diff(xp.asarray([1, 2]), prepend=0)
+    with pytest.raises(TypeError, match="diff: append"):
+        xp.diff(xp.asarray([1, 2]), append=[3])
 
 
 def test_diff_steps_are_our_subtract(monkeypatch):
