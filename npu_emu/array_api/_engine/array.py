@@ -577,19 +577,19 @@ class Array:
         """matmul(self, other) (a NumPy array beside ours: as the other operators take it)."""
         if not _operand(other, True):
             return NotImplemented
-        return _ufunc().matmul(self, _beside(other, self))
+        return _ufunc().matmul(self, _ufunc().beside(other, self))
 
     def __rmatmul__(self, other: object, /) -> "Array":
         """matmul(other, self)."""
         if not _operand(other, True):
             return NotImplemented
-        return _ufunc().matmul(_beside(other, self), self)
+        return _ufunc().matmul(_ufunc().beside(other, self), self)
 
     def __imatmul__(self, other: object, /) -> "Array":
         """self = matmul(self, other), in self's memory (self's shape kept)."""
         if not _operand(other, True):
             return NotImplemented
-        _ufunc().inplace("matmul", self, _beside(other, self))
+        _ufunc().inplace("matmul", self, _ufunc().beside(other, self))
         return self
 
     def __eq__(self, other: object, /) -> "Array":  # type: ignore[override]
@@ -821,14 +821,6 @@ def library_dtype(dtype: DT, be: Backend) -> np.dtype | None:
 def is_scalar(value: object) -> bool:
     """A Python (or NumPy) scalar the operators take beside an array."""
     return isinstance(value, (numbers.Number, np.bool_)) and not isinstance(value, Array)
-
-
-def _beside(value: object, like: Array) -> object:
-    """A NumPy array operand as ours on like's device; anything else as it is."""
-    if isinstance(value, np.ndarray):
-        from .asarray import asarray
-        return asarray(value, device=like.device)
-    return value
 
 
 def _operand(value: object, matmul: bool = False) -> bool:

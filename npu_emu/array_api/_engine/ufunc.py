@@ -264,6 +264,15 @@ UNARY = {f.name: f for f in [
 
 # --------------------------------------------------------------------- operands
 
+def beside(value: object, like: Array) -> object:
+    """An operator's NumPy array operand as ours on like's device (x @ ndarray); anything
+    else as it is."""
+    if isinstance(value, np.ndarray):
+        from .asarray import asarray
+        return asarray(value, device=like.device)
+    return value
+
+
 def operands(name: str, x1: object, x2: object) -> tuple[Array | PyScalar, Array | PyScalar]:
     """Both operands as Arrays or typed Python scalars; at least one must be an array."""
     if type(x1) is Array and type(x2) is Array:     # the common case, first
