@@ -71,9 +71,9 @@ def diff(x: Array, /, n: int = 1, axis: int = -1, *, prepend: Array | None = Non
         raise ValueError(f"diff: n={steps} must be >= 0")
     if prepend is not None or append is not None:
         # Note: the standard leaves other dtypes implementation-defined; concat promotes.
-        joined = [array_arg("diff", p, name) if p is not None and name else p
-                  for p, name in ((prepend, "prepend"), (x, ""), (append, "append"))]
-        x = concat([p for p in joined if p is not None], axis=a)
+        before, after = (None if p is None else array_arg("diff", p, name)
+                         for p, name in ((prepend, "prepend"), (append, "append")))
+        x = concat([p for p in (before, x, after) if p is not None], axis=a)
     for _ in range(steps):
         x = subtract(x[_along(a, slice(1, None))],
                      x[_along(a, slice(None, -1))])
