@@ -264,12 +264,12 @@ UNARY = {f.name: f for f in [
 
 # --------------------------------------------------------------------- operands
 
-def beside(value: object, like: Array) -> object:
-    """An operator's NumPy array operand as ours on like's device (x @ ndarray); anything
-    else as it is."""
+def beside(value: object, like: Array | None) -> object:
+    """An operator's NumPy array operand as ours on like's device (x + ndarray, x @ ndarray;
+    like None: the default device); anything else as it is."""
     if isinstance(value, np.ndarray):
         from .asarray import asarray
-        return asarray(value, device=like.device)
+        return asarray(value, device=None if like is None else like.device)
     return value
 
 
@@ -280,13 +280,11 @@ def operands(name: str, x1: object, x2: object) -> tuple[Array | PyScalar, Array
             raise ValueError(f"{name}: the arrays are on different devices ({x1.device} and "
                              f"{x2.device})")
         return x1, x2
-    from .asarray import asarray
-    ops = []
-    for x in (x1, x2):
-        if isinstance(x, np.ndarray):
-            x = asarray(x)
-        ops.append(x)
-    a, b = ops
+    if isinstance(x1, np.ndarray) or isinstance(x2, np.ndarray):
+        # a NumPy operand becomes ours on the other operand's device (both NumPy: the default)
+        like = x1 if isinstance(x1, Array) else x2 if isinstance(x2, Array) else None
+        x1, x2 = beside(x1, like), beside(x2, like)
+    a, b = x1, x2
     if isinstance(a, Array) and isinstance(b, Array):
         if a._st.backend is not b._st.backend:
             raise ValueError(f"{name}: the arrays are on different devices ({a.device} and "
