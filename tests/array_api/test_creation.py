@@ -268,7 +268,8 @@ def test_asarray_python_ints_beyond_the_default_integer():
 
 def test_asarray_python_ints_beyond_int64_into_a_float_dtype():
     """With a floating or complex dtype asked for, ints of any size become floats (through a
-    correctly rounded float64, as NumPy); beyond float64's range is an OverflowError."""
+    correctly rounded float64, as NumPy); beyond float64's range is an OverflowError. With
+    bool, nonzero is true."""
     assert values(xp.asarray(2**64, dtype=xp.float64)).tolist() == float(2**64)
     np.testing.assert_array_equal(values(xp.asarray([2**70, 3], dtype=xp.float32)),
                                   np.array([2**70, 3], dtype=np.float64).astype(np.float32))
@@ -276,6 +277,7 @@ def test_asarray_python_ints_beyond_int64_into_a_float_dtype():
     assert values(xp.asarray(-2**100, dtype=xp.float16)).tolist() == -np.inf
     with pytest.raises(OverflowError, match="float64's range"):
         xp.asarray(2**2000, dtype=xp.float32)
+    assert values(xp.asarray([2**64, 0, -2**70], dtype=xp.bool)).tolist() == [True, False, True]
 
 
 def test_asarray_copy_and_device():

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..._address import array_address
 from ...device import storage_array
-from ...dtypes import COMPLEX, FLOATING, INFO, SIGNED, UNSIGNED, aclDataType as DT
+from ...dtypes import BOOL, COMPLEX, INFO, SIGNED, UNSIGNED, aclDataType as DT
 from ...runtime.base import Backend
 from . import dtypes as _dtypes
 from .array import Array, empty_array, to_device
@@ -89,8 +89,7 @@ def _from_python(obj: object, dtype: DType | None, be: Backend, copy: bool | Non
     exact_ints = not _has(obj, lambda v: isinstance(v, (float, complex)))
     big = _has(obj, lambda v: isinstance(v, int) and not isinstance(v, bool)
                and not -2**63 <= v < 2**63)
-    if big and exact_ints and (dtype is None or dtype.kind not in (SIGNED, UNSIGNED, FLOATING,
-                                                                   COMPLEX)):
+    if big and exact_ints and dtype is None:
         # Note: NumPy would make float64 of [1, 2**63]; the standard's default integer
         # dtype cannot hold it, and nothing asked for a float.
         raise OverflowError("asarray: a Python int is outside the default integer dtype "
@@ -100,8 +99,9 @@ def _from_python(obj: object, dtype: DType | None, be: Backend, copy: bool | Non
         storage = INFO[dtype.acl_dtype].storage     # ints straight in, no float on the way
     elif big and dtype is not None:
         # a float or complex dtype asked for: the ints through float64 (correctly rounded,
-        # then to the dtype by our conversion: NumPy's double rounding, through a double)
-        storage = np.complex128 if dtype.kind == COMPLEX else np.float64
+        # then to the dtype by our conversion: NumPy's double rounding, through a double);
+        # bool: nonzero is true, as NumPy
+        storage = {COMPLEX: np.complex128, BOOL: np.bool_}.get(dtype.kind, np.float64)
     try:
         host = np.array(obj, dtype=storage)
     except OverflowError:
