@@ -115,16 +115,18 @@ def broadcast_shapes(a: Sequence[int], b: Sequence[int], name_a: str = "self",
     return tuple(out)
 
 
+def ranges_meet(a0: int, a_bytes: int, b0: int, b_bytes: int) -> bool:
+    """Whether two byte ranges (start, length) share a byte."""
+    return a_bytes > 0 and b_bytes > 0 and a0 < b0 + b_bytes and b0 < a0 + a_bytes
+
+
 def overlaps(a: Tensor, b: Tensor) -> bool:
     """Whether the byte ranges two views span intersect (conservative: spans, not elements)."""
     ea, eb = a.extent, b.extent
     if ea == 0 or eb == 0:
         return False
-    a0 = a.data + a.storage_offset * a.itemsize
-    a1 = a.data + ea * a.itemsize
-    b0 = b.data + b.storage_offset * b.itemsize
-    b1 = b.data + eb * b.itemsize
-    return a0 < b1 and b0 < a1
+    return ranges_meet(a.data + a.storage_offset * a.itemsize, (ea - a.storage_offset) * a.itemsize,
+                       b.data + b.storage_offset * b.itemsize, (eb - b.storage_offset) * b.itemsize)
 
 
 def shape_str(shape: Sequence[int]) -> str:

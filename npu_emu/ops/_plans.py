@@ -12,7 +12,7 @@ from ..kernels.cast import plan_cast
 from ..kernels.copy import View, plan_copy
 from ..status import AclnnError, ACLNN_ERR_PARAM_INVALID
 from ..tensor import Tensor, contiguous_strides
-from ._checks import overlaps
+from ._checks import overlaps, ranges_meet
 from ._core import Plan, Touch, view_touch
 
 WORKSPACE_ALIGN = 512
@@ -60,8 +60,7 @@ def touches_meet(a: Touch, b: Touch) -> bool:
     """Whether two touched byte ranges share a byte (conservative for views: their spans).
     An operator whose every output element reads many input elements (Matmul, the format
     casts) stages any input that meets its output, the very same view included."""
-    return (a.nbytes > 0 and b.nbytes > 0 and a.ptr < b.ptr + b.nbytes
-            and b.ptr < a.ptr + a.nbytes)
+    return ranges_meet(a.ptr, a.nbytes, b.ptr, b.nbytes)
 
 
 def plan_transfer(be: Backend, src: Tensor, dst: Tensor, src_name: str, dst_name: str) -> Plan:
